@@ -341,6 +341,22 @@ const loom_value *loom_ir_attr_get(const loom_attr *attrs, int n,
 bool loom_ir_is_const_int(const loom_expr *e, int64_t *v);
 const loom_func *loom_ir_module_find(const loom_module *m, const char *name);
 
+/* ---- rewriting (src/ir/rewrite.c) ---------------------------------------- */
+
+/* Called on each node of an expression, outermost first: returns the node's
+ * replacement (used as is, not visited further), or NULL to go on into the
+ * node's operands. */
+typedef loom_expr *(*loom_ir_expr_hook)(void *ctx, loom_expr *e);
+
+/* Rebuilds e with hook's replacements, sharing every unchanged subtree (e
+ * itself when nothing changes). NULL when out of memory. */
+loom_expr *loom_ir_rewrite_expr(loom_arena *a, loom_expr *e,
+                                loom_ir_expr_hook hook, void *ctx);
+/* Replaces each use of vars[i] by values[i]. */
+loom_expr *loom_ir_substitute_expr(loom_arena *a, loom_expr *e,
+                                   loom_var *const *vars,
+                                   loom_expr *const *values, int n);
+
 /* ---- structural equality and hashing ------------------------------------- */
 
 /* Where two programs first differ: a path of field names from the function

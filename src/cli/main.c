@@ -11,6 +11,8 @@ static const cli_command commands[] = {
      "parse TVMScript and print it in canonical form"},
     {"equal", cli_equal, "FILE1 FILE2",
      "exit 0 if two modules are structurally equal, else print the first difference"},
+    {"build", cli_build, "FILE --emit c",
+     "print the C file the C backend makes for FILE"},
     {"interp", cli_interp, "FILE [--func NAME] [--seed N] [--dump]",
      "run each function on seeded random inputs with the reference interpreter"},
 };

@@ -1,0 +1,40 @@
+/* The C backend: prints lowered TensorIR as one self-contained C file.
+ *
+ * Each function becomes
+ *
+ *   int32_t SYMBOL(void *const *args, const int64_t *const *shapes);
+ *
+ * where args[i] is the data pointer of buffer parameter i (dense, row-major,
+ * elements of the buffer's dtype: bool as one byte, float16 and bfloat16 as
+ * their raw 16 bits) or, for scalar parameter i, a pointer to an int64_t
+ * (integers) or a double (floats); shapes[i] is the shape of buffer
+ * parameter i, read for its symbolic dimensions. It returns 0, -1 when a
+ * T.assert fails, -2 when two parameters disagree on a symbolic dimension.
+ * The file also defines loom_set_num_threads(int), which sets the OpenMP
+ * thread count of parallel loops. Compile it with -fwrapv (integers wrap as
+ * in TensorIR), and -fopenmp for parallel loops. */
+#ifndef LOOM_CODEGEN_H
+#define LOOM_CODEGEN_H
+
+#include "loom/ir.h"
+
+/* Flags the generated code needs from the C compiler, beyond optimization
+ * and target flags. */
+#define LOOM_CODEGEN_CFLAGS "-std=gnu11 -fwrapv -fno-math-errno -fPIC"
+
+/* The symbol of the function named name in a file from loom_codegen_c_module:
+ * "loom_" followed by the name with every character outside [A-Za-z0-9]
+ * written as _XX (hex), into buf. Returns buf, or NULL when n is too small. */
+char *loom_codegen_c_symbol(const char *name, char *buf, size_t n);
+
+/* Lowers every function of m and appends the C file to out. Fails with d on
+ * what the C backend cannot express (an extern call, a vector let). */
+loom_status loom_codegen_c_module(const loom_module *m, loom_buf *out,
+                                  loom_diag *d);
+/* The same for n functions given their own symbols (how a tuner batches
+ * candidates that are all called "main" into one file). */
+loom_status loom_codegen_c_funcs(const loom_func *const *funcs,
+                                 const char *const *symbols, int n,
+                                 loom_buf *out, loom_diag *d);
+
+#endif

@@ -1,0 +1,37 @@
+/* Lowering: from scheduled TensorIR to the flat loop programs the code
+ * generators print. The result has no blocks and no vector expressions, and
+ * every access goes through a one-dimensional buffer:
+ *
+ *   - a block becomes its body under LET bindings of its iter vars, guarded
+ *     by its predicate; its init runs under the condition that every reduce
+ *     iter var is at the start of its domain; its buffers become ALLOCATE
+ *     statements; a match_buffer view becomes accesses to the buffer it views;
+ *   - A[i, j] becomes A_flat[elem_offset + i * stride0 + j * stride1], with
+ *     row-major strides where the buffer declares none; the flat buffer keeps
+ *     the data variable of the buffer it flattens;
+ *   - a statement holding vector expressions (T.Ramp, T.Broadcast, vector
+ *     loads and arithmetic) becomes a vectorized loop over its lanes, which
+ *     the C compiler turns back into vector code;
+ *   - integer index arithmetic is simplified under the loop ranges.
+ *
+ * Parameter buffers keep their declared shapes in the function's params: a
+ * code generator binds the shape variables of a parameter (those that are
+ * not scalar parameters themselves) from the array it is given. Layout
+ * variables nobody defines (a fresh elem_offset, symbolic strides) are bound
+ * by LET at the top of their scope, to 0 and to row-major strides, as the
+ * interpreter does: arrays are passed compact. */
+#ifndef LOOM_LOWER_H
+#define LOOM_LOWER_H
+
+#include "loom/ir.h"
+
+/* Lowers f into new nodes in arena a (sharing nothing mutable with f).
+ * Fails with d, located at the statement, on what the lowered form cannot
+ * express: a match_buffer view with more dimensions than its region, a
+ * vector of more lanes than LOOM_LOWER_MAX_LANES, a vector condition. */
+loom_status loom_lower_func(loom_arena *a, const loom_func *f,
+                            LOOM_GIVE loom_func **out, loom_diag *d);
+
+#define LOOM_LOWER_MAX_LANES 64
+
+#endif

@@ -1,0 +1,220 @@
+/* Statements to C. Bodies of loops and branches are always braced, since a
+ * LET becomes a declaration and C allows no declaration as a lone body. */
+#include "codegen/codegen_impl.h"
+
+#include <stdlib.h>
+
+/* Allocations up to this size live on the stack; larger ones, and those of
+ * symbolic size, on the heap. */
+#define STACK_LIMIT (64 * 1024)
+
+static void put(emitter *E, const char *s) { loom_buf_puts(E->out, s); }
+
+void emit_line_start(emitter *E) {
+  for (int i = 0; i < E->indent; i++)
+    put(E, "  ");
+}
+
+static void emit_body(emitter *E, const loom_stmt *s) {
+  E->indent++;
+  emit_stmt(E, s);
+  E->indent--;
+}
+
+static void emit_for(emitter *E, const loom_stmt *s) {
+  const char *ty = emit_value_type(s->u.loop.var->dtype);
+  const char *i = emit_name(E, s->u.loop.var);
+  int64_t min = -1, ext;
+  bool is_zero_min = loom_ir_is_const_int(s->u.loop.min, &min) && min == 0;
+  bool is_const_ext = loom_ir_is_const_int(s->u.loop.extent, &ext);
+  bool is_simple_ext = is_const_ext || s->u.loop.extent->kind == LOOM_EXPR_VAR;
+  /* The end is evaluated once, before the loop, as TensorIR's semantics say;
+   * in a braced scope so OpenMP sees a loop of canonical form. */
+  const char *end = NULL;
+  if (!is_zero_min || !is_simple_ext) {
+    end = emit_fresh(E, "end");
+    emit_line_start(E);
+    loom_buf_printf(E->out, "{\n");
+    E->indent++;
+    emit_line_start(E);
+    loom_buf_printf(E->out, "const %s %s = ", ty, end);
+    emit_expr(E, s->u.loop.min);
+    put(E, " + ");
+    emit_expr(E, s->u.loop.extent);
+    put(E, ";\n");
+  }
+  switch (s->u.loop.kind) {
+  case LOOM_FOR_PARALLEL:
+    emit_line_start(E);
+    put(E, "#pragma omp parallel for schedule(static)\n");
+    break;
+  case LOOM_FOR_VECTORIZED:
+    emit_line_start(E);
+    put(E, "#pragma GCC ivdep\n");
+    break;
+  case LOOM_FOR_UNROLLED:
+    if (is_const_ext && ext > 0 && ext < 65535) {
+      emit_line_start(E);
+      loom_buf_printf(E->out, "#pragma GCC unroll %lld\n", (long long)ext);
+    }
+    break;
+  case LOOM_FOR_THREAD_BINDING:
+    emit_line_start(E);
+    loom_buf_printf(E->out, "/* bound to %s: run serially on the CPU */\n",
+                    s->u.loop.thread ? s->u.loop.thread : "a thread axis");
+    break;
+  default: break;
+  }
+  emit_line_start(E);
+  loom_buf_printf(E->out, "for (%s %s = ", ty, i);
+  emit_expr(E, s->u.loop.min);
+  loom_buf_printf(E->out, "; %s < ", i);
+  if (end)
+    put(E, end);
+  else
+    emit_expr(E, s->u.loop.extent);
+  loom_buf_printf(E->out, "; ++%s) {\n", i);
+  emit_body(E, s->u.loop.body);
+  emit_line_start(E);
+  put(E, "}\n");
+  if (end) {
+    E->indent--;
+    emit_line_start(E);
+    put(E, "}\n");
+  }
+}
+
+static void emit_store(emitter *E, const loom_stmt *s) {
+  const loom_buffer *b = s->u.store.buffer;
+  if (s->u.store.n_indices != 1) {
+    emit_error(E, "store to '%s' is not flattened", b->name);
+    return;
+  }
+  loom_dtype t = b->dtype;
+  emit_line_start(E);
+  loom_buf_printf(E->out, "%s[", emit_name(E, b->data));
+  emit_expr(E, s->u.store.indices[0]);
+  put(E, "] = ");
+  bool is_bf16 = t.code == LOOM_DT_BFLOAT, is_f16 = t.code == LOOM_DT_FLOAT && t.bits == 16;
+  if (is_bf16 || is_f16)
+    put(E, is_bf16 ? "loom_bf16_store(" : "loom_f16_store(");
+  else if (t.code == LOOM_DT_BOOL)
+    put(E, "(uint8_t)(");
+  emit_expr(E, s->u.store.value);
+  if (is_bf16 || is_f16 || t.code == LOOM_DT_BOOL)
+    put(E, ")");
+  put(E, ";\n");
+}
+
+static void emit_alloc(emitter *E, const loom_stmt *s) {
+  const loom_buffer *b = s->u.alloc.buffer;
+  const char *name = emit_name(E, b->data);
+  const char *ty = emit_elem_type(b->dtype);
+  int64_t n;
+  int bytes = b->dtype.code == LOOM_DT_BOOL || b->dtype.bits <= 8 ? 1 : b->dtype.bits / 8;
+  bool is_const = b->ndim == 1 && loom_ir_is_const_int(b->shape[0], &n) && n >= 0;
+  emit_line_start(E);
+  put(E, "{\n");
+  E->indent++;
+  emit_line_start(E);
+  if (is_const && n * bytes <= STACK_LIMIT) {
+    loom_buf_printf(E->out, "%s %s[%lld] __attribute__((aligned(64)));\n", ty, name,
+                    (long long)(n ? n : 1));
+    emit_stmt(E, s->u.alloc.body);
+  } else {
+    loom_buf_printf(E->out, "%s *%s = (%s *)loom_alloc((size_t)", ty, name, ty);
+    emit_expr(E, b->shape[0]);
+    loom_buf_printf(E->out, " * %d);\n", bytes);
+    emit_line_start(E);
+    loom_buf_printf(E->out, "if (!%s) return -3;\n", name);
+    if (E->n_heap == E->cap_heap) {
+      int cap = E->cap_heap ? 2 * E->cap_heap : 8;
+      const loom_var **p = realloc(E->heap, (size_t)cap * sizeof *p);
+      if (!p) {
+        E->st = LOOM_NOMEM;
+        return;
+      }
+      E->heap = p;
+      E->cap_heap = cap;
+    }
+    E->heap[E->n_heap++] = b->data;
+    emit_stmt(E, s->u.alloc.body);
+    E->n_heap--;
+    emit_line_start(E);
+    loom_buf_printf(E->out, "free(%s);\n", name);
+  }
+  E->indent--;
+  emit_line_start(E);
+  put(E, "}\n");
+}
+
+/* A failed T.assert returns -1, freeing the heap allocations now live. */
+static void emit_assert(emitter *E, const loom_stmt *s) {
+  emit_line_start(E);
+  put(E, "if (!(");
+  emit_expr(E, s->u.assert_.cond);
+  put(E, ")) {\n");
+  E->indent++;
+  for (int i = E->n_heap - 1; i >= 0; i--) {
+    emit_line_start(E);
+    loom_buf_printf(E->out, "free(%s);\n", emit_name(E, E->heap[i]));
+  }
+  emit_line_start(E);
+  put(E, "return -1;\n");
+  E->indent--;
+  emit_line_start(E);
+  put(E, "}\n");
+  emit_stmt(E, s->u.assert_.body);
+}
+
+void emit_stmt(emitter *E, const loom_stmt *s) {
+  if (!s || E->st != LOOM_OK)
+    return;
+  E->loc = s->loc;
+  switch (s->kind) {
+  case LOOM_STMT_FOR: emit_for(E, s); return;
+  case LOOM_STMT_STORE: emit_store(E, s); return;
+  case LOOM_STMT_IF:
+    emit_line_start(E);
+    put(E, "if (");
+    emit_expr(E, s->u.if_.cond);
+    put(E, ") {\n");
+    emit_body(E, s->u.if_.then_case);
+    if (s->u.if_.else_case) {
+      emit_line_start(E);
+      put(E, "} else {\n");
+      emit_body(E, s->u.if_.else_case);
+    }
+    emit_line_start(E);
+    put(E, "}\n");
+    return;
+  case LOOM_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n_stmts; i++)
+      emit_stmt(E, s->u.seq.stmts[i]);
+    return;
+  case LOOM_STMT_EVALUATE:
+    if (s->u.evaluate.value->kind == LOOM_EXPR_INT)
+      return; /* T.evaluate(0): a placeholder */
+    emit_line_start(E);
+    put(E, "(void)");
+    emit_expr(E, s->u.evaluate.value);
+    put(E, ";\n");
+    return;
+  case LOOM_STMT_LET:
+    emit_line_start(E);
+    loom_buf_printf(E->out, "const %s %s = ", emit_value_type(s->u.let.var->dtype),
+                    emit_name(E, s->u.let.var));
+    emit_expr(E, s->u.let.value);
+    put(E, ";\n");
+    emit_stmt(E, s->u.let.body);
+    return;
+  case LOOM_STMT_ALLOCATE: emit_alloc(E, s); return;
+  case LOOM_STMT_DECL_BUFFER: emit_stmt(E, s->u.alloc.body); return;
+  case LOOM_STMT_ATTR: emit_stmt(E, s->u.attr.body); return;
+  case LOOM_STMT_ASSERT: emit_assert(E, s); return;
+  case LOOM_STMT_BLOCK_REALIZE:
+    emit_error(E, "a block left after lowering");
+    return;
+  case LOOM_STMT_COUNT_: break;
+  }
+}

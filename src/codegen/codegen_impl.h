@@ -1,0 +1,45 @@
+/* Inside the C code generator: the emitter's state and the pieces that
+ * print expressions (c_expr.c), statements (c_stmt.c) and functions
+ * (c_func.c). */
+#ifndef LOOM_CODEGEN_IMPL_H
+#define LOOM_CODEGEN_IMPL_H
+
+#include "ir/ptrmap.h"
+#include "loom/codegen.h"
+
+extern const char codegen_prelude[];
+
+typedef struct emitter {
+  loom_buf *out;
+  loom_diag *d;
+  loom_loc loc;        /* the statement being printed, for messages */
+  loom_status st;      /* the first failure */
+  int indent;
+  loom_ptrmap names;   /* variable -> position in idents */
+  char **idents;       /* C identifiers, unique within the function */
+  int n_idents, cap_idents;
+  const loom_var **heap; /* data vars of heap allocations now live */
+  int n_heap, cap_heap;
+  bool is_noalias;
+} emitter;
+
+/* Records the first error, located at the current statement. */
+void emit_error(emitter *E, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The C identifier of v, made on first use. */
+const char *emit_name(emitter *E, const loom_var *v);
+/* A fresh identifier based on base, not yet used in the function. */
+const char *emit_fresh(emitter *E, const char *base);
+
+/* The C type of a value of dtype t (float16 and bfloat16 compute as float,
+ * bool as bool) and of an element of it in memory (raw bits, uint8_t). */
+const char *emit_value_type(loom_dtype t);
+const char *emit_elem_type(loom_dtype t);
+/* The suffix of the prelude's helpers for t: "i32", "u8", "f32". */
+const char *emit_suffix(loom_dtype t);
+
+void emit_expr(emitter *E, const loom_expr *e);
+void emit_stmt(emitter *E, const loom_stmt *s);
+void emit_line_start(emitter *E);
+
+#endif
