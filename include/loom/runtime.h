@@ -129,7 +129,10 @@ size_t loom_runtime_cache_bytes(void);
  * at most timeout_ms (0: no limit), kills the child's whole process group
  * with SIGKILL when the time is up (and after the child ended, to take any
  * process it left behind), reaps the child and reports. Results travel back
- * through loom_runtime_shared_alloc memory or LOOM_RUNTIME_SHARED arrays. */
+ * through loom_runtime_shared_alloc memory or LOOM_RUNTIME_SHARED arrays.
+ * The child holds only the forking thread: once the caller has run an OpenMP
+ * parallel region itself, a child entering one waits for workers that do not
+ * exist and times out, so OpenMP kernels are run only in children. */
 typedef enum {
   LOOM_RUNTIME_CHILD_OK,     /* exited with status 0 */
   LOOM_RUNTIME_CHILD_EXIT,   /* exited with a nonzero status */

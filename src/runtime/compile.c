@@ -145,6 +145,21 @@ static loom_status run_compiler(char **argv, const workdir *w, loom_diag *d) {
   return LOOM_ERROR;
 }
 
+/* OpenMP runtimes keep worker threads parked inside their own code after a
+ * parallel region. Unloading the runtime with the last kernel that needed it
+ * would leave those threads running unmapped code, so once loaded it is
+ * pinned for the life of the process (RTLD_NOLOAD promotes the flag on the
+ * copy already there and loads nothing new). */
+static void pin_openmp_runtime(void) {
+  static const char *const names[] = {"libgomp.so.1", "libomp.so",
+                                      "libomp.so.5", "libiomp5.so"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    void *h = dlopen(names[i], RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+    if (h)
+      dlclose(h);
+  }
+}
+
 static loom_status build_and_load(const char *src, size_t len,
                                   const loom_runtime_cc_options *opt,
                                   const workdir *w, void **handle,
@@ -190,6 +205,8 @@ static loom_status build_and_load(const char *src, size_t len,
                            e ? e : "unknown error");
     }
   }
+  if (st == LOOM_OK)
+    pin_openmp_runtime();
   free(store);
   free(argv);
   return st;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Compiles src with -O1 (fast to build); NULL with the diagnostic printed
  * when it fails. */
@@ -43,5 +44,10 @@ static inline int count_entries(const char *dir) {
 }
 
 static inline int count_fds(void) { return count_entries("/proc/self/fd"); }
+
+static inline void sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
 
 #endif

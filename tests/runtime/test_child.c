@@ -2,7 +2,7 @@
  * dereferences NULL is SIGSEGV, an endless loop is a timeout within bounded
  * time with nothing left running (not even a process the child started),
  * writes to shared memory reach the parent, and many runs leak nothing. */
-#define _GNU_SOURCE /* kill, usleep in a strict C11 build */
+#define _DEFAULT_SOURCE /* kill, sleep, pause in a strict C11 build */
 #include "loom/runtime.h"
 #include "rt_util.h"
 #include "test.h"
@@ -179,7 +179,7 @@ static void test_grandchild_killed(void) {
   for (int i = 0; i < 200 && !gone && *shared > 0; i++) {
     gone = is_gone(*shared);
     if (!gone)
-      usleep(5000);
+      sleep_ms(5);
   }
   CHECK(gone);
   loom_diag_free(&d);
@@ -204,6 +204,50 @@ static void test_no_leaks(void) {
   CHECK(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD);
 }
 
+static const char *omp_src =
+    "#include <stdint.h>\n"
+    "int32_t twice(void **args) {\n"
+    "  float *y = args[0];\n"
+    "  int64_t n = *(int64_t *)args[1];\n"
+    "  #pragma omp parallel for\n"
+    "  for (int64_t i = 0; i < n; i++) y[i] = (float)i * 2.0f;\n"
+    "  return 0;\n"
+    "}\n";
+
+/* An OpenMP kernel in a child, writing a shared array. This process never
+ * runs a parallel region itself: the OpenMP runtime's thread pool does not
+ * survive fork, which is why kernels are run only in children. */
+static void test_openmp_in_child(void) {
+  loom_runtime_lib *lib = compile_src(omp_src, true);
+  CHECK(lib != NULL);
+  if (!lib)
+    return;
+  loom_runtime_kernel k = (loom_runtime_kernel)loom_runtime_lib_symbol(lib, "twice");
+  int64_t n = 1 << 16;
+  loom_runtime_array *a = loom_runtime_array_new(LOOM_FLOAT32, &n, 1, LOOM_RUNTIME_SHARED);
+  CHECK(k && a);
+  if (k && a) {
+    void *args[2] = {a->data, &n};
+    call c = {k, args};
+    loom_runtime_child_result r;
+    loom_diag d;
+    loom_diag_init(&d);
+    for (int round = 0; round < 2; round++) {
+      memset(a->data, 0, a->n_bytes);
+      CHECK(loom_runtime_run_child(run_call, &c, 5000, &r, &d) == LOOM_OK);
+      CHECK(r.kind == LOOM_RUNTIME_CHILD_OK);
+      const float *y = a->data;
+      int bad = 0;
+      for (int64_t i = 0; i < n; i++)
+        bad += y[i] != (float)i * 2.0f;
+      CHECK(bad == 0);
+    }
+    loom_diag_free(&d);
+  }
+  loom_runtime_array_free(a);
+  loom_runtime_lib_free(lib);
+}
+
 int main(void) {
   test_exit_codes();
   loom_runtime_lib *lib = compile_src(kernels_src, false);
@@ -212,6 +256,7 @@ int main(void) {
     test_kernels(lib);
   loom_runtime_lib_free(lib);
   test_grandchild_killed();
+  test_openmp_in_child();
   test_no_leaks();
   return test_summary("runtime_child");
 }

@@ -162,7 +162,7 @@ static const char *omp_src =
     "  return 0;\n"
     "}\n";
 
-static void test_openmp(void) {
+static void openmp_once(void) {
   loom_runtime_lib *lib = compile_src(omp_src, true);
   CHECK(lib != NULL);
   if (!lib)
@@ -191,6 +191,15 @@ static void test_openmp(void) {
   loom_runtime_array_free(x);
   loom_runtime_array_free(y);
   loom_runtime_lib_free(lib);
+}
+
+/* Twice, with the first library freed between: the OpenMP runtime's parked
+ * worker threads must outlive the kernel that started them. */
+static void test_openmp(void) {
+  openmp_once();
+  sleep_ms(20);
+  openmp_once();
+  sleep_ms(20);
 }
 
 int main(void) {
