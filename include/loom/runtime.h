@@ -1,0 +1,169 @@
+/* The host runtime generated kernels run on: aligned arrays with deterministic
+ * contents, compiling C source into a loaded shared object, timing calls, and
+ * running code in a child process so that a kernel that crashes or hangs is
+ * reported instead of taking the caller down. Nothing here keeps global state;
+ * every call can be made from parallel workers on their own objects. */
+#ifndef LOOM_RUNTIME_H
+#define LOOM_RUNTIME_H
+
+#include "loom/interp.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- arrays ----------------------------------------------------------------
+ * Dense row-major host arrays laid out as the interpreter lays out its own:
+ * each element takes the dtype's width in bytes (bool and types narrower than
+ * a byte take one byte; float16 and bfloat16 are their raw 16 bits). The data
+ * is 64-byte aligned and zero-filled. LOOM_RUNTIME_SHARED puts it in a
+ * MAP_SHARED|MAP_ANONYMOUS mapping (page-aligned), so what a forked child
+ * writes is seen by the parent. The array owns shape and data. */
+typedef struct loom_runtime_array {
+  loom_dtype dtype; /* scalar (lanes == 1) int, uint, float, bfloat or bool */
+  int ndim;
+  int64_t *shape;
+  int64_t n_elems;
+  size_t n_bytes;   /* n_elems times the element width */
+  void *data;       /* never NULL, even when n_elems == 0 */
+  unsigned flags;   /* LOOM_RUNTIME_* flags it was made with */
+} loom_runtime_array;
+
+enum { LOOM_RUNTIME_SHARED = 1 };
+
+/* A zero-filled array; NULL when the dtype has no storage (handle, void,
+ * vector lanes), a dimension is negative, the size overflows 2^40 bytes, or
+ * memory runs out. */
+LOOM_GIVE loom_runtime_array *loom_runtime_array_new(loom_dtype t,
+                                                     const int64_t *shape,
+                                                     int ndim, unsigned flags);
+void loom_runtime_array_free(LOOM_TAKE loom_runtime_array *a);
+
+/* Fills with deterministic data drawn from a loom_rng seeded with seed:
+ * floats uniform in [-1, 1) rounded to the dtype, signed ints in [-8, 8),
+ * unsigned in [0, 16) (uint1 in [0, 2)), bool 0/1. The bytes are exactly
+ * those loom_interp_fill_random writes from a generator seeded the same way,
+ * so a compiled kernel and the interpreter can start from the same inputs. */
+void loom_runtime_array_fill(loom_runtime_array *a, uint64_t seed);
+
+/* A view of a as an interpreter array (borrowing shape and data; never free
+ * it), for loom_interp_compare and loom_interp_run on the same bytes. */
+loom_interp_array loom_runtime_array_view(LOOM_KEEP loom_runtime_array *a);
+
+/* ---- compiling ----------------------------------------------------------- */
+
+typedef struct loom_runtime_cc_options {
+  const char *cc;     /* NULL: $CC, else "cc"; split on spaces ("ccache gcc") */
+  const char *flags;  /* NULL: "-O3 -march=native"; split on spaces */
+  bool openmp;        /* add -fopenmp */
+  const char *tmpdir; /* where the private directory goes; NULL: $TMPDIR,
+                         else /tmp */
+} loom_runtime_cc_options;
+
+/* A loaded shared object; its symbols stay valid until it is freed. */
+typedef struct loom_runtime_lib loom_runtime_lib;
+
+/* Compiles src[0..len) as C into a shared object and loads it. The source
+ * goes into a private directory (mkdtemp), the compiler runs without a shell
+ * (posix_spawn, stdin from /dev/null, its output captured), the result is
+ * dlopen()ed RTLD_NOW|RTLD_LOCAL, and the files and the directory are removed
+ * whatever the outcome. opt may be NULL for the defaults. On a compile
+ * failure returns LOOM_ERROR with a diagnostic whose notes carry the first
+ * lines of the compiler's output; the same for a compiler that cannot be
+ * started or a library that does not load. compile_ms (may be NULL) gets the
+ * wall time of the whole operation. */
+loom_status loom_runtime_compile(const char *src, size_t len,
+                                 const loom_runtime_cc_options *opt,
+                                 LOOM_GIVE loom_runtime_lib **out,
+                                 double *compile_ms, loom_diag *d);
+/* The address of an exported symbol, or NULL if absent. */
+void *loom_runtime_lib_symbol(loom_runtime_lib *lib, const char *name);
+void loom_runtime_lib_free(LOOM_TAKE loom_runtime_lib *lib);
+
+/* The calling convention of generated kernels: args[i] is the data pointer of
+ * buffer parameter i, or a pointer to an int64_t holding scalar parameter i.
+ * A nonzero return reports a failure found at run time (a failed assert). */
+typedef int32_t (*loom_runtime_kernel)(void **args);
+
+/* ---- timing ----------------------------------------------------------------
+ * warmup calls first; then repeat measurements, each running the call number
+ * times and dividing. number == 0 picks it so that one measurement lasts at
+ * least min_repeat_ms. flush_cache writes over a buffer larger than the
+ * last-level cache before each measurement, so each starts cold. */
+typedef struct loom_runtime_timer_config {
+  int warmup;
+  int repeat;
+  int number;
+  double min_repeat_ms;
+  bool flush_cache;
+} loom_runtime_timer_config;
+
+/* Per-call times in milliseconds over the measurements. stddev is the sample
+ * standard deviation (0 for one measurement). */
+typedef struct loom_runtime_timing {
+  double median_ms, mean_ms, min_ms, max_ms, stddev_ms;
+  int repeat, number;
+} loom_runtime_timing;
+
+/* warmup 1, repeat 5, number 0, min_repeat_ms 10, no flush. */
+loom_runtime_timer_config loom_runtime_timer_default(void);
+
+/* Times call(ctx) on CLOCK_MONOTONIC. cfg may be NULL for the defaults. A
+ * call returning nonzero stops timing with LOOM_ERROR naming the value; an
+ * invalid configuration is LOOM_ERROR too, LOOM_NOMEM when the flush buffer
+ * cannot be had. */
+loom_status loom_runtime_time(int (*call)(void *ctx), void *ctx,
+                              const loom_runtime_timer_config *cfg,
+                              loom_runtime_timing *out, loom_diag *d);
+
+/* Size in bytes of the largest cache level, read from sysconf or
+ * /sys/devices/system/cpu; 64 MiB when neither tells. */
+size_t loom_runtime_cache_bytes(void);
+
+/* ---- isolation -------------------------------------------------------------
+ * loom_runtime_run_child forks; the child, in a process group of its own with
+ * stdin from /dev/null and default handlers for the crash signals, runs
+ * fn(ctx) and leaves with _exit (no stdio buffers inherited from the parent
+ * are flushed): status 0 when fn returned 0, fn's value when in 1..255, 255
+ * otherwise. On Linux the child also dies with the parent. The parent waits
+ * at most timeout_ms (0: no limit), kills the child's whole process group
+ * with SIGKILL when the time is up (and after the child ended, to take any
+ * process it left behind), reaps the child and reports. Results travel back
+ * through loom_runtime_shared_alloc memory or LOOM_RUNTIME_SHARED arrays.
+ * The child holds only the forking thread: once the caller has run an OpenMP
+ * parallel region itself, a child entering one waits for workers that do not
+ * exist and times out, so OpenMP kernels are run only in children. */
+typedef enum {
+  LOOM_RUNTIME_CHILD_OK,     /* exited with status 0 */
+  LOOM_RUNTIME_CHILD_EXIT,   /* exited with a nonzero status */
+  LOOM_RUNTIME_CHILD_SIGNAL, /* killed by a signal (a crash) */
+  LOOM_RUNTIME_CHILD_TIMEOUT /* ran past the limit and was killed */
+} loom_runtime_child_kind;
+
+typedef struct loom_runtime_child_result {
+  loom_runtime_child_kind kind;
+  int exit_code;     /* for EXIT */
+  int signal;        /* for SIGNAL */
+  double ms;         /* wall time from fork until the child was seen to end */
+  double timeout_ms; /* the limit it ran under */
+  int pid;           /* the child's process id; already reaped */
+} loom_runtime_child_result;
+
+/* LOOM_ERROR only when the child cannot be made or waited for (fork, pipe,
+ * waitid failing); whatever the child does is reported in out. */
+loom_status loom_runtime_run_child(int (*fn)(void *ctx), void *ctx,
+                                   double timeout_ms,
+                                   loom_runtime_child_result *out,
+                                   loom_diag *d);
+
+/* n zeroed bytes in a MAP_SHARED|MAP_ANONYMOUS mapping, seen by parent and
+ * children alike; NULL on failure. Free with the same n. */
+LOOM_GIVE void *loom_runtime_shared_alloc(size_t n);
+void loom_runtime_shared_free(LOOM_TAKE void *p, size_t n);
+
+/* Writes "ok", "exited with 3", "killed by signal 11 (SIGSEGV)" or
+ * "timed out after 2000 ms" into buf (n bytes) and returns buf. */
+const char *loom_runtime_child_describe(const loom_runtime_child_result *r,
+                                        char *buf, size_t n);
+
+#endif
