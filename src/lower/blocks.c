@@ -227,10 +227,17 @@ static loom_status view_layout(lower *L, const loom_match_buffer *m) {
  * lowered indices idx. */
 static loom_expr *flat_index(lower *L, const layout *lay, loom_expr **idx,
                              int n) {
-  loom_expr *x = lay->offset;
+  /* An int64 index keeps the whole computation in int64: narrowing it to the
+   * buffer's index type would wrap an out-of-range index into range. */
+  loom_dtype t = lay->index_t;
+  for (int k = 0; k < n; k++)
+    if (idx[k]->dtype.bits > t.bits)
+      t = LOOM_INT64;
+  loom_arena *a = L->a;
+  loom_expr *x = lower_to_index(a, lay->offset, t);
   for (int k = 0; k < n && x; k++)
-    x = lower_add(L->a, x, lower_mul(L->a, lower_to_index(L->a, idx[k], lay->index_t),
-                                     lay->strides[k]));
+    x = lower_add(a, x, lower_mul(a, lower_to_index(a, idx[k], t),
+                                  lower_to_index(a, lay->strides[k], t)));
   return x;
 }
 

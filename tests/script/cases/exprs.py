@@ -1,4 +1,5 @@
 # Every expression kind and operator, with precedence that needs parentheses.
+# run: --arg n=5
 # from tvm.script import tir as T
 
 @T.prim_func

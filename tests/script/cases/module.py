@@ -1,4 +1,5 @@
 # A module of several functions, one private, with handle parameters and
+# run: --arg n=7 --arg s=3
 # symbolic shapes.
 # from tvm.script import ir as I
 # from tvm.script import tir as T

@@ -1,5 +1,6 @@
 # Statements outside blocks: if/else, let, evaluate, attributes, asserts,
 # allocations and buffer aliases.
+# run-error: cannot call extern function trace_point
 # from tvm.script import tir as T
 
 @T.prim_func

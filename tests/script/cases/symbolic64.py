@@ -1,5 +1,6 @@
 # A symbolic int64 dimension: the signature names it as a string and the body
 # declares its dtype, as TVM prints it.
+# run-error: symbolic shape n of buffer
 # from tvm.script import tir as T
 
 @T.prim_func
