@@ -28,6 +28,9 @@ typedef struct run_opts {
   const char *arg_names[MAX_ARGS];
   int64_t arg_values[MAX_ARGS];
   int n_args;
+  const char *range_names[MAX_ARGS]; /* --range NAME=LO:HI */
+  int64_t range_lo[MAX_ARGS], range_hi[MAX_ARGS];
+  int n_ranges;
 } run_opts;
 
 static bool parse_int(const char *s, long long lo, long long hi, long long *out) {
@@ -52,7 +55,7 @@ static int parse_opts(int argc, char **argv, run_opts *o) {
       continue;
     }
     static const char *const with_value[] = {"--func", "--target", "--seed", "--repeat",
-                                             "--threads", "--timeout", "--arg"};
+                                             "--threads", "--timeout", "--arg", "--range"};
     for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
       if (!strcmp(a, with_value[k]) && i + 1 >= argc)
         return cli_usage_error("run", "%s needs a value", a);
@@ -84,6 +87,20 @@ static int parse_opts(int argc, char **argv, run_opts *o) {
       *eq = 0;
       o->arg_names[o->n_args] = argv[i];
       o->arg_values[o->n_args++] = v;
+    } else if (!strcmp(a, "--range")) {
+      char *eq = strchr(argv[++i], '='), *colon = eq ? strchr(eq, ':') : NULL;
+      long long lo, hi;
+      if (colon)
+        *colon = 0;
+      if (!colon || eq == argv[i] || !parse_int(eq + 1, INT64_MIN, INT64_MAX, &lo) ||
+          !parse_int(colon + 1, INT64_MIN, INT64_MAX, &hi) || lo >= hi)
+        return cli_usage_error("run", "bad --range '%s' (NAME=LO:HI with LO < HI)", argv[i]);
+      if (o->n_ranges == MAX_ARGS)
+        return cli_usage_error("run", "more than %d --range options", MAX_ARGS);
+      *eq = 0;
+      o->range_names[o->n_ranges] = argv[i];
+      o->range_lo[o->n_ranges] = lo;
+      o->range_hi[o->n_ranges++] = hi;
     } else if (a[0] == '-' && a[1]) {
       return cli_usage_error("run", "unknown option '%s'", a);
     } else if (o->file) {
@@ -223,6 +240,23 @@ static bool verify(const cli_program *p, const run_job *j,
   return true;
 }
 
+/* --range NAME=LO:HI: integers uniform in [LO, HI) for buffer NAME (index
+ * buffers, whose values must be valid indices), from a generator of their
+ * own so the other buffers keep the inputs `loom interp` gives them. */
+static void restrict_range(loom_interp_array *a, const char *name,
+                           const run_opts *o, int param) {
+  for (int k = 0; k < o->n_ranges; k++) {
+    if (strcmp(o->range_names[k], name))
+      continue;
+    loom_rng r;
+    loom_rng_seed(&r, o->seed * 1000003u + (uint64_t)param);
+    uint64_t span = (uint64_t)o->range_hi[k] - (uint64_t)o->range_lo[k];
+    for (int64_t i = 0; i < a->n_elems; i++)
+      loom_interp_array_set(a, i, (double)(o->range_lo[k] +
+                                           (int64_t)loom_rng_below(&r, span)));
+  }
+}
+
 static void free_arrays(const loom_func *f, loom_runtime_array **arrays) {
   for (int i = 0; arrays && i < f->n_params; i++)
     loom_runtime_array_free(arrays[i]);
@@ -271,6 +305,7 @@ static int run_func(const cli_program *p, loom_runtime_lib *lib,
       if (!inputs[i])
         continue;
       loom_interp_fill_random(inputs[i], &r);
+      restrict_range(inputs[i], f->params[i].buffer->name, o, i);
       j.arrays[i] = loom_runtime_array_new(inputs[i]->dtype, inputs[i]->shape,
                                            inputs[i]->ndim, LOOM_RUNTIME_SHARED);
       if (!(is_ok = j.arrays[i] != NULL)) {
