@@ -1,0 +1,81 @@
+/* The tuning database: workloads (prim funcs, keyed by structural hash and
+ * matched by structural equality) and the measurement records of their
+ * schedules (a trace as JSON, latencies or the failure, the target, when).
+ * It lives in one SQLite file. Every write is a transaction, committed
+ * durably before the call returns: a process killed at any moment loses no
+ * committed record and leaves a file the next run opens, and several
+ * processes may write one file at once. */
+#ifndef LOOM_DB_H
+#define LOOM_DB_H
+
+#include "loom/ir.h"
+
+typedef struct loom_db loom_db;
+
+/* Opens (creating when absent) the database at path. Fails with d when the
+ * file is not a Loom database, is of a newer format, or cannot be opened. */
+loom_status loom_db_open(const char *path, LOOM_GIVE loom_db **out,
+                         loom_diag *d);
+void loom_db_close(LOOM_TAKE loom_db *db);
+
+/* The workload of f: its body under the name "main" without its
+ * global_symbol, so a function matches whatever it is called. Finds the
+ * stored workload structurally equal to it (by hash, then equality), or adds
+ * it (commit) or sets *id to 0 (find). */
+loom_status loom_db_commit_workload(loom_db *db, const loom_func *f,
+                                    int64_t *id, loom_diag *d);
+loom_status loom_db_find_workload(loom_db *db, const loom_func *f,
+                                  int64_t *id, loom_diag *d);
+
+/* A measurement. A failure has no latencies and an error. */
+typedef struct loom_db_record {
+  int64_t id;              /* set by the database */
+  int64_t workload;
+  const char *target;      /* "cpu", or a fuller description */
+  const char *trace;       /* the schedule, as a JSON trace */
+  const double *latencies_ms;
+  int n_latencies;
+  const char *error;       /* NULL for a success */
+  int64_t created;         /* unix seconds; 0: now */
+} loom_db_record;
+
+/* Commits n records in one transaction (all or none). */
+loom_status loom_db_commit_records(loom_db *db, const loom_db_record *records,
+                                   int n, loom_diag *d);
+
+/* Records read back; strings and latencies belong to the list. */
+typedef struct loom_db_records {
+  loom_db_record *items;
+  int n;
+  loom_arena *arena;
+} loom_db_records;
+
+void loom_db_records_free(loom_db_records *r);
+/* The k fastest successful records of a workload on target (NULL: any), by
+ * mean latency. */
+loom_status loom_db_top_k(loom_db *db, int64_t workload, const char *target,
+                          int k, loom_db_records *out, loom_diag *d);
+/* Every record of a workload (0: of all workloads), oldest first. */
+loom_status loom_db_all_records(loom_db *db, int64_t workload,
+                                loom_db_records *out, loom_diag *d);
+
+/* What `loom db list` shows of a workload. */
+typedef struct loom_db_workload_info {
+  int64_t id;
+  uint64_t hash;
+  const char *script;  /* canonical TVMScript of the workload */
+  int n_records, n_failures;
+  double best_ms;      /* 0 when no record succeeded */
+} loom_db_workload_info;
+
+typedef struct loom_db_workloads {
+  loom_db_workload_info *items;
+  int n;
+  loom_arena *arena;
+} loom_db_workloads;
+
+void loom_db_workloads_free(loom_db_workloads *w);
+loom_status loom_db_list_workloads(loom_db *db, loom_db_workloads *out,
+                                   loom_diag *d);
+
+#endif
