@@ -12,8 +12,10 @@
 
 typedef struct loom_db loom_db;
 
-/* Opens (creating when absent) the database at path. Fails with d when the
- * file is not a Loom database, is of a newer format, or cannot be opened. */
+/* Opens (creating when absent) the database at path, which must outlive the
+ * database and its diagnostics (they are located at it). Fails with d when
+ * the file is not a Loom database, is of a newer format, or cannot be
+ * opened. */
 loom_status loom_db_open(const char *path, LOOM_GIVE loom_db **out,
                          loom_diag *d);
 void loom_db_close(LOOM_TAKE loom_db *db);

@@ -124,10 +124,9 @@ static loom_status check_foreign(loom_db *db, loom_diag *d) {
 loom_status loom_db_open(const char *path, LOOM_GIVE loom_db **out,
                          loom_diag *d) {
   loom_db *db = calloc(1, sizeof *db);
-  if (!db || !(db->path = strdup(path))) {
-    free(db);
+  if (!db)
     return LOOM_NOMEM;
-  }
+  db->path = path;
   loom_status st = LOOM_OK;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
   if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK)
@@ -158,6 +157,5 @@ void loom_db_close(LOOM_TAKE loom_db *db) {
   if (!db)
     return;
   sqlite3_close(db->h);
-  free(db->path);
   free(db);
 }

@@ -9,7 +9,7 @@
 
 struct loom_db {
   sqlite3 *h;
-  char *path;
+  const char *path; /* borrowed: diagnostics point at it */
 };
 
 /* Records the SQLite error of the last call as a diagnostic on the file. */
