@@ -3,7 +3,7 @@
 # from tvm.script import tir as T
 
 @T.prim_func
-def main(a: T.Buffer((64,), "int8"), b: T.Buffer((64,), "int16"), c: T.Buffer((64,), "int32"), d: T.Buffer((64,), "int64"), e: T.Buffer((64,), "uint8"), f: T.Buffer((64,), "uint16"), g: T.Buffer((64,), "uint32"), h: T.Buffer((64,), "uint64"), out: T.Buffer((64, 24), "int32")):
+def main(a: T.Buffer((64,), "int8"), b: T.Buffer((64,), "int16"), c: T.Buffer((64,), "int32"), d: T.Buffer((64,), "int64"), e: T.Buffer((64,), "uint8"), f: T.Buffer((64,), "uint16"), g: T.Buffer((64,), "uint32"), h: T.Buffer((64,), "uint64"), out: T.Buffer((64, 26), "int32")):
     for i in range(64):
         with T.block("ops"):
             vi = T.axis.spatial(64, i)
@@ -31,3 +31,5 @@ def main(a: T.Buffer((64,), "int8"), b: T.Buffer((64,), "int16"), c: T.Buffer((6
             out[vi, 21] = T.Select(a[vi] < T.int8(0), 1, 2) + T.Cast("int32", c[vi] != 3 and c[vi] != -3)
             out[vi, 22] = T.Cast("int32", T.Cast("int8", c[vi] * 40)) + T.Cast("int32", T.Cast("uint16", c[vi]))
             out[vi, 23] = T.Cast("int32", T.fabs(T.Cast("float32", c[vi])))
+            out[vi, 24] = T.q_multiply_shift(c[vi] * 100000, 1395864371, 31, c[vi] % 5 - 2)
+            out[vi, 25] = T.exp(c[vi] % 4) + T.Cast("int32", T.sqrt(T.Cast("float64", c[vi] * c[vi])))
