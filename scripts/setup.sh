@@ -21,5 +21,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 make
-echo "== build/loom fmt examples/matmul.py"
-build/loom fmt examples/matmul.py
+echo "== build/loom fmt examples/matmul_16.py"
+build/loom fmt examples/matmul_16.py
+echo "== build/loom run examples/matmul_16.py --verify"
+build/loom run examples/matmul_16.py --verify
