@@ -58,6 +58,8 @@ typedef struct loom_runtime_cc_options {
   bool openmp;        /* add -fopenmp */
   const char *tmpdir; /* where the private directory goes; NULL: $TMPDIR,
                          else /tmp */
+  double timeout_ms;  /* 0: no limit; past it the compiler and everything it
+                         started are killed and the compile fails */
 } loom_runtime_cc_options;
 
 /* A loaded shared object; its symbols stay valid until it is freed. */
@@ -65,7 +67,8 @@ typedef struct loom_runtime_lib loom_runtime_lib;
 
 /* Compiles src[0..len) as C into a shared object and loads it. The source
  * goes into a private directory (mkdtemp), the compiler runs without a shell
- * (posix_spawn, stdin from /dev/null, its output captured), the result is
+ * (posix_spawn, in a process group of its own, stdin from /dev/null, its
+ * output captured), the result is
  * dlopen()ed RTLD_NOW|RTLD_LOCAL, and the files and the directory are removed
  * whatever the outcome. opt may be NULL for the defaults. On a compile
  * failure returns LOOM_ERROR with a diagnostic whose notes carry the first

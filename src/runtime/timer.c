@@ -171,6 +171,8 @@ loom_status loom_runtime_time(int (*call)(void *ctx), void *ctx,
                               loom_runtime_timing *out, loom_diag *d) {
   loom_runtime_timer_config c = cfg ? *cfg : loom_runtime_timer_default();
   memset(out, 0, sizeof *out);
+  if (!call)
+    return loom_diag_error(d, (loom_loc){0}, "no function to time");
   TRY(check_config(&c, d));
   double ms;
   TRY(run_calls(call, ctx, c.warmup, "warm-up", &ms, d));

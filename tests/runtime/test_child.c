@@ -42,23 +42,6 @@ static int run_call(void *ctx) {
 
 static int return_value(void *ctx) { return *(int *)ctx; }
 
-/* True when no process pid exists, or only as a zombie (a container's first
- * process may be slow to reap what it inherits). */
-static int is_gone(int pid) {
-  if (kill(pid, 0) < 0 && errno == ESRCH)
-    return 1;
-  char path[64], buf[256];
-  snprintf(path, sizeof path, "/proc/%d/stat", pid);
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return 1;
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = 0;
-  char *paren = strrchr(buf, ')');
-  return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
-}
-
 static void test_exit_codes(void) {
   int values[] = {0, 3, 255, 256, -1};
   int kinds[] = {LOOM_RUNTIME_CHILD_OK, LOOM_RUNTIME_CHILD_EXIT,
@@ -93,6 +76,9 @@ static void test_exit_codes(void) {
   loom_diag_init(&d);
   CHECK(loom_runtime_run_child(return_value, &values[0], -5, &r, &d) == LOOM_ERROR);
   CHECK_CONTAINS(d.msg, "timeout");
+  loom_diag_free(&d);
+  loom_diag_init(&d);
+  CHECK(loom_runtime_run_child(NULL, NULL, 0, &r, &d) == LOOM_ERROR);
   loom_diag_free(&d);
 }
 
@@ -186,6 +172,43 @@ static void test_grandchild_killed(void) {
   loom_runtime_shared_free(shared, sizeof(int));
 }
 
+/* The child starts a process that would sleep for a minute, then returns at
+ * once. That process holds the pipe the parent waits on, yet the run must end
+ * promptly with no limit set, and the process must be killed with the group. */
+static int fork_and_return(void *ctx) {
+  volatile int *grandchild = ctx;
+  pid_t p = fork();
+  if (p == 0) {
+    sleep(60);
+    _exit(0);
+  }
+  *grandchild = (int)p;
+  return 4;
+}
+
+static void test_grandchild_after_exit(void) {
+  int *shared = loom_runtime_shared_alloc(sizeof(int));
+  CHECK(shared != NULL);
+  if (!shared)
+    return;
+  loom_runtime_child_result r;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_runtime_run_child(fork_and_return, shared, 0, &r, &d) == LOOM_OK);
+  CHECK(r.kind == LOOM_RUNTIME_CHILD_EXIT && r.exit_code == 4);
+  CHECK(r.ms < 2000);
+  CHECK(*shared > 0);
+  int gone = 0;
+  for (int i = 0; i < 200 && !gone && *shared > 0; i++) {
+    gone = is_gone(*shared);
+    if (!gone)
+      sleep_ms(5);
+  }
+  CHECK(gone);
+  loom_diag_free(&d);
+  loom_runtime_shared_free(shared, sizeof(int));
+}
+
 /* Many short runs: no descriptor or child left over. */
 static void test_no_leaks(void) {
   int fds_before = count_fds();
@@ -256,6 +279,7 @@ int main(void) {
     test_kernels(lib);
   loom_runtime_lib_free(lib);
   test_grandchild_killed();
+  test_grandchild_after_exit();
   test_openmp_in_child();
   test_no_leaks();
   return test_summary("runtime_child");

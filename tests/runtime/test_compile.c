@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* C[i, j] = A[i, k] * B[k, j] summed over k, plus a scalar bias. */
@@ -113,6 +114,49 @@ static void test_compile_error(void) {
   loom_diag_free(&d);
 }
 
+/* A compiler that hangs: a script that starts a long sleep and waits for
+ * it. Under a 300 ms limit the compile fails in bounded time, and the sleep
+ * it started is killed with it. */
+static void test_compiler_timeout(void) {
+  char dir[] = "/tmp/loom-rt-test-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  char script[128], pidfile[128];
+  snprintf(script, sizeof script, "%s/hang-cc", dir);
+  snprintf(pidfile, sizeof pidfile, "%s/pid", dir);
+  FILE *f = fopen(script, "w");
+  CHECK(f != NULL);
+  if (!f)
+    return;
+  fprintf(f, "#!/bin/sh\nsleep 60 &\necho $! > %s\nwait\n", pidfile);
+  fclose(f);
+  chmod(script, 0700);
+  loom_runtime_cc_options opt = {.cc = script, .flags = "", .timeout_ms = 300};
+  loom_runtime_lib *lib = NULL;
+  double ms = 0;
+  loom_diag d;
+  loom_diag_init(&d);
+  const char *src = "int f(void) { return 0; }\n";
+  CHECK(loom_runtime_compile(src, strlen(src), &opt, &lib, &ms, &d) == LOOM_ERROR);
+  CHECK_CONTAINS(d.msg, "timed out after 300 ms");
+  CHECK(lib == NULL && ms >= 299 && ms < 5000);
+  loom_diag_free(&d);
+  int pid = 0;
+  f = fopen(pidfile, "r");
+  CHECK(f && fscanf(f, "%d", &pid) == 1 && pid > 0);
+  if (f)
+    fclose(f);
+  int gone = 0;
+  for (int i = 0; i < 200 && !gone && pid > 0; i++) {
+    gone = is_gone(pid);
+    if (!gone)
+      sleep_ms(5);
+  }
+  CHECK(gone);
+  unlink(pidfile);
+  unlink(script);
+  rmdir(dir);
+}
+
 /* Fifty compile, call and free cycles in a private temporary directory: the
  * descriptor count is unchanged and the directory is left empty. Each
  * library returns a different constant, so a stale library handed back by
@@ -205,6 +249,7 @@ static void test_openmp(void) {
 int main(void) {
   test_matmul_kernel();
   test_compile_error();
+  test_compiler_timeout();
   test_no_leaks();
   test_openmp();
   return test_summary("runtime_compile");
