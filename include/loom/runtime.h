@@ -53,8 +53,8 @@ loom_interp_array loom_runtime_array_view(LOOM_KEEP loom_runtime_array *a);
 /* ---- compiling ----------------------------------------------------------- */
 
 typedef struct loom_runtime_cc_options {
-  const char *cc;     /* NULL: $CC, else "cc"; split on spaces ("ccache gcc") */
-  const char *flags;  /* NULL: "-O3 -march=native"; split on spaces */
+  const char *cc;     /* NULL: $CC, else "cc"; split on blanks ("ccache gcc") */
+  const char *flags;  /* NULL: "-O3 -march=native"; split on blanks */
   bool openmp;        /* add -fopenmp */
   const char *tmpdir; /* where the private directory goes; NULL: $TMPDIR,
                          else /tmp */

@@ -17,9 +17,11 @@
 
 extern char **environ;
 
-/* Words of the command line are limited so a runaway flags string is an
- * error, not a huge allocation. */
-#define MAX_ARGS 256
+/* Words of the compiler command and flags are limited so a runaway flags
+ * string is an error, not a huge allocation; the rest of argv is the fixed
+ * tail (-fopenmp -shared -fPIC -o LIB SRC -lm NULL). */
+#define MAX_WORDS 248
+#define MAX_ARGS (MAX_WORDS + 8)
 /* How much of the compiler's output goes into the diagnostic. */
 #define MAX_LOG_LINES 20
 #define MAX_LOG_BYTES 4096
@@ -36,20 +38,21 @@ typedef struct workdir {
   char log[4096 + 16];
 } workdir;
 
-/* Splits s on spaces into argv[*argc..], copying into store (one NUL-separated
+static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+
+/* Splits s on blanks into argv[*argc..], copying into store (one NUL-separated
  * copy per string). Returns 0 when the words do not fit. */
 static int split_words(const char *s, char *store, int *argc, char **argv) {
-  char *w = store;
-  strcpy(w, s);
-  for (char *p = w; *p;) {
-    while (*p == ' ')
+  strcpy(store, s);
+  for (char *p = store; *p;) {
+    while (is_blank(*p))
       *p++ = 0;
     if (!*p)
       break;
-    if (*argc >= MAX_ARGS - 8)
+    if (*argc >= MAX_WORDS)
       return 0;
     argv[(*argc)++] = p;
-    while (*p && *p != ' ')
+    while (*p && !is_blank(*p))
       p++;
   }
   return 1;
@@ -244,7 +247,7 @@ static loom_status build_and_load(const char *src, size_t len,
     st = loom_diag_error(d, (loom_loc){0},
                          "bad compiler command '%s %s' (empty, or more than %d "
                          "words)",
-                         cc, flags, MAX_ARGS - 8);
+                         cc, flags, MAX_WORDS);
   if (st == LOOM_OK) {
     if (opt && opt->openmp)
       argv[argc++] = "-fopenmp";

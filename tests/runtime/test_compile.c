@@ -8,6 +8,7 @@
 #include "test.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -190,6 +191,45 @@ static void test_no_leaks(void) {
   rmdir(dir);
 }
 
+/* Compiles from two threads at once, as a parallel builder does; each
+ * library must be its own. */
+typedef struct worker {
+  int base, wrong;
+} worker;
+
+static void *compile_worker(void *arg) {
+  worker *w = arg;
+  for (int i = 0; i < 4; i++) {
+    char src[128];
+    snprintf(src, sizeof src, "int value(void) { return %d; }\n", w->base + i);
+    loom_runtime_cc_options opt = {.flags = "-O0\t-g0\n"};
+    loom_runtime_lib *lib = NULL;
+    loom_diag d;
+    loom_diag_init(&d);
+    if (loom_runtime_compile(src, strlen(src), &opt, &lib, NULL, &d) != LOOM_OK) {
+      w->wrong++;
+    } else {
+      int (*value)(void) = (int (*)(void))loom_runtime_lib_symbol(lib, "value");
+      w->wrong += !value || value() != w->base + i;
+      loom_runtime_lib_free(lib);
+    }
+    loom_diag_free(&d);
+  }
+  return NULL;
+}
+
+static void test_parallel_compiles(void) {
+  worker ws[2] = {{100, 0}, {200, 0}};
+  pthread_t th[2];
+  int started = 0;
+  for (int i = 0; i < 2; i++)
+    started += pthread_create(&th[i], NULL, compile_worker, &ws[i]) == 0;
+  CHECK(started == 2);
+  for (int i = 0; i < started; i++)
+    pthread_join(th[i], NULL);
+  CHECK(ws[0].wrong == 0 && ws[1].wrong == 0);
+}
+
 static const char *omp_src =
     "#include <stdint.h>\n"
     "#include <omp.h>\n"
@@ -251,6 +291,7 @@ int main(void) {
   test_compile_error();
   test_compiler_timeout();
   test_no_leaks();
+  test_parallel_compiles();
   test_openmp();
   return test_summary("runtime_compile");
 }
