@@ -38,7 +38,9 @@ static void child_main(int (*fn)(void *), void *ctx, int read_end,
                        pid_t parent) {
   setpgid(0, 0);
 #ifdef __linux__
-  /* Die with the parent; if it is already gone, leave at once. */
+  /* Die with the parent; if it is already gone, leave at once. The "parent"
+   * here is the forking thread, which stays in run_child until the child is
+   * reaped, so only the death of the whole process can fire this. */
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent)
     _exit(255);
