@@ -1,7 +1,8 @@
 /* Isolation: code run in a child comes back as a report. A kernel that
  * dereferences NULL is SIGSEGV, an endless loop is a timeout within bounded
  * time with nothing left running (not even a process the child started),
- * writes to shared memory reach the parent, and many runs leak nothing. */
+ * writes to shared memory reach the parent (kernel outputs, a timing taken
+ * in the child), OpenMP works in a child, and many runs leak nothing. */
 #define _DEFAULT_SOURCE /* kill, sleep, pause in a strict C11 build */
 #include "loom/runtime.h"
 #include "rt_util.h"
@@ -134,6 +135,45 @@ static void test_kernels(loom_runtime_lib *lib) {
   }
   loom_runtime_array_free(a);
   loom_diag_free(&d);
+}
+
+/* A runner's shape: the child times a kernel and hands the timing back
+ * through shared memory. */
+typedef struct timed_call {
+  call c;
+  loom_runtime_timing *timing; /* shared */
+} timed_call;
+
+static int time_in_child(void *ctx) {
+  timed_call *t = ctx;
+  loom_runtime_timer_config cfg = {.warmup = 1, .repeat = 3, .number = 2};
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_status st = loom_runtime_time(run_call, &t->c, &cfg, t->timing, &d);
+  loom_diag_free(&d);
+  return st == LOOM_OK ? 0 : 1;
+}
+
+static void test_timing_in_child(loom_runtime_lib *lib) {
+  loom_runtime_kernel iota = (loom_runtime_kernel)loom_runtime_lib_symbol(lib, "iota");
+  loom_runtime_timing *timing = loom_runtime_shared_alloc(sizeof *timing);
+  int64_t n = 100000;
+  loom_runtime_array *a = loom_runtime_array_new(LOOM_INT32, &n, 1, 0);
+  CHECK(iota && timing && a);
+  if (iota && timing && a) {
+    void *args[2] = {a->data, &n};
+    timed_call t = {{iota, args}, timing};
+    loom_runtime_child_result r;
+    loom_diag d;
+    loom_diag_init(&d);
+    CHECK(loom_runtime_run_child(time_in_child, &t, 10000, &r, &d) == LOOM_OK);
+    CHECK(r.kind == LOOM_RUNTIME_CHILD_OK);
+    CHECK(timing->repeat == 3 && timing->number == 2);
+    CHECK(timing->median_ms > 0 && timing->median_ms < r.ms);
+    loom_diag_free(&d);
+  }
+  loom_runtime_array_free(a);
+  loom_runtime_shared_free(timing, sizeof *timing);
 }
 
 /* The child starts a process of its own that would sleep for a minute, then
@@ -275,8 +315,10 @@ int main(void) {
   test_exit_codes();
   loom_runtime_lib *lib = compile_src(kernels_src, false);
   CHECK(lib != NULL);
-  if (lib)
+  if (lib) {
     test_kernels(lib);
+    test_timing_in_child(lib);
+  }
   loom_runtime_lib_free(lib);
   test_grandchild_killed();
   test_grandchild_after_exit();
