@@ -69,9 +69,13 @@ static void test_matmul_kernel(void) {
   loom_runtime_lib_free(lib);
 }
 
+/* Every failure is an error with the cause in the diagnostic, and leaves
+ * nothing in the temporary directory. */
 static void test_compile_error(void) {
+  char dir[] = "/tmp/loom-rt-test-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
   const char *src = "int f(void) { return undeclared_thing_42; }\n";
-  loom_runtime_cc_options opt = {.flags = "-O0"};
+  loom_runtime_cc_options opt = {.flags = "-O0", .tmpdir = dir};
   loom_runtime_lib *lib = (loom_runtime_lib *)&opt; /* must be reset to NULL */
   double ms = -1;
   loom_diag d;
@@ -105,6 +109,22 @@ static void test_compile_error(void) {
   CHECK_CONTAINS(b.data, "loom-bogus-flag");
   loom_buf_free(&b);
   loom_diag_free(&d);
+
+  /* Builds, but does not load: RTLD_NOW resolves every symbol up front. */
+  const char *unresolved =
+      "extern int loom_missing_symbol_xyz;\n"
+      "int f(void) { return loom_missing_symbol_xyz; }\n";
+  opt.flags = "-O0";
+  loom_diag_init(&d);
+  CHECK(loom_runtime_compile(unresolved, strlen(unresolved), &opt, &lib, NULL, &d) ==
+        LOOM_ERROR);
+  CHECK(lib == NULL);
+  CHECK_CONTAINS(d.msg, "cannot load");
+  CHECK_CONTAINS(d.msg, "loom_missing_symbol_xyz");
+  loom_diag_free(&d);
+
+  CHECK(count_entries(dir) == 0);
+  rmdir(dir);
 
   /* A temporary directory that cannot be made. */
   opt.flags = "-O1";
