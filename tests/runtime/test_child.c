@@ -249,6 +249,25 @@ static void test_grandchild_after_exit(void) {
   loom_runtime_shared_free(shared, sizeof(int));
 }
 
+/* With SIGCHLD ignored the system reaps children itself and they cannot be
+ * waited for: the run is an error naming the likely cause, not a hang. */
+static void test_sigchld_ignored(void) {
+  struct sigaction ign, old;
+  memset(&ign, 0, sizeof ign);
+  ign.sa_handler = SIG_IGN;
+  sigemptyset(&ign.sa_mask);
+  sigaction(SIGCHLD, &ign, &old);
+  int v = 0;
+  loom_runtime_child_result r;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_runtime_run_child(return_value, &v, 5000, &r, &d) == LOOM_ERROR);
+  CHECK_CONTAINS(d.msg, "SIGCHLD");
+  CHECK(r.ms < 4000);
+  loom_diag_free(&d);
+  sigaction(SIGCHLD, &old, NULL);
+}
+
 /* Many short runs: no descriptor or child left over. */
 static void test_no_leaks(void) {
   int fds_before = count_fds();
@@ -323,6 +342,7 @@ int main(void) {
   test_grandchild_killed();
   test_grandchild_after_exit();
   test_openmp_in_child();
+  test_sigchld_ignored();
   test_no_leaks();
   return test_summary("runtime_child");
 }
