@@ -91,8 +91,9 @@ typedef int32_t (*loom_runtime_kernel)(void **args);
 /* ---- timing ----------------------------------------------------------------
  * warmup calls first; then repeat measurements, each running the call number
  * times and dividing. number == 0 picks it so that one measurement lasts at
- * least min_repeat_ms. flush_cache writes over a buffer larger than the
- * last-level cache before each measurement, so each starts cold. */
+ * least min_repeat_ms. flush_cache writes over a buffer twice the size of
+ * the largest cache (at most 1 GiB) before each measurement, so each starts
+ * cold; the buffer is allocated per loom_runtime_time call. */
 typedef struct loom_runtime_timer_config {
   int warmup;
   int repeat;
