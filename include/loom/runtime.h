@@ -68,13 +68,14 @@ typedef struct loom_runtime_lib loom_runtime_lib;
 /* Compiles src[0..len) as C into a shared object and loads it. The source
  * goes into a private directory (mkdtemp), the compiler runs without a shell
  * (posix_spawn, in a process group of its own, stdin from /dev/null, its
- * output captured), the result is
- * dlopen()ed RTLD_NOW|RTLD_LOCAL, and the files and the directory are removed
- * whatever the outcome. opt may be NULL for the defaults. On a compile
- * failure returns LOOM_ERROR with a diagnostic whose notes carry the first
- * lines of the compiler's output; the same for a compiler that cannot be
- * started or a library that does not load. compile_ms (may be NULL) gets the
- * wall time of the whole operation. */
+ * output captured), the result is dlopen()ed RTLD_NOW|RTLD_LOCAL, and the
+ * files and the directory are removed whatever the outcome. opt may be NULL
+ * for the defaults. On a compile failure returns LOOM_ERROR with a diagnostic
+ * whose notes carry the first lines of the compiler's output; LOOM_ERROR too
+ * for a compiler that cannot be started or times out and for a library that
+ * does not load. *out is NULL on failure. compile_ms (may be NULL) gets the
+ * wall time of the whole operation, failed or not. Safe to call from several
+ * threads at once. */
 loom_status loom_runtime_compile(const char *src, size_t len,
                                  const loom_runtime_cc_options *opt,
                                  LOOM_GIVE loom_runtime_lib **out,
