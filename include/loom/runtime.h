@@ -1,8 +1,9 @@
 /* The host runtime generated kernels run on: aligned arrays with deterministic
  * contents, compiling C source into a loaded shared object, timing calls, and
  * running code in a child process so that a kernel that crashes or hangs is
- * reported instead of taking the caller down. Nothing here keeps global state;
- * every call can be made from parallel workers on their own objects. */
+ * reported instead of taking the caller down. Nothing here keeps state of its
+ * own between calls; every call can be made from parallel workers on their
+ * own objects. */
 #ifndef LOOM_RUNTIME_H
 #define LOOM_RUNTIME_H
 
