@@ -1,8 +1,9 @@
 /* The host runtime generated kernels run on: aligned arrays with deterministic
  * contents, compiling C source into a loaded shared object, timing calls, and
  * running code in a child process so that a kernel that crashes or hangs is
- * reported instead of taking the caller down. Nothing here keeps global state;
- * every call can be made from parallel workers on their own objects. */
+ * reported instead of taking the caller down. Nothing here keeps state of its
+ * own between calls; every call can be made from parallel workers on their
+ * own objects. */
 #ifndef LOOM_RUNTIME_H
 #define LOOM_RUNTIME_H
 
@@ -53,11 +54,13 @@ loom_interp_array loom_runtime_array_view(LOOM_KEEP loom_runtime_array *a);
 /* ---- compiling ----------------------------------------------------------- */
 
 typedef struct loom_runtime_cc_options {
-  const char *cc;     /* NULL: $CC, else "cc"; split on spaces ("ccache gcc") */
-  const char *flags;  /* NULL: "-O3 -march=native"; split on spaces */
+  const char *cc;     /* NULL: $CC, else "cc"; split on blanks ("ccache gcc") */
+  const char *flags;  /* NULL: "-O3 -march=native"; split on blanks */
   bool openmp;        /* add -fopenmp */
   const char *tmpdir; /* where the private directory goes; NULL: $TMPDIR,
                          else /tmp */
+  double timeout_ms;  /* 0: no limit; past it the compiler and everything it
+                         started are killed and the compile fails */
 } loom_runtime_cc_options;
 
 /* A loaded shared object; its symbols stay valid until it is freed. */
@@ -65,13 +68,15 @@ typedef struct loom_runtime_lib loom_runtime_lib;
 
 /* Compiles src[0..len) as C into a shared object and loads it. The source
  * goes into a private directory (mkdtemp), the compiler runs without a shell
- * (posix_spawn, stdin from /dev/null, its output captured), the result is
- * dlopen()ed RTLD_NOW|RTLD_LOCAL, and the files and the directory are removed
- * whatever the outcome. opt may be NULL for the defaults. On a compile
- * failure returns LOOM_ERROR with a diagnostic whose notes carry the first
- * lines of the compiler's output; the same for a compiler that cannot be
- * started or a library that does not load. compile_ms (may be NULL) gets the
- * wall time of the whole operation. */
+ * (posix_spawn, in a process group of its own, stdin from /dev/null, its
+ * output captured), the result is dlopen()ed RTLD_NOW|RTLD_LOCAL, and the
+ * files and the directory are removed whatever the outcome. opt may be NULL
+ * for the defaults. On a compile failure returns LOOM_ERROR with a diagnostic
+ * whose notes carry the first lines of the compiler's output; LOOM_ERROR too
+ * for a compiler that cannot be started or times out and for a library that
+ * does not load. *out is NULL on failure. compile_ms (may be NULL) gets the
+ * wall time of the whole operation, failed or not. Safe to call from several
+ * threads at once. */
 loom_status loom_runtime_compile(const char *src, size_t len,
                                  const loom_runtime_cc_options *opt,
                                  LOOM_GIVE loom_runtime_lib **out,
@@ -88,8 +93,9 @@ typedef int32_t (*loom_runtime_kernel)(void **args);
 /* ---- timing ----------------------------------------------------------------
  * warmup calls first; then repeat measurements, each running the call number
  * times and dividing. number == 0 picks it so that one measurement lasts at
- * least min_repeat_ms. flush_cache writes over a buffer larger than the
- * last-level cache before each measurement, so each starts cold. */
+ * least min_repeat_ms. flush_cache writes over a buffer twice the size of
+ * the largest cache (at most 1 GiB) before each measurement, so each starts
+ * cold; the buffer is allocated per loom_runtime_time call. */
 typedef struct loom_runtime_timer_config {
   int warmup;
   int repeat;

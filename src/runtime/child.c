@@ -1,21 +1,16 @@
 /* Running code in a forked child so that a crash or a hang is a report, not
  * the end of the caller. The child is the leader of its own process group so
  * that one kill takes it and anything it started; the parent learns of its
- * end through a pipe whose write end only the child holds, and keeps the
- * child a zombie (waitid WNOWAIT) until the group is killed, so the group id
- * cannot have been reused by then. */
+ * end through a pipe whose write end only the child holds. */
 #define _GNU_SOURCE /* pipe2 */
 #include "runtime/runtime_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -43,7 +38,9 @@ static void child_main(int (*fn)(void *), void *ctx, int read_end,
                        pid_t parent) {
   setpgid(0, 0);
 #ifdef __linux__
-  /* Die with the parent; if it is already gone, leave at once. */
+  /* Die with the parent; if it is already gone, leave at once. The "parent"
+   * here is the forking thread, which stays in run_child until the child is
+   * reaped, so only the death of the whole process can fire this. */
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent)
     _exit(255);
@@ -64,49 +61,14 @@ static void child_main(int (*fn)(void *), void *ctx, int read_end,
   _exit(rc == 0 ? 0 : rc > 0 && rc < 256 ? rc : 255);
 }
 
-/* True when the child has ended; it is left a zombie. */
-static bool has_ended(pid_t pid, siginfo_t *si) {
-  memset(si, 0, sizeof *si);
-  return waitid(P_PID, (id_t)pid, si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-         si->si_pid == pid;
-}
-
-static void sleep_ms(double ms) {
-  struct timespec ts = {(time_t)(ms / 1e3),
-                        (long)(fmod(ms, 1e3) * 1e6)};
-  nanosleep(&ts, NULL);
-}
-
-/* Waits until the child ends or the deadline passes (deadline <= 0: none).
- * Returns true when it ended. A readable or hung-up pipe means the child is
- * exiting (or closed its end itself); from then on short sleeps take over. */
-static bool wait_end(pid_t pid, int read_end, double deadline, siginfo_t *si) {
-  bool use_pipe = true;
-  double nap = 0.05;
-  for (;;) {
-    if (has_ended(pid, si))
-      return true;
-    double left = deadline > 0 ? deadline - runtime_now_ms() : -1;
-    if (deadline > 0 && left <= 0)
-      return false;
-    if (use_pipe) {
-      struct pollfd p = {.fd = read_end, .events = POLLIN};
-      int ms = left < 0 ? -1 : (int)ceil(left);
-      if (poll(&p, 1, ms) > 0)
-        use_pipe = false;
-    } else {
-      sleep_ms(left >= 0 && left < nap ? left : nap);
-      nap = nap < 2 ? nap * 2 : 2;
-    }
-  }
-}
-
 loom_status loom_runtime_run_child(int (*fn)(void *ctx), void *ctx,
                                    double timeout_ms,
                                    loom_runtime_child_result *out,
                                    loom_diag *d) {
   memset(out, 0, sizeof *out);
   out->timeout_ms = timeout_ms;
+  if (!fn)
+    return loom_diag_error(d, (loom_loc){0}, "no function to run in the child");
   if (!(timeout_ms >= 0 && timeout_ms < 1e12))
     return loom_diag_error(d, (loom_loc){0},
                            "child timeout must be a non-negative number of "
@@ -130,20 +92,18 @@ loom_status loom_runtime_run_child(int (*fn)(void *ctx), void *ctx,
   /* Also here, so the group exists before any kill, whoever runs first. */
   setpgid(pid, pid);
   close(fds[1]);
-  siginfo_t si;
   double deadline = timeout_ms > 0 ? t0 + timeout_ms : 0;
-  bool ended = wait_end(pid, fds[0], deadline, &si);
+  int ended = runtime_wait_end(pid, fds[0], deadline);
+  int wait_errno = errno;
   close(fds[0]);
   out->ms = runtime_now_ms() - t0;
   out->pid = (int)pid;
-  /* The child is a zombie or still running, so pid is still its group's id. */
-  kill(-pid, SIGKILL);
-  int st;
-  while (waitpid(pid, &st, 0) < 0) {
-    if (errno != EINTR)
-      return loom_diag_error(d, (loom_loc){0}, "cannot reap child %d: %s",
-                             (int)pid, strerror(errno));
-  }
+  int st = 0;
+  if (runtime_finish(pid, &st) < 0 || ended < 0)
+    return loom_diag_error(d, (loom_loc){0},
+                           "cannot wait for child process %d: %s (is SIGCHLD "
+                           "ignored?)",
+                           (int)pid, strerror(ended < 0 ? wait_errno : errno));
   if (!ended) {
     out->kind = LOOM_RUNTIME_CHILD_TIMEOUT;
   } else if (WIFSIGNALED(st)) {

@@ -1,11 +1,13 @@
 /* Compiling C source into a shared object and loading it. The compiler runs
  * as a child without a shell, in a private directory that is removed before
  * returning, so thousands of compiles leave no files and no descriptors. */
+#define _GNU_SOURCE /* pipe2 */
 #include "runtime/runtime_impl.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +17,11 @@
 
 extern char **environ;
 
-/* Words of the command line are limited so a runaway flags string is an
- * error, not a huge allocation. */
-#define MAX_ARGS 256
+/* Words of the compiler command and flags are limited so a runaway flags
+ * string is an error, not a huge allocation; the rest of argv is the fixed
+ * tail (-fopenmp -shared -fPIC -o LIB SRC -lm NULL). */
+#define MAX_WORDS 248
+#define MAX_ARGS (MAX_WORDS + 8)
 /* How much of the compiler's output goes into the diagnostic. */
 #define MAX_LOG_LINES 20
 #define MAX_LOG_BYTES 4096
@@ -34,20 +38,21 @@ typedef struct workdir {
   char log[4096 + 16];
 } workdir;
 
-/* Splits s on spaces into argv[*argc..], copying into store (one NUL-separated
+static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+
+/* Splits s on blanks into argv[*argc..], copying into store (one NUL-separated
  * copy per string). Returns 0 when the words do not fit. */
 static int split_words(const char *s, char *store, int *argc, char **argv) {
-  char *w = store;
-  strcpy(w, s);
-  for (char *p = w; *p;) {
-    while (*p == ' ')
+  strcpy(store, s);
+  for (char *p = store; *p;) {
+    while (is_blank(*p))
       *p++ = 0;
     if (!*p)
       break;
-    if (*argc >= MAX_ARGS - 8)
+    if (*argc >= MAX_WORDS)
       return 0;
     argv[(*argc)++] = p;
-    while (*p && *p != ' ')
+    while (*p && !is_blank(*p))
       p++;
   }
   return 1;
@@ -105,42 +110,102 @@ static void note_log(const char *path, loom_diag *d) {
   }
 }
 
-/* Runs the compiler and waits for it. stdout and stderr go to w->log. */
-static loom_status run_compiler(char **argv, const workdir *w, loom_diag *d) {
+/* Spawn attributes for the compiler: a process group of its own (so a
+ * timeout kills the driver and every pass it started), no blocked signals
+ * and default actions where the caller may have changed them (an ignored
+ * SIGCHLD would break the driver's own waits). */
+static int init_attr(posix_spawnattr_t *attr) {
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGCHLD);
+  sigaddset(&defaults, SIGPIPE);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  int rc = posix_spawnattr_init(attr);
+  if (rc)
+    return rc;
+  rc = posix_spawnattr_setflags(attr, POSIX_SPAWN_SETPGROUP |
+                                          POSIX_SPAWN_SETSIGMASK |
+                                          POSIX_SPAWN_SETSIGDEF);
+  if (!rc)
+    rc = posix_spawnattr_setpgroup(attr, 0);
+  if (!rc)
+    rc = posix_spawnattr_setsigmask(attr, &none);
+  if (!rc)
+    rc = posix_spawnattr_setsigdefault(attr, &defaults);
+  if (rc)
+    posix_spawnattr_destroy(attr);
+  return rc;
+}
+
+/* Starts the compiler with stdin from /dev/null, stdout and stderr into
+ * w->log, and fd 3 the write end of a pipe (so its end wakes the wait). */
+static int spawn(char **argv, const workdir *w, int pipe_write, pid_t *pid) {
   posix_spawn_file_actions_t fa;
-  if (posix_spawn_file_actions_init(&fa))
-    return LOOM_NOMEM;
-  int rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawnattr_t attr;
+  int rc = posix_spawn_file_actions_init(&fa);
+  if (rc)
+    return rc;
+  rc = init_attr(&attr);
+  if (rc) {
+    posix_spawn_file_actions_destroy(&fa);
+    return rc;
+  }
+  rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   if (!rc)
     rc = posix_spawn_file_actions_addopen(&fa, 1, w->log,
                                           O_WRONLY | O_CREAT | O_TRUNC, 0600);
   if (!rc)
     rc = posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  pid_t pid = 0;
   if (!rc)
-    rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    rc = posix_spawn_file_actions_adddup2(&fa, pipe_write, 3);
+  if (!rc)
+    rc = posix_spawnp(pid, argv[0], &fa, &attr, argv, environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
-  if (rc)
+  return rc;
+}
+
+/* Runs the compiler and waits for it, at most timeout_ms (0: no limit). */
+static loom_status run_compiler(char **argv, const workdir *w,
+                                double timeout_ms, loom_diag *d) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) < 0)
+    return loom_diag_error(d, (loom_loc){0}, "cannot make a pipe: %s",
+                           strerror(errno));
+  double t0 = runtime_now_ms();
+  pid_t pid = 0;
+  int rc = spawn(argv, w, fds[1], &pid);
+  close(fds[1]);
+  if (rc) {
+    close(fds[0]);
     return loom_diag_error(d, (loom_loc){0}, "cannot run the C compiler '%s': %s",
                            argv[0], strerror(rc));
-  int st;
-  while (waitpid(pid, &st, 0) < 0) {
-    if (errno != EINTR)
-      return loom_diag_error(d, (loom_loc){0},
-                             "cannot wait for the C compiler '%s': %s", argv[0],
-                             strerror(errno));
   }
-  if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+  int ended = runtime_wait_end(pid, fds[0], timeout_ms > 0 ? t0 + timeout_ms : 0);
+  int wait_errno = errno;
+  close(fds[0]);
+  int st = 0;
+  if (runtime_finish(pid, &st) < 0 || ended < 0)
+    return loom_diag_error(d, (loom_loc){0},
+                           "cannot wait for the C compiler '%s': %s", argv[0],
+                           strerror(ended < 0 ? wait_errno : errno));
+  if (!ended) {
+    loom_diag_error(d, (loom_loc){0},
+                    "the C compiler '%s' timed out after %.0f ms", argv[0],
+                    timeout_ms);
+  } else if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
     return LOOM_OK;
-  /* glibc's posix_spawnp reports a missing program as exit status 127. */
-  if (WIFEXITED(st))
+  } else if (WIFEXITED(st)) {
     loom_diag_error(d, (loom_loc){0},
                     "the C compiler '%s' failed with exit status %d", argv[0],
                     WEXITSTATUS(st));
-  else
+  } else {
     loom_diag_error(d, (loom_loc){0},
                     "the C compiler '%s' was killed by signal %d", argv[0],
                     WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  }
   note_log(w->log, d);
   return LOOM_ERROR;
 }
@@ -182,7 +247,7 @@ static loom_status build_and_load(const char *src, size_t len,
     st = loom_diag_error(d, (loom_loc){0},
                          "bad compiler command '%s %s' (empty, or more than %d "
                          "words)",
-                         cc, flags, MAX_ARGS - 8);
+                         cc, flags, MAX_WORDS);
   if (st == LOOM_OK) {
     if (opt && opt->openmp)
       argv[argc++] = "-fopenmp";
@@ -196,7 +261,7 @@ static loom_status build_and_load(const char *src, size_t len,
     st = write_all(w->src, src, len, d);
   }
   if (st == LOOM_OK)
-    st = run_compiler(argv, w, d);
+    st = run_compiler(argv, w, opt ? opt->timeout_ms : 0, d);
   if (st == LOOM_OK) {
     *handle = dlopen(w->lib, RTLD_NOW | RTLD_LOCAL);
     if (!*handle) {

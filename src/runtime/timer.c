@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #define FALLBACK_CACHE_BYTES ((size_t)64 << 20)
+#define MAX_FLUSH_BYTES ((size_t)1 << 30)
 /* Limits that keep a configuration from running for days or overflowing. */
 #define MAX_REPEAT 100000
 #define MAX_NUMBER 1000000000
@@ -83,6 +84,14 @@ static void flush(unsigned char *buf, size_t n) {
   volatile unsigned char *p = buf;
   for (size_t i = 0; i < n; i += 64)
     p[i] = (unsigned char)(p[i] + 1);
+}
+
+/* Twice the largest cache, so that what survives a pass is never the
+ * kernel's data whatever the replacement policy; capped, because a bogus
+ * size from the system must not cost gigabytes per measurement. */
+static size_t flush_bytes(void) {
+  size_t n = loom_runtime_cache_bytes();
+  return n > MAX_FLUSH_BYTES / 2 ? MAX_FLUSH_BYTES : n * 2;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -171,6 +180,8 @@ loom_status loom_runtime_time(int (*call)(void *ctx), void *ctx,
                               loom_runtime_timing *out, loom_diag *d) {
   loom_runtime_timer_config c = cfg ? *cfg : loom_runtime_timer_default();
   memset(out, 0, sizeof *out);
+  if (!call)
+    return loom_diag_error(d, (loom_loc){0}, "no function to time");
   TRY(check_config(&c, d));
   double ms;
   TRY(run_calls(call, ctx, c.warmup, "warm-up", &ms, d));
@@ -178,7 +189,7 @@ loom_status loom_runtime_time(int (*call)(void *ctx), void *ctx,
   if (number == 0)
     TRY(choose_number(call, ctx, c.min_repeat_ms, &number, d));
   double *per_call = malloc((size_t)c.repeat * sizeof *per_call);
-  size_t flush_n = c.flush_cache ? loom_runtime_cache_bytes() * 2 : 0;
+  size_t flush_n = c.flush_cache ? flush_bytes() : 0;
   unsigned char *buf = flush_n ? calloc(flush_n, 1) : NULL;
   if (!per_call || (flush_n && !buf)) {
     free(per_call);

@@ -1,11 +1,14 @@
-/* Helpers the runtime tests share: compiling a kernel at -O1 and counting
- * open descriptors. */
+/* Helpers the runtime tests share: compiling a kernel at -O1, counting open
+ * descriptors and directory entries, sleeping, and telling whether a process
+ * is gone. */
 #ifndef LOOM_TEST_RT_UTIL_H
 #define LOOM_TEST_RT_UTIL_H
 
 #include "loom/runtime.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +51,23 @@ static inline int count_fds(void) { return count_entries("/proc/self/fd"); }
 static inline void sleep_ms(long ms) {
   struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
   nanosleep(&ts, NULL);
+}
+
+/* True when no process pid exists, or only as a zombie (a container's first
+ * process may be slow to reap what it inherits). */
+static inline int is_gone(int pid) {
+  if (kill(pid, 0) < 0 && errno == ESRCH)
+    return 1;
+  char path[64], buf[256];
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return 1;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  char *paren = strrchr(buf, ')');
+  return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
 }
 
 #endif

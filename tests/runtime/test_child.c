@@ -1,7 +1,8 @@
 /* Isolation: code run in a child comes back as a report. A kernel that
  * dereferences NULL is SIGSEGV, an endless loop is a timeout within bounded
  * time with nothing left running (not even a process the child started),
- * writes to shared memory reach the parent, and many runs leak nothing. */
+ * writes to shared memory reach the parent (kernel outputs, a timing taken
+ * in the child), OpenMP works in a child, and many runs leak nothing. */
 #define _DEFAULT_SOURCE /* kill, sleep, pause in a strict C11 build */
 #include "loom/runtime.h"
 #include "rt_util.h"
@@ -42,23 +43,6 @@ static int run_call(void *ctx) {
 
 static int return_value(void *ctx) { return *(int *)ctx; }
 
-/* True when no process pid exists, or only as a zombie (a container's first
- * process may be slow to reap what it inherits). */
-static int is_gone(int pid) {
-  if (kill(pid, 0) < 0 && errno == ESRCH)
-    return 1;
-  char path[64], buf[256];
-  snprintf(path, sizeof path, "/proc/%d/stat", pid);
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return 1;
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = 0;
-  char *paren = strrchr(buf, ')');
-  return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
-}
-
 static void test_exit_codes(void) {
   int values[] = {0, 3, 255, 256, -1};
   int kinds[] = {LOOM_RUNTIME_CHILD_OK, LOOM_RUNTIME_CHILD_EXIT,
@@ -93,6 +77,9 @@ static void test_exit_codes(void) {
   loom_diag_init(&d);
   CHECK(loom_runtime_run_child(return_value, &values[0], -5, &r, &d) == LOOM_ERROR);
   CHECK_CONTAINS(d.msg, "timeout");
+  loom_diag_free(&d);
+  loom_diag_init(&d);
+  CHECK(loom_runtime_run_child(NULL, NULL, 0, &r, &d) == LOOM_ERROR);
   loom_diag_free(&d);
 }
 
@@ -150,6 +137,45 @@ static void test_kernels(loom_runtime_lib *lib) {
   loom_diag_free(&d);
 }
 
+/* A runner's shape: the child times a kernel and hands the timing back
+ * through shared memory. */
+typedef struct timed_call {
+  call c;
+  loom_runtime_timing *timing; /* shared */
+} timed_call;
+
+static int time_in_child(void *ctx) {
+  timed_call *t = ctx;
+  loom_runtime_timer_config cfg = {.warmup = 1, .repeat = 3, .number = 2};
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_status st = loom_runtime_time(run_call, &t->c, &cfg, t->timing, &d);
+  loom_diag_free(&d);
+  return st == LOOM_OK ? 0 : 1;
+}
+
+static void test_timing_in_child(loom_runtime_lib *lib) {
+  loom_runtime_kernel iota = (loom_runtime_kernel)loom_runtime_lib_symbol(lib, "iota");
+  loom_runtime_timing *timing = loom_runtime_shared_alloc(sizeof *timing);
+  int64_t n = 100000;
+  loom_runtime_array *a = loom_runtime_array_new(LOOM_INT32, &n, 1, 0);
+  CHECK(iota && timing && a);
+  if (iota && timing && a) {
+    void *args[2] = {a->data, &n};
+    timed_call t = {{iota, args}, timing};
+    loom_runtime_child_result r;
+    loom_diag d;
+    loom_diag_init(&d);
+    CHECK(loom_runtime_run_child(time_in_child, &t, 10000, &r, &d) == LOOM_OK);
+    CHECK(r.kind == LOOM_RUNTIME_CHILD_OK);
+    CHECK(timing->repeat == 3 && timing->number == 2);
+    CHECK(timing->median_ms > 0 && timing->median_ms < r.ms);
+    loom_diag_free(&d);
+  }
+  loom_runtime_array_free(a);
+  loom_runtime_shared_free(timing, sizeof *timing);
+}
+
 /* The child starts a process of its own that would sleep for a minute, then
  * hangs; the timeout must take the grandchild down with it. */
 static int fork_and_hang(void *ctx) {
@@ -184,6 +210,62 @@ static void test_grandchild_killed(void) {
   CHECK(gone);
   loom_diag_free(&d);
   loom_runtime_shared_free(shared, sizeof(int));
+}
+
+/* The child starts a process that would sleep for a minute, then returns at
+ * once. That process holds the pipe the parent waits on, yet the run must end
+ * promptly with no limit set, and the process must be killed with the group. */
+static int fork_and_return(void *ctx) {
+  volatile int *grandchild = ctx;
+  pid_t p = fork();
+  if (p == 0) {
+    sleep(60);
+    _exit(0);
+  }
+  *grandchild = (int)p;
+  return 4;
+}
+
+static void test_grandchild_after_exit(void) {
+  int *shared = loom_runtime_shared_alloc(sizeof(int));
+  CHECK(shared != NULL);
+  if (!shared)
+    return;
+  loom_runtime_child_result r;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_runtime_run_child(fork_and_return, shared, 0, &r, &d) == LOOM_OK);
+  CHECK(r.kind == LOOM_RUNTIME_CHILD_EXIT && r.exit_code == 4);
+  CHECK(r.ms < 2000);
+  CHECK(*shared > 0);
+  int gone = 0;
+  for (int i = 0; i < 200 && !gone && *shared > 0; i++) {
+    gone = is_gone(*shared);
+    if (!gone)
+      sleep_ms(5);
+  }
+  CHECK(gone);
+  loom_diag_free(&d);
+  loom_runtime_shared_free(shared, sizeof(int));
+}
+
+/* With SIGCHLD ignored the system reaps children itself and they cannot be
+ * waited for: the run is an error naming the likely cause, not a hang. */
+static void test_sigchld_ignored(void) {
+  struct sigaction ign, old;
+  memset(&ign, 0, sizeof ign);
+  ign.sa_handler = SIG_IGN;
+  sigemptyset(&ign.sa_mask);
+  sigaction(SIGCHLD, &ign, &old);
+  int v = 0;
+  loom_runtime_child_result r;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_runtime_run_child(return_value, &v, 5000, &r, &d) == LOOM_ERROR);
+  CHECK_CONTAINS(d.msg, "SIGCHLD");
+  CHECK(r.ms < 4000);
+  loom_diag_free(&d);
+  sigaction(SIGCHLD, &old, NULL);
 }
 
 /* Many short runs: no descriptor or child left over. */
@@ -252,11 +334,15 @@ int main(void) {
   test_exit_codes();
   loom_runtime_lib *lib = compile_src(kernels_src, false);
   CHECK(lib != NULL);
-  if (lib)
+  if (lib) {
     test_kernels(lib);
+    test_timing_in_child(lib);
+  }
   loom_runtime_lib_free(lib);
   test_grandchild_killed();
+  test_grandchild_after_exit();
   test_openmp_in_child();
+  test_sigchld_ignored();
   test_no_leaks();
   return test_summary("runtime_child");
 }

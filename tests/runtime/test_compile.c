@@ -8,7 +8,9 @@
 #include "test.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* C[i, j] = A[i, k] * B[k, j] summed over k, plus a scalar bias. */
@@ -67,9 +69,13 @@ static void test_matmul_kernel(void) {
   loom_runtime_lib_free(lib);
 }
 
+/* Every failure is an error with the cause in the diagnostic, and leaves
+ * nothing in the temporary directory. */
 static void test_compile_error(void) {
+  char dir[] = "/tmp/loom-rt-test-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
   const char *src = "int f(void) { return undeclared_thing_42; }\n";
-  loom_runtime_cc_options opt = {.flags = "-O0"};
+  loom_runtime_cc_options opt = {.flags = "-O0", .tmpdir = dir};
   loom_runtime_lib *lib = (loom_runtime_lib *)&opt; /* must be reset to NULL */
   double ms = -1;
   loom_diag d;
@@ -104,6 +110,22 @@ static void test_compile_error(void) {
   loom_buf_free(&b);
   loom_diag_free(&d);
 
+  /* Builds, but does not load: RTLD_NOW resolves every symbol up front. */
+  const char *unresolved =
+      "extern int loom_missing_symbol_xyz;\n"
+      "int f(void) { return loom_missing_symbol_xyz; }\n";
+  opt.flags = "-O0";
+  loom_diag_init(&d);
+  CHECK(loom_runtime_compile(unresolved, strlen(unresolved), &opt, &lib, NULL, &d) ==
+        LOOM_ERROR);
+  CHECK(lib == NULL);
+  CHECK_CONTAINS(d.msg, "cannot load");
+  CHECK_CONTAINS(d.msg, "loom_missing_symbol_xyz");
+  loom_diag_free(&d);
+
+  CHECK(count_entries(dir) == 0);
+  rmdir(dir);
+
   /* A temporary directory that cannot be made. */
   opt.flags = "-O1";
   opt.tmpdir = "/nonexistent/loom/dir";
@@ -111,6 +133,49 @@ static void test_compile_error(void) {
   CHECK(loom_runtime_compile(good, strlen(good), &opt, &lib, NULL, &d) == LOOM_ERROR);
   CHECK_CONTAINS(d.msg, "/nonexistent/loom/dir");
   loom_diag_free(&d);
+}
+
+/* A compiler that hangs: a script that starts a long sleep and waits for
+ * it. Under a 300 ms limit the compile fails in bounded time, and the sleep
+ * it started is killed with it. */
+static void test_compiler_timeout(void) {
+  char dir[] = "/tmp/loom-rt-test-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  char script[128], pidfile[128];
+  snprintf(script, sizeof script, "%s/hang-cc", dir);
+  snprintf(pidfile, sizeof pidfile, "%s/pid", dir);
+  FILE *f = fopen(script, "w");
+  CHECK(f != NULL);
+  if (!f)
+    return;
+  fprintf(f, "#!/bin/sh\nsleep 60 &\necho $! > %s\nwait\n", pidfile);
+  fclose(f);
+  chmod(script, 0700);
+  loom_runtime_cc_options opt = {.cc = script, .flags = "", .timeout_ms = 300};
+  loom_runtime_lib *lib = NULL;
+  double ms = 0;
+  loom_diag d;
+  loom_diag_init(&d);
+  const char *src = "int f(void) { return 0; }\n";
+  CHECK(loom_runtime_compile(src, strlen(src), &opt, &lib, &ms, &d) == LOOM_ERROR);
+  CHECK_CONTAINS(d.msg, "timed out after 300 ms");
+  CHECK(lib == NULL && ms >= 299 && ms < 5000);
+  loom_diag_free(&d);
+  int pid = 0;
+  f = fopen(pidfile, "r");
+  CHECK(f && fscanf(f, "%d", &pid) == 1 && pid > 0);
+  if (f)
+    fclose(f);
+  int gone = 0;
+  for (int i = 0; i < 200 && !gone && pid > 0; i++) {
+    gone = is_gone(pid);
+    if (!gone)
+      sleep_ms(5);
+  }
+  CHECK(gone);
+  unlink(pidfile);
+  unlink(script);
+  rmdir(dir);
 }
 
 /* Fifty compile, call and free cycles in a private temporary directory: the
@@ -144,6 +209,45 @@ static void test_no_leaks(void) {
   CHECK(count_fds() == fds_before);
   CHECK(count_entries(dir) == 0);
   rmdir(dir);
+}
+
+/* Compiles from two threads at once, as a parallel builder does; each
+ * library must be its own. */
+typedef struct worker {
+  int base, wrong;
+} worker;
+
+static void *compile_worker(void *arg) {
+  worker *w = arg;
+  for (int i = 0; i < 4; i++) {
+    char src[128];
+    snprintf(src, sizeof src, "int value(void) { return %d; }\n", w->base + i);
+    loom_runtime_cc_options opt = {.flags = "-O0\t-g0\n"};
+    loom_runtime_lib *lib = NULL;
+    loom_diag d;
+    loom_diag_init(&d);
+    if (loom_runtime_compile(src, strlen(src), &opt, &lib, NULL, &d) != LOOM_OK) {
+      w->wrong++;
+    } else {
+      int (*value)(void) = (int (*)(void))loom_runtime_lib_symbol(lib, "value");
+      w->wrong += !value || value() != w->base + i;
+      loom_runtime_lib_free(lib);
+    }
+    loom_diag_free(&d);
+  }
+  return NULL;
+}
+
+static void test_parallel_compiles(void) {
+  worker ws[2] = {{100, 0}, {200, 0}};
+  pthread_t th[2];
+  int started = 0;
+  for (int i = 0; i < 2; i++)
+    started += pthread_create(&th[i], NULL, compile_worker, &ws[i]) == 0;
+  CHECK(started == 2);
+  for (int i = 0; i < started; i++)
+    pthread_join(th[i], NULL);
+  CHECK(ws[0].wrong == 0 && ws[1].wrong == 0);
 }
 
 static const char *omp_src =
@@ -205,7 +309,9 @@ static void test_openmp(void) {
 int main(void) {
   test_matmul_kernel();
   test_compile_error();
+  test_compiler_timeout();
   test_no_leaks();
+  test_parallel_compiles();
   test_openmp();
   return test_summary("runtime_compile");
 }
