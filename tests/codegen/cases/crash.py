@@ -1,6 +1,6 @@
 # A kernel that writes far outside its buffer: the child running it dies of
 # SIGSEGV, and loom run reports that and exits 1.
-# run-error: the compiled kernel failed: killed by signal 11 (SIGSEGV)
+# run-error: the kernel failed: killed by signal 11 (SIGSEGV)
 # from tvm.script import tir as T
 
 @T.prim_func

@@ -1,7 +1,7 @@
 # A kernel that would run for centuries: loom run kills it at the timeout,
 # reports that and exits 1.
 # run: --timeout 300
-# run-error: the compiled kernel failed: timed out after 300 ms
+# run-error: the kernel failed: timed out after 300 ms
 # from tvm.script import tir as T
 
 @T.prim_func

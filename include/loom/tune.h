@@ -1,0 +1,86 @@
+/* The tuning engine's measuring half: the builder turns candidate prim funcs
+ * into loaded kernels (many per C file, files compiled in parallel), and the
+ * runner measures them on seeded inputs, each in a child process, checking
+ * results against the reference interpreter. A candidate that fails to
+ * build, crashes, hangs or computes a wrong result is a failure with a
+ * reason; the others are unaffected. */
+#ifndef LOOM_TUNE_H
+#define LOOM_TUNE_H
+
+#include "loom/interp.h"
+#include "loom/runtime.h"
+
+/* The calling convention of include/loom/codegen.h. */
+typedef int32_t (*loom_kernel)(void *const *args, const int64_t *const *shapes);
+
+/* ---- builder -------------------------------------------------------------- */
+
+typedef struct loom_builder_options {
+  int per_file;       /* candidates per C file; 0: 32 */
+  int jobs;           /* compiles at once; 0: the online CPUs */
+  double timeout_ms;  /* per compile; 0: 60000 */
+  const char *cflags; /* NULL: $LOOM_CFLAGS, else "-O3 -march=native" */
+} loom_builder_options;
+
+typedef struct loom_built {
+  loom_kernel kernel; /* NULL when the candidate failed */
+  char *error;        /* heap; why it failed */
+  double compile_ms;  /* its share of its file's compile time */
+} loom_built;
+
+typedef struct loom_build_set {
+  loom_built *items;  /* one per candidate, in order */
+  int n;
+  loom_runtime_lib **libs; /* the loaded files; kernels live as long */
+  int n_libs;
+  double wall_ms;     /* the whole build */
+} loom_build_set;
+
+/* Builds funcs[0..n). Fails only when out of memory; each candidate's own
+ * failure (the C backend refusing it, the compiler rejecting it or timing
+ * out) is in its item. A file that fails to compile is compiled again one
+ * candidate at a time, so a failure names its candidate. */
+loom_status loom_tune_build(const loom_func *const *funcs, int n,
+                            const loom_builder_options *o, loom_build_set *out);
+void loom_tune_build_free(loom_build_set *b);
+
+#endif
+
+/* ---- runner --------------------------------------------------------------- */
+
+typedef struct loom_runner_options {
+  int repeat;            /* measurements; 0: 3 */
+  double min_repeat_ms;  /* calls per measurement are chosen to last this; 0: 2 */
+  bool flush_cache;      /* write over the last-level cache before each */
+  double timeout_ms;     /* per candidate, build to last measurement; 0: 10000 */
+  uint64_t seed;         /* inputs are those of `loom interp --seed` */
+  bool check;            /* compare the first call's result with the interpreter's */
+  const int64_t *scalars;/* per parameter of the workload; NULL when none */
+  int threads;           /* OpenMP threads of parallel loops; 0: the default */
+  void (*set_threads)(int); /* how to set them: loom_set_num_threads of a lib */
+  /* Called once the inputs are seeded, to change some (NULL: none): values
+   * that must be valid indices, say. inputs has one array per parameter
+   * (NULL for scalars). */
+  void (*fill_hook)(void *ctx, const loom_func *f, loom_interp_array **inputs);
+  void *fill_ctx;
+} loom_runner_options;
+
+typedef struct loom_measured {
+  loom_runtime_timing timing; /* valid when error is NULL */
+  char *error;                /* heap; why the candidate failed */
+} loom_measured;
+
+/* Measures kernels[0..n), all implementations of workload (same
+ * parameters), on the same seeded inputs, each in a child process: a crash,
+ * a hang past the timeout, a nonzero return or (with check) a result that
+ * differs from the interpreter's beyond the tolerance of docs/cli.md is that
+ * candidate's error. A NULL kernel is skipped with the error "not built".
+ * Fails only when the inputs cannot be made or the interpreter cannot run
+ * the workload (d says why). */
+loom_status loom_tune_run(const loom_func *workload, const loom_kernel *kernels,
+                          int n, const loom_runner_options *o,
+                          loom_measured *out, loom_diag *d);
+void loom_tune_measured_free(loom_measured *m, int n);
+
+/* The relative and absolute tolerance results of dtype t are checked with. */
+double loom_tune_tolerance(loom_dtype t);
