@@ -1,0 +1,127 @@
+/* The builder and the runner on a batch of candidates for one workload:
+ * good ones, one the C backend refuses, one that crashes, one that hangs
+ * and one that computes the wrong thing. Every failure is that candidate's
+ * alone, with its reason; the good ones are measured and checked. */
+#include "loom/script.h"
+#include "loom/tune.h"
+#include "test.h"
+
+#include <stdlib.h>
+
+#define N_GOOD 12
+
+static const char *workload =
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n"
+    "    for i in range(64):\n"
+    "        with T.block(\"B\"):\n"
+    "            vi = T.axis.spatial(64, i)\n"
+    "            B[vi] = A[vi] * T.float32(2.0) + T.float32(1.0)\n";
+
+/* Implementations of the workload: split loops of every factor. */
+static void good_candidate(loom_buf *b, int k) {
+  int f = 1 << (k % 7), outer = 64 / f;
+  loom_buf_printf(b,
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n"
+      "    for io in range(%d):\n"
+      "        for ii in %s(%d):\n"
+      "            with T.block(\"B\"):\n"
+      "                vi = T.axis.spatial(64, io * %d + ii)\n"
+      "                B[vi] = A[vi] * T.float32(2.0) + T.float32(1.0)\n",
+      outer, k % 2 ? "T.vectorized" : "range", f, f);
+}
+
+static const char *bad[] = {
+    /* refused by the C backend */
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n"
+    "    T.evaluate(T.call_extern(\"void\", \"nowhere\", 1))\n",
+    /* crashes */
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n"
+    "    for i in range(64):\n"
+    "        B[T.int64(1099511627776) * T.Cast(\"int64\", i + 1)] = A[i]\n",
+    /* hangs */
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n"
+    "    for i in range(T.int64(4611686018427387904)):\n"
+    "        B[0] = B[0] * T.float32(0.5) + A[0]\n",
+    /* wrong */
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n"
+    "    for i in range(64):\n"
+    "        B[i] = A[i] * T.float32(2.0) + T.float32(1.5)\n",
+};
+#define N_BAD 4
+
+static const loom_func *read_func(loom_arena *a, const char *text) {
+  loom_module *m;
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_status st = loom_script_read(text, strlen(text), "t.py", a, &m, &d);
+  if (st != LOOM_OK)
+    fprintf(stderr, "read: %s\n", d.msg);
+  loom_diag_free(&d);
+  return st == LOOM_OK ? m->funcs[0] : NULL;
+}
+
+int main(void) {
+  loom_arena *a = loom_arena_new();
+  const loom_func *w = read_func(a, workload);
+  const loom_func *cands[N_GOOD + N_BAD];
+  for (int k = 0; k < N_GOOD; k++) {
+    loom_buf b;
+    loom_buf_init(&b);
+    good_candidate(&b, k);
+    cands[k] = read_func(a, b.data);
+    loom_buf_free(&b);
+  }
+  for (int k = 0; k < N_BAD; k++)
+    cands[N_GOOD + k] = read_func(a, bad[k]);
+  int n = N_GOOD + N_BAD;
+  for (int k = 0; k < n; k++)
+    CHECK(cands[k] != NULL);
+
+  loom_builder_options bo = {.per_file = 5, .jobs = 2, .cflags = "-O1"};
+  loom_build_set b;
+  CHECK(loom_tune_build(cands, n, &bo, &b) == LOOM_OK);
+  CHECK(b.n == n);
+  CHECK(b.n_libs == 3); /* 15 printable candidates, 5 per file */
+  for (int k = 0; k < n; k++)
+    CHECK((b.items[k].kernel != NULL) == (k != N_GOOD));
+  CHECK_CONTAINS(b.items[N_GOOD].error, "cannot call extern function nowhere");
+
+  loom_kernel kernels[N_GOOD + N_BAD];
+  for (int k = 0; k < n; k++)
+    kernels[k] = b.items[k].kernel;
+  loom_runner_options ro = {.repeat = 2, .timeout_ms = 500, .seed = 3, .check = true};
+  loom_measured m[N_GOOD + N_BAD];
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_tune_run(w, kernels, n, &ro, m, &d) == LOOM_OK);
+  for (int k = 0; k < N_GOOD; k++) {
+    if (m[k].error)
+      fprintf(stderr, "candidate %d: %s\n", k, m[k].error);
+    CHECK(m[k].error == NULL && m[k].timing.repeat == 2 && m[k].timing.median_ms > 0);
+  }
+  CHECK_STREQ(m[N_GOOD].error, "not built");
+  CHECK_CONTAINS(m[N_GOOD + 1].error, "killed by signal 11 (SIGSEGV)");
+  CHECK_CONTAINS(m[N_GOOD + 2].error, "timed out after 500 ms");
+  CHECK_CONTAINS(m[N_GOOD + 3].error, "wrong result: B differs from the interpreter");
+  loom_tune_measured_free(m, n);
+  loom_tune_build_free(&b);
+
+  /* A compiler that rejects every file: each candidate is retried alone and
+   * fails with the compiler's message. */
+  loom_builder_options broken = {.per_file = 8, .jobs = 2, .cflags = "-O1 -fno-such-flag-anywhere"};
+  CHECK(loom_tune_build(cands, 3, &broken, &b) == LOOM_OK);
+  for (int k = 0; k < 3; k++) {
+    CHECK(b.items[k].kernel == NULL);
+    CHECK_CONTAINS(b.items[k].error, "C compiler");
+  }
+  loom_tune_build_free(&b);
+  loom_diag_free(&d);
+  loom_arena_free(a);
+  return test_summary("tune");
+}
