@@ -32,6 +32,7 @@ bench: all
 	cmake --build build -j $(JOBS) --target benches
 	build/bench/bench_script
 	build/bench/bench_codegen
+	build/bench/bench_runtime
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -31,7 +31,7 @@ static const char *matmul_src =
     "}\n";
 
 typedef struct call {
-  loom_runtime_kernel k;
+  int32_t (*k)(void **args);
   void **args;
 } call;
 
@@ -104,7 +104,7 @@ int main(void) {
   loom_runtime_array_fill(B, 2);
 
   void *args[4] = {A->data, B->data, C->data, &n};
-  call c = {(loom_runtime_kernel)loom_runtime_lib_symbol(lib, "mm"), args};
+  call c = {(int32_t (*)(void **))loom_runtime_lib_symbol(lib, "mm"), args};
   for (int flush = 0; flush <= 1; flush++) {
     loom_runtime_timer_config cfg = loom_runtime_timer_default();
     cfg.flush_cache = flush;

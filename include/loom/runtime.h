@@ -85,11 +85,6 @@ loom_status loom_runtime_compile(const char *src, size_t len,
 void *loom_runtime_lib_symbol(loom_runtime_lib *lib, const char *name);
 void loom_runtime_lib_free(LOOM_TAKE loom_runtime_lib *lib);
 
-/* The calling convention of generated kernels: args[i] is the data pointer of
- * buffer parameter i, or a pointer to an int64_t holding scalar parameter i.
- * A nonzero return reports a failure found at run time (a failed assert). */
-typedef int32_t (*loom_runtime_kernel)(void **args);
-
 /* ---- timing ----------------------------------------------------------------
  * warmup calls first; then repeat measurements, each running the call number
  * times and dividing. number == 0 picks it so that one measurement lasts at

@@ -14,6 +14,10 @@
 #include <string.h>
 #include <time.h>
 
+/* The hand-written kernels of these tests take only their arguments; the C
+ * backend's also take shapes (include/loom/codegen.h). */
+typedef int32_t (*test_kernel)(void **args);
+
 /* Compiles src with -O1 (fast to build); NULL with the diagnostic printed
  * when it fails. */
 static inline loom_runtime_lib *compile_src(const char *src, bool openmp) {

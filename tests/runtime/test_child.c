@@ -32,7 +32,7 @@ static const char *kernels_src =
 
 /* A kernel and its arguments, as a child runs them. */
 typedef struct call {
-  loom_runtime_kernel kernel;
+  test_kernel kernel;
   void **args;
 } call;
 
@@ -84,11 +84,11 @@ static void test_exit_codes(void) {
 }
 
 static void test_kernels(loom_runtime_lib *lib) {
-  loom_runtime_kernel null_deref =
-      (loom_runtime_kernel)loom_runtime_lib_symbol(lib, "null_deref");
-  loom_runtime_kernel spin =
-      (loom_runtime_kernel)loom_runtime_lib_symbol(lib, "spin_forever");
-  loom_runtime_kernel iota = (loom_runtime_kernel)loom_runtime_lib_symbol(lib, "iota");
+  test_kernel null_deref =
+      (test_kernel)loom_runtime_lib_symbol(lib, "null_deref");
+  test_kernel spin =
+      (test_kernel)loom_runtime_lib_symbol(lib, "spin_forever");
+  test_kernel iota = (test_kernel)loom_runtime_lib_symbol(lib, "iota");
   CHECK(null_deref && spin && iota);
   if (!null_deref || !spin || !iota)
     return;
@@ -155,7 +155,7 @@ static int time_in_child(void *ctx) {
 }
 
 static void test_timing_in_child(loom_runtime_lib *lib) {
-  loom_runtime_kernel iota = (loom_runtime_kernel)loom_runtime_lib_symbol(lib, "iota");
+  test_kernel iota = (test_kernel)loom_runtime_lib_symbol(lib, "iota");
   loom_runtime_timing *timing = loom_runtime_shared_alloc(sizeof *timing);
   int64_t n = 100000;
   loom_runtime_array *a = loom_runtime_array_new(LOOM_INT32, &n, 1, 0);
@@ -304,7 +304,7 @@ static void test_openmp_in_child(void) {
   CHECK(lib != NULL);
   if (!lib)
     return;
-  loom_runtime_kernel k = (loom_runtime_kernel)loom_runtime_lib_symbol(lib, "twice");
+  test_kernel k = (test_kernel)loom_runtime_lib_symbol(lib, "twice");
   int64_t n = 1 << 16;
   loom_runtime_array *a = loom_runtime_array_new(LOOM_FLOAT32, &n, 1, LOOM_RUNTIME_SHARED);
   CHECK(k && a);

@@ -35,9 +35,9 @@ static void test_matmul_kernel(void) {
   CHECK(lib != NULL);
   if (!lib)
     return;
-  loom_runtime_kernel mm = (loom_runtime_kernel)loom_runtime_lib_symbol(lib, "mm");
-  loom_runtime_kernel fails =
-      (loom_runtime_kernel)loom_runtime_lib_symbol(lib, "fails");
+  test_kernel mm = (test_kernel)loom_runtime_lib_symbol(lib, "mm");
+  test_kernel fails =
+      (test_kernel)loom_runtime_lib_symbol(lib, "fails");
   CHECK(mm && fails);
   CHECK(loom_runtime_lib_symbol(lib, "no_such_kernel") == NULL);
   int64_t n = 19, bias = 3, shape[2] = {n, n};
@@ -271,7 +271,7 @@ static void openmp_once(void) {
   CHECK(lib != NULL);
   if (!lib)
     return;
-  loom_runtime_kernel k = (loom_runtime_kernel)loom_runtime_lib_symbol(lib, "saxpy");
+  test_kernel k = (test_kernel)loom_runtime_lib_symbol(lib, "saxpy");
   int64_t n = 100003;
   loom_runtime_array *x = loom_runtime_array_new(LOOM_FLOAT32, &n, 1, 0);
   loom_runtime_array *y = loom_runtime_array_new(LOOM_FLOAT32, &n, 1, 0);

@@ -49,8 +49,8 @@ int main(void) {
   loom_diag_init(&d);
   CHECK(loom_script_read(program, strlen(program), "oracle.py", arena, &m, &d) == LOOM_OK);
   loom_runtime_lib *lib = compile_src(kernel, false);
-  loom_runtime_kernel k =
-      lib ? (loom_runtime_kernel)loom_runtime_lib_symbol(lib, "main_kernel") : NULL;
+  test_kernel k =
+      lib ? (test_kernel)loom_runtime_lib_symbol(lib, "main_kernel") : NULL;
   CHECK(k != NULL);
   int64_t sa[2] = {8, 12}, sb[1] = {12}, sc[1] = {8};
   loom_runtime_array *A = loom_runtime_array_new(LOOM_DTYPE(LOOM_DT_FLOAT, 16, 1), sa, 2, 0);

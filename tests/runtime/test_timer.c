@@ -28,7 +28,7 @@ static const char *spin_src =
     "}\n";
 
 typedef struct spin_call {
-  loom_runtime_kernel kernel;
+  test_kernel kernel;
   int64_t us, calls, ret;
 } spin_call;
 
@@ -44,7 +44,7 @@ static void check_ordered(const loom_runtime_timing *t) {
   CHECK(t->stddev_ms >= 0 && t->stddev_ms <= t->max_ms - t->min_ms + 1e-9);
 }
 
-static void test_spin(loom_runtime_kernel k) {
+static void test_spin(test_kernel k) {
   spin_call s = {k, 2000, 0, 0};
   loom_runtime_timer_config cfg = loom_runtime_timer_default();
   cfg.repeat = 5;
@@ -84,7 +84,7 @@ static void test_spin(loom_runtime_kernel k) {
   loom_diag_free(&d);
 }
 
-static void test_errors(loom_runtime_kernel k) {
+static void test_errors(test_kernel k) {
   spin_call s = {k, 0, 0, 5};
   loom_runtime_timing t;
   loom_diag d;
@@ -116,8 +116,8 @@ int main(void) {
   CHECK(llc >= 64 * 1024 && llc <= ((size_t)1 << 32));
   loom_runtime_lib *lib = compile_src(spin_src, false);
   CHECK(lib != NULL);
-  loom_runtime_kernel k =
-      lib ? (loom_runtime_kernel)loom_runtime_lib_symbol(lib, "spin") : NULL;
+  test_kernel k =
+      lib ? (test_kernel)loom_runtime_lib_symbol(lib, "spin") : NULL;
   CHECK(k != NULL);
   if (k) {
     test_spin(k);
