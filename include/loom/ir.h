@@ -340,6 +340,10 @@ const loom_value *loom_ir_attr_get(const loom_attr *attrs, int n,
 /* True when e is an INT constant; stores its value in *v when v is not NULL. */
 bool loom_ir_is_const_int(const loom_expr *e, int64_t *v);
 const loom_func *loom_ir_module_find(const loom_module *m, const char *name);
+/* A shallow copy of f named "main" without its global_symbol attribute: the
+ * form in which functions that differ only in name hash and compare equal
+ * (tuning workloads). NULL when out of memory. */
+loom_func *loom_ir_func_anonymous(loom_arena *a, const loom_func *f);
 
 /* ---- rewriting (src/ir/rewrite.c) ---------------------------------------- */
 

@@ -84,3 +84,43 @@ void loom_tune_measured_free(loom_measured *m, int n);
 
 /* The relative and absolute tolerance results of dtype t are checked with. */
 double loom_tune_tolerance(loom_dtype t);
+
+/* ---- tasks ---------------------------------------------------------------- */
+
+/* A distinct workload of a module: functions equal up to renaming (and their
+ * names) are one task, weighted by how many there are. */
+typedef struct loom_task {
+  const loom_func *func;   /* the first function of the task, as written */
+  const loom_func *anon;   /* its loom_ir_func_anonymous form */
+  uint64_t hash;           /* of anon */
+  int weight;
+} loom_task;
+
+/* The tasks of m in the order their first function appears, in arena a. */
+loom_status loom_tune_extract_tasks(loom_arena *a, const loom_module *m,
+                                    loom_task **tasks, int *n);
+
+/* How the trial budget is shared among tasks, round by round. */
+typedef enum {
+  LOOM_TASK_ROUND_ROBIN, /* cycle through the tasks not yet finished */
+  LOOM_TASK_GRADIENT,    /* MetaSchedule's gradient-based choice, below */
+} loom_task_policy;
+
+typedef struct loom_task_scheduler loom_task_scheduler;
+
+/* For n tasks with the given weights; NULL when out of memory. seed breaks
+ * ties. The gradient policy runs one round-robin pass first; then each round
+ * it picks the task with the largest (alpha * g1 + (1 - alpha) * g2) * weight,
+ * where b is the task's best latency after each of its rounds, g1 the mean
+ * improvement over the last `window` rounds and g2 = b[last] / rounds; a task
+ * with no valid result yet comes last (alpha 0.2, window 3). */
+LOOM_GIVE loom_task_scheduler *loom_task_scheduler_new(loom_task_policy p,
+                                                      const int *weights,
+                                                      int n, uint64_t seed);
+void loom_task_scheduler_free(LOOM_TAKE loom_task_scheduler *s);
+/* The task to give the next round to, or -1 when every task is finished. */
+int loom_task_scheduler_next(loom_task_scheduler *s);
+/* Reports a round of task i: its best latency so far (0: none valid yet). */
+void loom_task_scheduler_report(loom_task_scheduler *s, int i, double best_ms);
+/* Marks task i finished (its trials spent, or its space exhausted). */
+void loom_task_scheduler_finish(loom_task_scheduler *s, int i);

@@ -10,21 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-/* f renamed "main" without its global_symbol. */
-static loom_func *normalize(loom_arena *a, const loom_func *f) {
-  loom_func *g = loom_arena_dup(a, f, sizeof *f);
-  loom_attr *attrs = loom_arena_alloc(a, (size_t)(f->n_attrs + 1) * sizeof *attrs);
-  if (!g || !attrs)
-    return NULL;
-  g->name = "main";
-  g->attrs = attrs;
-  g->n_attrs = 0;
-  for (int i = 0; i < f->n_attrs; i++)
-    if (strcmp(f->attrs[i].key, "global_symbol"))
-      attrs[g->n_attrs++] = f->attrs[i];
-  return g;
-}
-
 /* True when the stored script reads back to a function equal to g. */
 static bool same_workload(const char *script, const loom_func *g) {
   loom_arena *a = loom_arena_new();
@@ -33,7 +18,7 @@ static bool same_workload(const char *script, const loom_func *g) {
   loom_module *m;
   bool is_same = a && loom_script_read(script, strlen(script), "workload", a, &m, &d) == LOOM_OK &&
                  m->n_funcs == 1;
-  const loom_func *h = is_same ? normalize(a, m->funcs[0]) : NULL;
+  const loom_func *h = is_same ? loom_ir_func_anonymous(a, m->funcs[0]) : NULL;
   is_same = h && loom_ir_equal_func(h, g, NULL);
   loom_diag_free(&d);
   loom_arena_free(a);
@@ -59,7 +44,7 @@ static loom_status find(loom_db *db, const loom_func *g, const char *hash,
 static loom_status lookup(loom_db *db, const loom_func *f, bool is_commit,
                           int64_t *id, loom_diag *d) {
   loom_arena *a = loom_arena_new();
-  loom_func *g = a ? normalize(a, f) : NULL;
+  loom_func *g = a ? loom_ir_func_anonymous(a, f) : NULL;
   if (!g) {
     loom_arena_free(a);
     return LOOM_NOMEM;

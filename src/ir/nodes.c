@@ -284,3 +284,17 @@ const loom_func *loom_ir_module_find(const loom_module *m, const char *name) {
       return m->funcs[i];
   return NULL;
 }
+
+loom_func *loom_ir_func_anonymous(loom_arena *a, const loom_func *f) {
+  loom_func *g = loom_arena_dup(a, f, sizeof *f);
+  loom_attr *attrs = loom_arena_alloc(a, (size_t)(f->n_attrs + 1) * sizeof *attrs);
+  if (!g || !attrs)
+    return NULL;
+  g->name = "main";
+  g->attrs = attrs;
+  g->n_attrs = 0;
+  for (int i = 0; i < f->n_attrs; i++)
+    if (strcmp(f->attrs[i].key, "global_symbol"))
+      attrs[g->n_attrs++] = f->attrs[i];
+  return g;
+}
