@@ -18,6 +18,8 @@ typedef struct cli_command {
 int cli_fmt(int argc, char **argv);
 int cli_equal(int argc, char **argv);
 int cli_interp(int argc, char **argv);
+int cli_sched(int argc, char **argv);
+int cli_trace(int argc, char **argv);
 
 /* Prints a usage error for `cmd` and returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -13,6 +13,10 @@ static const cli_command commands[] = {
      "exit 0 if two modules are structurally equal, else print the first difference"},
     {"interp", cli_interp, "FILE [--func NAME] [--seed N] [--dump]",
      "run each function on seeded random inputs with the reference interpreter"},
+    {"sched", cli_sched, "FILE SCRIPT [--dialect tir|tirx]",
+     "apply a schedule script (.py) or JSON trace (.json) and print the result"},
+    {"trace", cli_trace, "FILE SCRIPT [--json] [--dialect tir|tirx]",
+     "replay a schedule script or JSON trace and print its trace"},
 };
 
 #define N_COMMANDS (int)(sizeof commands / sizeof *commands)
