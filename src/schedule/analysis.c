@@ -80,9 +80,12 @@ static const char *check_predicate(const loom_expr *pred, const sched_path *p,
 }
 
 const char *sched_affine_problem(const sched_path *p, int ri) {
+  return sched_affine_problem_below(p, ri, sched_scope_index(p, ri) + 1);
+}
+
+const char *sched_affine_problem_below(const sched_path *p, int ri, int lo) {
   const loom_stmt *r = p->stmts[ri];
-  int scope = sched_scope_index(p, ri);
-  int lo = scope + 1, hi = ri;
+  int hi = ri;
   for (int i = lo; i < hi; i++) {
     const loom_stmt *s = p->stmts[i];
     if (s->kind != LOOM_STMT_FOR)

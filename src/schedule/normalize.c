@@ -79,6 +79,14 @@ static void collect(loom_arena *a, lin *l, loom_expr *e, int64_t scale) {
 
 static loom_expr *build(loom_arena *a, const lin *l, loom_dtype t) {
   loom_expr *r = NULL;
+  int first = 0;
+  while (first < l->n && l->coefs[first] == 0)
+    first++;
+  /* A sum that starts with a negative term starts with its constant
+   * instead: `126 - i * 32`, as TVM prints it. */
+  bool constant_first = first < l->n && l->coefs[first] < 0 && l->constant;
+  if (constant_first)
+    r = loom_ir_int(a, t, l->constant);
   for (int i = 0; i < l->n; i++) {
     int64_t c = l->coefs[i];
     if (c == 0)
@@ -97,6 +105,8 @@ static loom_expr *build(loom_arena *a, const lin *l, loom_dtype t) {
   }
   if (!r)
     return loom_ir_int(a, t, l->constant);
+  if (constant_first)
+    return r;
   if (l->constant > 0)
     r = loom_ir_binary(a, LOOM_EXPR_ADD, r, loom_ir_int(a, t, l->constant));
   else if (l->constant < 0)

@@ -9,6 +9,7 @@
 
 typedef struct reorder_check {
   sched_call *c;
+  int top; /* path index of the outermost loop of the chain */
 } reorder_check;
 
 static loom_status check_block(const sched_path *q, void *arg) {
@@ -21,7 +22,7 @@ static loom_status check_block(const sched_path *q, void *arg) {
       return sched_fail(k->c, "block '%s' has iter '%s' that is neither "
                               "spatial nor reduction",
                         b->name, b->iter_vars[i].var->name);
-  const char *why = sched_affine_problem(q, ri);
+  const char *why = sched_affine_problem_below(q, ri, k->top);
   if (why)
     return sched_fail(k->c, "block '%s' must have an affine binding, but %s",
                       b->name, why);
@@ -97,7 +98,7 @@ loom_status sched_apply_reorder(sched_call *c) {
       goto out;
     }
   }
-  reorder_check k = {c};
+  reorder_check k = {c, top};
   sched_path sub = {0};
   sub.func = dp->func;
   for (int i = 0; i < dp->n && st == LOOM_OK; i++)

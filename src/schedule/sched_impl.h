@@ -107,6 +107,10 @@ loom_expr *sched_normalize(loom_arena *a, loom_arith_ctx *ctx, loom_expr *e);
 
 /* Why a block is not what a primitive needs, for messages; NULL when it is. */
 const char *sched_affine_problem(const sched_path *p, int realize_index);
+/* The same, with only the loops p[lo, realize_index) as iterators; other
+ * variables count as constants. */
+const char *sched_affine_problem_below(const sched_path *p, int realize_index,
+                                       int lo);
 bool sched_is_complete(const loom_block *b);
 bool sched_is_reduction(const sched_path *p, int realize_index);
 

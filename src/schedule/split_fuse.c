@@ -77,12 +77,9 @@ loom_status sched_apply_split(sched_call *c) {
     st = sched_fail(c, "loop '%s' does not start at 0", name);
     goto out;
   }
-  int64_t extent;
+  loom_dtype t = loop->u.loop.var->dtype;
+  int64_t extent = 0;
   bool const_extent = loom_ir_is_const_int(loop->u.loop.extent, &extent);
-  if (!const_extent) {
-    st = sched_fail(c, "loop '%s' has a non-constant extent", name);
-    goto out;
-  }
   int64_t prod = 1;
   for (int i = 0; i < n; i++)
     if (i != none_at) {
@@ -92,44 +89,62 @@ loom_status sched_apply_split(sched_call *c) {
       }
       prod *= f[i];
     }
-  if (none_at >= 0) {
-    f[none_at] = (extent + prod - 1) / prod;
-    if (f[none_at] < 1)
-      f[none_at] = 1;
-    prod *= f[none_at];
-  }
-  if (prod < extent) {
-    st = sched_fail(c, "the product of the factors (%lld) is less than the "
-                       "extent %lld of loop '%s'",
-                    (long long)prod, (long long)extent, name);
-    goto out;
-  }
-
-  loom_dtype t = loop->u.loop.var->dtype;
-  loom_var *vars[MAX_FACTORS];
-  loom_expr *raw = NULL;
   loom_arith_ctx *ctx = sched_arith_for_path(&p, p.n - 1);
   if (!ctx) {
     st = sched_nomem(c);
     goto out;
   }
+  /* The factors as expressions: a None on a symbolic extent is
+   * (extent + prod - 1) // prod. */
+  loom_expr *fx[MAX_FACTORS];
+  bool is_divisible = false;
+  if (none_at >= 0 && !const_extent) {
+    fx[none_at] = sched_normalize(
+        a, ctx,
+        loom_ir_binary(a, LOOM_EXPR_FLOORDIV,
+                       loom_ir_binary(a, LOOM_EXPR_ADD, loop->u.loop.extent,
+                                      loom_ir_int(a, t, prod - 1)),
+                       loom_ir_int(a, t, prod)));
+    is_divisible = prod == 1;
+  } else if (none_at >= 0) {
+    f[none_at] = (extent + prod - 1) / prod;
+    if (f[none_at] < 1)
+      f[none_at] = 1;
+    prod *= f[none_at];
+  }
+  if (const_extent && prod < extent) {
+    loom_arith_ctx_free(ctx);
+    st = sched_fail(c, "the product of the factors (%lld) is less than the "
+                       "extent %lld of loop '%s'",
+                    (long long)prod, (long long)extent, name);
+    goto out;
+  }
+  if (const_extent)
+    is_divisible = prod == extent;
+  for (int i = 0; i < n; i++)
+    if (i != none_at || const_extent)
+      fx[i] = loom_ir_int(a, t, f[i]);
+
+  loom_var *vars[MAX_FACTORS];
+  loom_expr *raw = NULL;
   for (int i = 0; i < n; i++) {
     char buf[128];
     snprintf(buf, sizeof buf, "%s_%d", name, i);
     vars[i] = loom_ir_var(a, buf, t);
-    if (!vars[i])
+    if (!vars[i] || !fx[i])
       break;
     loom_expr *ref = loom_ir_ref(a, vars[i]);
     raw = i == 0 ? ref
-                 : loom_ir_binary(
-                       a, LOOM_EXPR_ADD,
-                       loom_ir_binary(a, LOOM_EXPR_MUL, raw,
-                                      loom_ir_int(a, t, f[i])),
-                       ref);
-    loom_diag dd;
-    loom_diag_init(&dd);
-    loom_arith_bind(ctx, vars[i], 0, f[i] - 1, &dd);
-    loom_diag_free(&dd);
+                 : loom_ir_binary(a, LOOM_EXPR_ADD,
+                                  loom_ir_binary(a, LOOM_EXPR_MUL, raw, fx[i]),
+                                  ref);
+    int64_t fi;
+    if (loom_ir_is_const_int(fx[i], &fi)) {
+      loom_diag dd;
+      loom_diag_init(&dd);
+      loom_arith_bind(ctx, vars[i], 0, fi - 1, &dd);
+      loom_diag_free(&dd);
+    }
   }
   /* Unit loops drop out of the bindings unless asked to stay. */
   loom_expr *value = raw;
@@ -138,7 +153,7 @@ loom_status sched_apply_split(sched_call *c) {
     loom_expr *zero[MAX_FACTORS];
     int k = 0;
     for (int i = 0; i < n; i++)
-      if (f[i] == 1) {
+      if (loom_ir_is_const_int(fx[i], NULL) && f[i] == 1) {
         unit[k] = vars[i];
         zero[k++] = loom_ir_int(a, t, 0);
       }
@@ -151,16 +166,14 @@ loom_status sched_apply_split(sched_call *c) {
   loom_stmt *body = simple ? sched_subst_stmt(a, loop->u.loop.body, &m) : NULL;
   if (body)
     body = sched_simplify_bindings(a, ctx, body, vars, n);
-  if (body && !no_pred && prod != extent) {
-    loom_expr *pred = loom_ir_binary(a, LOOM_EXPR_LT, raw,
-                                     loom_ir_int(a, t, extent));
+  if (body && !no_pred && !is_divisible) {
+    loom_expr *pred = loom_ir_binary(a, LOOM_EXPR_LT, raw, loop->u.loop.extent);
     if (pred)
       pred->dtype = LOOM_BOOL;
     body = pred ? sched_append_predicate(a, body, pred) : NULL;
   }
   for (int i = n - 1; i >= 0 && body; i--)
-    body = new_loop(a, vars[i], loom_ir_int(a, t, 0), loom_ir_int(a, t, f[i]),
-                    body, loop->loc);
+    body = new_loop(a, vars[i], loom_ir_int(a, t, 0), fx[i], body, loop->loc);
   loom_arith_ctx_free(ctx);
   c->mod = body ? sched_replace(a, c->mod, &p, p.n - 1, body) : NULL;
   if (!c->mod) {

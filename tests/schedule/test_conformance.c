@@ -57,7 +57,7 @@ static int n_lines(const char *s) {
 
 /* One ok case; returns whether every check passed. */
 static bool run_ok(const char *dir) {
-  char path[1024];
+  char path[1200];
   bool ok = true;
   loom_arena *a = loom_arena_new();
   char *t_before = NULL, *t_after = NULL;
@@ -141,7 +141,7 @@ out:
 }
 
 static bool run_refused(const char *dir) {
-  char path[1024];
+  char path[1200];
   loom_arena *a = loom_arena_new();
   char *t_before = NULL;
   snprintf(path, sizeof path, "%s/before.py", dir);
