@@ -134,10 +134,14 @@ loom_status sched_apply_split(sched_call *c) {
     if (!vars[i] || !fx[i])
       break;
     loom_expr *ref = loom_ir_ref(a, vars[i]);
+    /* raw * 1 folds to raw, as TVM's operators fold constants. */
+    int64_t one;
+    bool is_one = loom_ir_is_const_int(fx[i], &one) && one == 1;
     raw = i == 0 ? ref
-                 : loom_ir_binary(a, LOOM_EXPR_ADD,
-                                  loom_ir_binary(a, LOOM_EXPR_MUL, raw, fx[i]),
-                                  ref);
+                 : loom_ir_binary(
+                       a, LOOM_EXPR_ADD,
+                       is_one ? raw : loom_ir_binary(a, LOOM_EXPR_MUL, raw, fx[i]),
+                       ref);
     int64_t fi;
     if (loom_ir_is_const_int(fx[i], &fi)) {
       loom_diag dd;
