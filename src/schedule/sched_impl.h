@@ -82,16 +82,26 @@ int sched_children(const loom_stmt *s, loom_stmt **out, int max);
 
 /* ---- substitution ----------------------------------------------------------- */
 
-typedef struct sched_map {
+typedef struct sched_map sched_map;
+struct sched_map {
   const loom_var **vars;
   loom_expr **values;
   int n;
-} sched_map;
+  /* Optional hooks: a load (with its indices already substituted) may be
+   * replaced, and a block (old, and as substituted) may be finished, e.g.
+   * with its access regions inferred again. */
+  loom_expr *(*on_load)(const sched_map *m, loom_arena *a, loom_expr *load);
+  loom_block *(*on_block)(const sched_map *m, loom_arena *a,
+                          const loom_block *old, loom_block *b);
+  void *ctx;
+};
 
 loom_expr *sched_subst_expr(loom_arena *a, loom_expr *e, const sched_map *m);
 /* Substitutes through a statement, its nested blocks' bindings, predicates,
  * regions and bodies. Returns s itself when nothing changed. */
 loom_stmt *sched_subst_stmt(loom_arena *a, loom_stmt *s, const sched_map *m);
+/* True when s mentions v anywhere (expressions, regions, nested blocks). */
+bool sched_stmt_uses(loom_arena *a, loom_stmt *s, const loom_var *v);
 /* True when e mentions v. */
 bool sched_expr_uses(const loom_expr *e, const loom_var *v);
 

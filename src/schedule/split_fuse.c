@@ -161,12 +161,12 @@ loom_status sched_apply_split(sched_call *c) {
         unit[k] = vars[i];
         zero[k++] = loom_ir_int(a, t, 0);
       }
-    sched_map zm = {unit, zero, k};
+    sched_map zm = {.vars = unit, .values = zero, .n = k};
     value = sched_subst_expr(a, raw, &zm);
   }
   loom_expr *simple = value ? sched_normalize(a, ctx, value) : NULL;
   const loom_var *old[1] = {loop->u.loop.var};
-  sched_map m = {old, &simple, 1};
+  sched_map m = {.vars = old, .values = &simple, .n = 1};
   loom_stmt *body = simple ? sched_subst_stmt(a, loop->u.loop.body, &m) : NULL;
   if (body)
     body = sched_simplify_bindings(a, ctx, body, vars, n);
@@ -297,7 +297,7 @@ loom_status sched_apply_fuse(sched_call *c) {
   }
   for (int i = 0; i < n && inner; i++)
     vals[i] = vals[i] ? sched_normalize(a, ctx, vals[i]) : NULL;
-  sched_map m = {old, vals, n};
+  sched_map m = {.vars = old, .values = vals, .n = n};
   loom_stmt *body = NULL;
   bool ok = inner != NULL;
   for (int i = 0; i < n; i++)

@@ -69,6 +69,16 @@ loom_expr *sched_subst_expr(loom_arena *a, loom_expr *e, const sched_map *m) {
   case LOOM_EXPR_LOAD:
     c.u.load.indices = subst_array(a, e->u.load.indices, e->u.load.n_indices,
                                    m, &changed, &oom);
+    if (!oom && m->on_load) {
+      loom_expr *load = e;
+      if (changed) {
+        load = loom_arena_alloc(a, sizeof *load);
+        if (!load)
+          return NULL;
+        *load = c;
+      }
+      return m->on_load(m, a, load);
+    }
     break;
   case LOOM_EXPR_CALL:
     c.u.call.args =
@@ -225,14 +235,23 @@ static loom_block *subst_block(loom_arena *a, loom_block *b,
       changed = true;
     }
   }
-  if (*oom || !changed)
+  if (*oom)
     return b;
-  loom_block *n = loom_arena_alloc(a, sizeof *n);
-  if (!n) {
-    *oom = true;
-    return b;
+  loom_block *n = b;
+  if (changed) {
+    n = loom_arena_alloc(a, sizeof *n);
+    if (!n) {
+      *oom = true;
+      return b;
+    }
+    *n = c;
   }
-  *n = c;
+  if (m->on_block) {
+    loom_block *f = m->on_block(m, a, b, n);
+    if (!f)
+      *oom = true;
+    return f ? f : b;
+  }
   return n;
 }
 
@@ -337,4 +356,14 @@ loom_stmt *sched_subst_stmt(loom_arena *a, loom_stmt *s, const sched_map *m) {
   if (n)
     *n = c;
   return n;
+}
+
+bool sched_stmt_uses(loom_arena *a, loom_stmt *s, const loom_var *v) {
+  /* Substituting v by a fresh constant changes s exactly when s mentions
+   * v; the copy is garbage in the arena, which is cheap. */
+  loom_expr *k = loom_ir_int(a, v->dtype, 0);
+  loom_expr *vals[1] = {k};
+  const loom_var *vars[1] = {v};
+  sched_map m = {vars, vals, 1, NULL, NULL, NULL};
+  return k && sched_subst_stmt(a, s, &m) != s;
 }

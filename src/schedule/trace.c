@@ -318,6 +318,7 @@ void loom_trace_print_json(const loom_trace *t, loom_dialect dialect,
     first = false;
   }
   loom_buf_puts(out, "]]\n");
+  names_free(&nm);
 }
 
 /* ---- replay ------------------------------------------------------------------------ */

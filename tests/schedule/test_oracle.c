@@ -120,7 +120,14 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
   memcpy(l, loops, (size_t)n_loops * sizeof *l);
   loom_sched_rv pick = l[loom_rng_below(r, (uint64_t)n_loops)];
   const loom_sched_rv *outs;
-  switch (loom_rng_below(r, 9)) {
+  switch (loom_rng_below(r, 10)) {
+  case 9: {
+    loom_tval in = loom_tval_rv(b);
+    loom_loc nowhere = {0};
+    loom_sched_apply(s, LOOM_INST_COMPUTE_INLINE, &in, 1, NULL, 0,
+                     loom_tval_none(), nowhere, NULL, NULL, &d);
+    break;
+  }
   case 0:
   case 1: { /* split with constants, maybe non-divisible, maybe a None */
     int n = 2 + (int)loom_rng_below(r, 2);
@@ -240,7 +247,11 @@ static bool replays(const loom_sched *s, const loom_module *m0) {
 int main(int argc, char **argv) {
   const char *root = argc > 1 ? argv[1] : ".";
   const char *env = getenv("LOOM_ORACLE_RUNS");
+#if defined(__SANITIZE_ADDRESS__)
+  int runs = env ? atoi(env) : 60; /* the sanitizers make the interpreter slow */
+#else
   int runs = env ? atoi(env) : 240;
+#endif
   program progs[N_CASES];
   for (int i = 0; i < N_CASES; i++)
     CHECK(load(root, cases[i], &progs[i]));
@@ -249,13 +260,17 @@ int main(int argc, char **argv) {
   loom_rng r;
   loom_rng_seed(&r, 20261123);
   int n_steps_total = 0;
+  int per_kind[LOOM_INST_COUNT_] = {0};
   for (int run_i = 0; run_i < runs; run_i++) {
     const program *p = &progs[run_i % N_CASES];
     loom_sched *s = loom_sched_new(p->m, (uint64_t)run_i);
     int steps = 1 + (int)loom_rng_below(&r, 6);
     for (int k = 0; k < steps; k++)
       random_step(s, p, &r);
-    n_steps_total += loom_sched_trace(s).n_insts;
+    loom_trace tr = loom_sched_trace(s);
+    n_steps_total += tr.n_insts;
+    for (int k = 0; k < tr.n_insts; k++)
+      per_kind[tr.insts[k]->kind]++;
     loom_diag d;
     loom_diag_init(&d);
     bool verified = loom_ir_verify_module(loom_sched_module(s), &d) == LOOM_OK;
@@ -279,7 +294,18 @@ int main(int argc, char **argv) {
     }
     loom_sched_free(s);
   }
-  printf("oracle: %d traces, %d instructions applied\n", runs, n_steps_total);
+  printf("oracle: %d traces, %d instructions applied:", runs, n_steps_total);
+  for (int k = 0; k < LOOM_INST_COUNT_; k++)
+    if (per_kind[k])
+      printf(" %s %d", loom_inst_kind_method(k, LOOM_DIALECT_TIR), per_kind[k]);
+  printf("\n");
+  /* Every primitive the generator draws must have been applied somewhere. */
+  CHECK(per_kind[LOOM_INST_SPLIT] && per_kind[LOOM_INST_FUSE] &&
+        per_kind[LOOM_INST_REORDER] && per_kind[LOOM_INST_PARALLEL] &&
+        per_kind[LOOM_INST_VECTORIZE] && per_kind[LOOM_INST_UNROLL] &&
+        per_kind[LOOM_INST_BIND] && per_kind[LOOM_INST_ANNOTATE] &&
+        per_kind[LOOM_INST_COMPUTE_INLINE] &&
+        per_kind[LOOM_INST_SAMPLE_PERFECT_TILE]);
   for (int i = 0; i < N_CASES; i++) {
     loom_arena_free(progs[i].arena);
     free(progs[i].text);
