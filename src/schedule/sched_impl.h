@@ -135,6 +135,9 @@ typedef struct sched_call {
   int n_attrs;
   loom_tval decision;       /* in: NONE to sample; out: what was decided */
   loom_tval own_attrs[4];   /* attrs an apply completes (a default resolved) */
+  /* A block the apply renamed: block RVs naming it follow the new name. */
+  int rename_func;
+  const char *rename_from, *rename_to;
   loom_loc loc;
   loom_diag *d;
   const loom_module *mod;   /* out: the rewritten module (starts as s->mod) */

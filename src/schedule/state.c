@@ -433,6 +433,10 @@ static loom_status record(loom_sched *s, sched_call *c) {
   }
   s->insts[s->n_insts++] = in;
   s->mod = c->mod;
+  for (int i = 0; c->rename_from && i < s->n_rvs; i++)
+    if (s->rvs[i].kind == LOOM_RV_BLOCK && s->rvs[i].func == c->rename_func &&
+        !strcmp(s->rvs[i].block, c->rename_from))
+      s->rvs[i].block = c->rename_to;
   return LOOM_OK;
 }
 

@@ -120,7 +120,14 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
   memcpy(l, loops, (size_t)n_loops * sizeof *l);
   loom_sched_rv pick = l[loom_rng_below(r, (uint64_t)n_loops)];
   const loom_sched_rv *outs;
-  switch (loom_rng_below(r, 10)) {
+  switch (loom_rng_below(r, 11)) {
+  case 10: {
+    loom_tval in[2] = {loom_tval_rv(b), loom_tval_rv(pick)};
+    loom_loc nowhere = {0};
+    loom_sched_apply(s, LOOM_INST_DECOMPOSE_REDUCTION, in, 2, NULL, 0,
+                     loom_tval_none(), nowhere, NULL, NULL, &d);
+    break;
+  }
   case 9: {
     loom_tval in = loom_tval_rv(b);
     loom_loc nowhere = {0};
@@ -305,6 +312,7 @@ int main(int argc, char **argv) {
         per_kind[LOOM_INST_VECTORIZE] && per_kind[LOOM_INST_UNROLL] &&
         per_kind[LOOM_INST_BIND] && per_kind[LOOM_INST_ANNOTATE] &&
         per_kind[LOOM_INST_COMPUTE_INLINE] &&
+        per_kind[LOOM_INST_DECOMPOSE_REDUCTION] &&
         per_kind[LOOM_INST_SAMPLE_PERFECT_TILE]);
   for (int i = 0; i < N_CASES; i++) {
     loom_arena_free(progs[i].arena);
