@@ -12,7 +12,8 @@
 
 #include <stdlib.h>
 
-static const char *const cases[] = {"matmul", "softmax", "conv2d", "branches"};
+static const char *const cases[] = {"matmul", "softmax", "conv2d", "branches",
+                                    "twin"};
 #define N_CASES (int)(sizeof cases / sizeof *cases)
 
 typedef struct program {
@@ -100,6 +101,27 @@ static bool same_outputs(const loom_func *a, const loom_func *b,
   return ok;
 }
 
+static bool touches(const loom_buffer_region *r, int n, const loom_buffer *b) {
+  for (int i = 0; i < n; i++)
+    if (r[i].buffer == b)
+      return true;
+  return false;
+}
+
+/* Neither block writes a buffer the other accesses. */
+static bool independent(const loom_block *x, const loom_block *y) {
+  if (!x || !y)
+    return false;
+  for (int i = 0; i < x->n_writes; i++)
+    if (touches(y->reads, y->n_reads, x->writes[i].buffer) ||
+        touches(y->writes, y->n_writes, x->writes[i].buffer))
+      return false;
+  for (int i = 0; i < y->n_writes; i++)
+    if (touches(x->reads, x->n_reads, y->writes[i].buffer))
+      return false;
+  return true;
+}
+
 /* One random step on a random block; refusals are fine. */
 static void random_step(loom_sched *s, const program *p, loom_rng *r) {
   loom_diag d;
@@ -107,7 +129,8 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
   loom_sched_rv b;
   const loom_sched_rv *loops;
   int n_loops;
-  const char *name = p->blocks[loom_rng_below(r, (uint64_t)p->n_blocks)];
+  int which = (int)loom_rng_below(r, (uint64_t)p->n_blocks);
+  const char *name = p->blocks[which];
   if (loom_sched_get_block(s, name, NULL, &b, &d) != LOOM_OK ||
       loom_sched_get_loops(s, b, &loops, &n_loops, &d) != LOOM_OK ||
       n_loops == 0) {
@@ -120,7 +143,27 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
   memcpy(l, loops, (size_t)n_loops * sizeof *l);
   loom_sched_rv pick = l[loom_rng_below(r, (uint64_t)n_loops)];
   const loom_sched_rv *outs;
-  switch (loom_rng_below(r, 11)) {
+  switch (loom_rng_below(r, 12)) {
+  case 11: { /* merge with the loop at the same depth of another block */
+    loom_sched_rv b2;
+    const loom_sched_rv *l2;
+    int n2;
+    /* The next block in program order, so that no statement moves across
+     * another. */
+    const char *other = which + 1 < p->n_blocks ? p->blocks[which + 1] : name;
+    int depth = (int)loom_rng_below(r, (uint64_t)n_loops);
+    /* merge, like TVM's, does not check dependences: draw only blocks
+     * that share no written buffer. */
+    if (loom_sched_get_block(s, other, NULL, &b2, &d) == LOOM_OK &&
+        independent(loom_sched_rv_block(s, b), loom_sched_rv_block(s, b2)) &&
+        loom_sched_get_loops(s, b2, &l2, &n2, &d) == LOOM_OK && depth < n2) {
+      loom_tval in[2] = {loom_tval_rv(l[depth]), loom_tval_rv(l2[depth])};
+      loom_loc nowhere = {0};
+      loom_sched_apply(s, LOOM_INST_MERGE, in, 2, NULL, 0, loom_tval_none(),
+                       nowhere, NULL, NULL, &d);
+    }
+    break;
+  }
   case 10: {
     loom_tval in[2] = {loom_tval_rv(b), loom_tval_rv(pick)};
     loom_loc nowhere = {0};
@@ -312,7 +355,7 @@ int main(int argc, char **argv) {
         per_kind[LOOM_INST_VECTORIZE] && per_kind[LOOM_INST_UNROLL] &&
         per_kind[LOOM_INST_BIND] && per_kind[LOOM_INST_ANNOTATE] &&
         per_kind[LOOM_INST_COMPUTE_INLINE] &&
-        per_kind[LOOM_INST_DECOMPOSE_REDUCTION] &&
+        per_kind[LOOM_INST_DECOMPOSE_REDUCTION] && per_kind[LOOM_INST_MERGE] &&
         per_kind[LOOM_INST_SAMPLE_PERFECT_TILE]);
   for (int i = 0; i < N_CASES; i++) {
     loom_arena_free(progs[i].arena);
