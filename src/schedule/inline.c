@@ -64,8 +64,8 @@ static loom_expr *inline_load(const sched_map *m, loom_arena *a,
   const inliner *in = m->ctx;
   if (load->u.load.buffer != in->buffer)
     return load;
-  sched_map vm = {in->index_vars, load->u.load.indices, in->n_indices, NULL,
-                  NULL, NULL};
+  sched_map vm = {.vars = in->index_vars, .values = load->u.load.indices,
+                  .n = in->n_indices};
   return sched_subst_expr(a, (loom_expr *)in->value, &vm);
 }
 
@@ -232,7 +232,7 @@ loom_status sched_apply_compute_inline(sched_call *c) {
   }
   inliner in = {buf, b, body->u.store.value, index_vars,
                 body->u.store.n_indices, f, all.items, all.n};
-  sched_map m = {NULL, NULL, 0, inline_load, finish_block, &in};
+  sched_map m = {.on_load = inline_load, .on_block = finish_block, .ctx = &in};
   /* Remove the leaf, rebuild up to the scope's body, then substitute. */
   loom_stmt *cur = sched_with_child(a, p.stmts[h - 1], p.stmts[h], NULL);
   for (int i = h - 1; cur && i > sc + 1; i--)

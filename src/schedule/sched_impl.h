@@ -93,6 +93,8 @@ struct sched_map {
   loom_expr *(*on_load)(const sched_map *m, loom_arena *a, loom_expr *load);
   loom_block *(*on_block)(const sched_map *m, loom_arena *a,
                           const loom_block *old, loom_block *b);
+  /* A statement, as substituted, may be replaced (after its children). */
+  loom_stmt *(*on_stmt)(const sched_map *m, loom_arena *a, loom_stmt *s);
   void *ctx;
 };
 

@@ -350,12 +350,14 @@ loom_stmt *sched_subst_stmt(loom_arena *a, loom_stmt *s, const sched_map *m) {
 #undef SUB_S
   if (oom)
     return NULL;
-  if (!changed)
-    return s;
-  loom_stmt *n = loom_arena_alloc(a, sizeof *n);
-  if (n)
+  loom_stmt *n = s;
+  if (changed) {
+    n = loom_arena_alloc(a, sizeof *n);
+    if (!n)
+      return NULL;
     *n = c;
-  return n;
+  }
+  return m->on_stmt ? m->on_stmt(m, a, n) : n;
 }
 
 bool sched_stmt_uses(loom_arena *a, loom_stmt *s, const loom_var *v) {
@@ -364,6 +366,6 @@ bool sched_stmt_uses(loom_arena *a, loom_stmt *s, const loom_var *v) {
   loom_expr *k = loom_ir_int(a, v->dtype, 0);
   loom_expr *vals[1] = {k};
   const loom_var *vars[1] = {v};
-  sched_map m = {vars, vals, 1, NULL, NULL, NULL};
+  sched_map m = {.vars = vars, .values = vals, .n = 1};
   return k && sched_subst_stmt(a, s, &m) != s;
 }

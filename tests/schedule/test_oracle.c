@@ -143,7 +143,42 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
   memcpy(l, loops, (size_t)n_loops * sizeof *l);
   loom_sched_rv pick = l[loom_rng_below(r, (uint64_t)n_loops)];
   const loom_sched_rv *outs;
-  switch (loom_rng_below(r, 12)) {
+  switch (loom_rng_below(r, 13)) {
+  case 12: { /* buffer and iter changes that keep the semantics */
+    loom_loc nowhere = {0};
+    loom_tval in[2] = {loom_tval_rv(b), loom_tval_none()};
+    int which_op = (int)loom_rng_below(r, 3);
+    if (which_op == 0) {
+      loom_tval attrs[4] = {loom_tval_int(0),
+                            loom_tval_int((int64_t)loom_rng_below(r, 3) - 1),
+                            loom_tval_int(1 + (int64_t)loom_rng_below(r, 32)),
+                            loom_tval_int((int64_t)loom_rng_below(r, 4))};
+      loom_sched_apply(s, LOOM_INST_STORAGE_ALIGN, in, 1, attrs, 4,
+                       loom_tval_none(), nowhere, NULL, NULL, &d);
+    } else if (which_op == 1) {
+      loom_tval attrs[2] = {loom_tval_int(0), loom_tval_str("local")};
+      loom_sched_apply(s, LOOM_INST_SET_SCOPE, in, 1, attrs, 2,
+                       loom_tval_none(), nowhere, NULL, NULL, &d);
+    } else {
+      const loom_block *blk = loom_sched_rv_block(s, b);
+      int n = blk ? blk->n_iter_vars : 0;
+      loom_tval perm[16];
+      if (n > 16)
+        break;
+      for (int i = 0; i < n; i++)
+        perm[i] = loom_tval_int(i);
+      for (int i = n - 1; i > 0; i--) {
+        int j = (int)loom_rng_below(r, (uint64_t)i + 1);
+        loom_tval t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+      }
+      in[1] = (loom_tval){.kind = LOOM_TV_LIST, .n = n, .items = perm};
+      loom_sched_apply(s, LOOM_INST_REORDER_BLOCK_ITER_VAR, in, 2, NULL, 0,
+                       loom_tval_none(), nowhere, NULL, NULL, &d);
+    }
+    break;
+  }
   case 11: { /* merge with the loop at the same depth of another block */
     loom_sched_rv b2;
     const loom_sched_rv *l2;
@@ -356,6 +391,8 @@ int main(int argc, char **argv) {
         per_kind[LOOM_INST_BIND] && per_kind[LOOM_INST_ANNOTATE] &&
         per_kind[LOOM_INST_COMPUTE_INLINE] &&
         per_kind[LOOM_INST_DECOMPOSE_REDUCTION] && per_kind[LOOM_INST_MERGE] &&
+        per_kind[LOOM_INST_STORAGE_ALIGN] && per_kind[LOOM_INST_SET_SCOPE] &&
+        per_kind[LOOM_INST_REORDER_BLOCK_ITER_VAR] &&
         per_kind[LOOM_INST_SAMPLE_PERFECT_TILE]);
   for (int i = 0; i < N_CASES; i++) {
     loom_arena_free(progs[i].arena);
