@@ -5,6 +5,53 @@
 
 #include <string.h>
 
+static bool uses_loops(const loom_expr *e, const sched_path *p, int lo,
+                       int hi) {
+  for (int i = lo; i < hi; i++)
+    if (p->stmts[i]->kind == LOOM_STMT_FOR &&
+        sched_expr_uses(e, p->stmts[i]->u.loop.var))
+      return true;
+  return false;
+}
+
+/* Counts the terms of a sum (scaled by `scale`) that are not multiples of
+ * d; fails when one does not divide d either. */
+static bool count_rough_terms(const loom_expr *e, int64_t scale, int64_t d,
+                              const sched_path *p, int lo, int hi,
+                              int *rough) {
+  int64_t k;
+  if (!uses_loops(e, p, lo, hi))
+    return true; /* a constant of the chain */
+  switch (e->kind) {
+  case LOOM_EXPR_ADD:
+  case LOOM_EXPR_SUB:
+    return count_rough_terms(e->u.bin.a, scale, d, p, lo, hi, rough) &&
+           count_rough_terms(e->u.bin.b, scale, d, p, lo, hi, rough);
+  case LOOM_EXPR_MUL:
+    if (loom_ir_is_const_int(e->u.bin.b, &k))
+      return count_rough_terms(e->u.bin.a, scale * k, d, p, lo, hi, rough);
+    if (loom_ir_is_const_int(e->u.bin.a, &k))
+      return count_rough_terms(e->u.bin.b, scale * k, d, p, lo, hi, rough);
+    return false;
+  default: {
+    int64_t c = scale < 0 ? -scale : scale;
+    if (c % d == 0)
+      return true;
+    (*rough)++;
+    return d % c == 0;
+  }
+  }
+}
+
+/* x // d and x % d keep an iteration space affine when x splits cleanly at
+ * d: every term of x is a multiple of d except at most one, whose
+ * coefficient divides d (`(i * 16 + j) // 4`, not `(i * 16 + j) // 12`). */
+static bool splits_cleanly(const loom_expr *x, int64_t d, const sched_path *p,
+                           int lo, int hi) {
+  int rough = 0;
+  return count_rough_terms(x, 1, d, p, lo, hi, &rough) && rough <= 1;
+}
+
 /* Quasi-affine in the loops p[lo, hi): sums, differences, products with one
  * constant side, floordiv and floormod by positive constants. Other
  * variables count as constants. */
@@ -32,7 +79,8 @@ static bool quasi_affine(const loom_expr *e, const sched_path *p, int lo,
   case LOOM_EXPR_FLOORDIV:
   case LOOM_EXPR_FLOORMOD:
     return loom_ir_is_const_int(e->u.bin.b, &k) && k > 0 &&
-           quasi_affine(e->u.bin.a, p, lo, hi);
+           quasi_affine(e->u.bin.a, p, lo, hi) &&
+           splits_cleanly(e->u.bin.a, k, p, lo, hi);
   default:
     return false;
   }

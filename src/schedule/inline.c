@@ -76,6 +76,10 @@ static bool mentions(const loom_buffer_region *r, int n, const loom_buffer *b) {
   return false;
 }
 
+static loom_block *infer_regions(loom_arena *a, loom_block *b,
+                                 loom_buffer *const *all, int n_all,
+                                 const loom_buffer *gone);
+
 /* A block that accessed the inlined buffer gets its regions again, from the
  * buffers visible outside it. */
 static loom_block *finish_block(const sched_map *m, loom_arena *a,
@@ -84,6 +88,25 @@ static loom_block *finish_block(const sched_map *m, loom_arena *a,
   if (!mentions(old->reads, old->n_reads, in->buffer) &&
       !mentions(old->writes, old->n_writes, in->buffer))
     return b;
+  return infer_regions(a, b, in->all, in->n_all, in->buffer);
+}
+
+loom_block *sched_infer_regions(loom_arena *a, const loom_func *f,
+                                loom_block *b, const loom_buffer *gone) {
+  buffer_list all = {0};
+  bool ok = true;
+  for (int i = 0; ok && i < f->n_params; i++)
+    if (f->params[i].buffer)
+      ok = buffers_push(&all, f->params[i].buffer);
+  ok = ok && collect_allocs(f->body, &all);
+  loom_block *r = ok ? infer_regions(a, b, all.items, all.n, gone) : NULL;
+  free(all.items);
+  return r;
+}
+
+static loom_block *infer_regions(loom_arena *a, loom_block *b,
+                                 loom_buffer *const *all, int n_all,
+                                 const loom_buffer *gone) {
   loom_block *c = loom_arena_alloc(a, sizeof *c);
   if (!c)
     return NULL;
@@ -92,12 +115,12 @@ static loom_block *finish_block(const sched_map *m, loom_arena *a,
   loom_stmt fake = {.kind = LOOM_STMT_BLOCK_REALIZE};
   fake.u.realize.block = c;
   bool ok = collect_allocs(&fake, &inner);
-  for (int i = 0; ok && i < in->n_all; i++) {
+  for (int i = 0; ok && i < n_all; i++) {
     bool is_inner = false;
     for (int j = 0; j < inner.n; j++)
-      is_inner |= inner.items[j] == in->all[i];
-    if (!is_inner && in->all[i] != in->buffer)
-      ok = buffers_push(&outer, in->all[i]);
+      is_inner |= inner.items[j] == all[i];
+    if (!is_inner && all[i] != gone)
+      ok = buffers_push(&outer, all[i]);
   }
   loom_diag d;
   loom_diag_init(&d);

@@ -21,8 +21,7 @@ static loom_expr *expand(loom_arena *a, loom_expr *e);
 
 static void add_term(lin *l, loom_expr *atom, int64_t coef) {
   for (int i = 0; i < l->n; i++)
-    if (l->atoms[i] == atom ||
-        (atom->kind != LOOM_EXPR_VAR && loom_ir_equal_expr(l->atoms[i], atom))) {
+    if (sched_same_expr(l->atoms[i], atom)) {
       if (__builtin_add_overflow(l->coefs[i], coef, &l->coefs[i]))
         l->has_failed = true;
       return;
@@ -77,7 +76,25 @@ static void collect(loom_arena *a, lin *l, loom_expr *e, int64_t scale) {
     add_term(l, atom, scale);
 }
 
-static loom_expr *build(loom_arena *a, const lin *l, loom_dtype t) {
+/* Terms by decreasing coefficient magnitude, ties in order of appearance,
+ * as TVM's canonical form orders a sum. */
+static void sort_terms(lin *l) {
+  for (int i = 1; i < l->n; i++) {
+    loom_expr *atom = l->atoms[i];
+    int64_t coef = l->coefs[i], mag = coef < 0 ? -coef : coef;
+    int j = i;
+    while (j > 0 && (l->coefs[j - 1] < 0 ? -l->coefs[j - 1] : l->coefs[j - 1]) < mag) {
+      l->atoms[j] = l->atoms[j - 1];
+      l->coefs[j] = l->coefs[j - 1];
+      j--;
+    }
+    l->atoms[j] = atom;
+    l->coefs[j] = coef;
+  }
+}
+
+static loom_expr *build(loom_arena *a, lin *l, loom_dtype t) {
+  sort_terms(l);
   loom_expr *r = NULL;
   int first = 0;
   while (first < l->n && l->coefs[first] == 0)

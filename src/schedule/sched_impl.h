@@ -104,6 +104,9 @@ loom_expr *sched_subst_expr(loom_arena *a, loom_expr *e, const sched_map *m);
 loom_stmt *sched_subst_stmt(loom_arena *a, loom_stmt *s, const sched_map *m);
 /* True when s mentions v anywhere (expressions, regions, nested blocks). */
 bool sched_stmt_uses(loom_arena *a, loom_stmt *s, const loom_var *v);
+/* The same expression over the same variables (by identity, unlike
+ * loom_ir_equal_expr, which renames free variables). */
+bool sched_same_expr(const loom_expr *a, const loom_expr *b);
 /* True when e mentions v. */
 bool sched_expr_uses(const loom_expr *e, const loom_var *v);
 
@@ -114,6 +117,12 @@ loom_arith_ctx *sched_arith_for_path(const sched_path *p, int depth);
 /* Simplifies e under ctx, then expands sums of products into the linear form
  * TVM prints (normalize.c). NULL when out of memory. */
 loom_expr *sched_normalize(loom_arena *a, loom_arith_ctx *ctx, loom_expr *e);
+
+/* A copy of b (a block of f) with its read and write regions inferred again
+ * from the buffers visible outside it, `gone` left out (inline.c). NULL when
+ * out of memory or the regions cannot be inferred. */
+loom_block *sched_infer_regions(loom_arena *a, const loom_func *f,
+                                loom_block *b, const loom_buffer *gone);
 
 /* ---- block properties (analysis.c) ------------------------------------------ */
 

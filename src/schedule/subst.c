@@ -369,3 +369,48 @@ bool sched_stmt_uses(loom_arena *a, loom_stmt *s, const loom_var *v) {
   sched_map m = {.vars = vars, .values = vals, .n = 1};
   return k && sched_subst_stmt(a, s, &m) != s;
 }
+
+bool sched_same_expr(const loom_expr *a, const loom_expr *b) {
+  if (a == b)
+    return true;
+  if (!a || !b || a->kind != b->kind || !loom_dtype_eq(a->dtype, b->dtype))
+    return false;
+  switch (a->kind) {
+  case LOOM_EXPR_INT:
+    return a->u.int_value == b->u.int_value;
+  case LOOM_EXPR_FLOAT:
+    return a->u.float_value == b->u.float_value;
+  case LOOM_EXPR_VAR:
+    return a->u.var == b->u.var;
+  case LOOM_EXPR_NOT:
+  case LOOM_EXPR_CAST:
+    return sched_same_expr(a->u.unary.a, b->u.unary.a);
+  case LOOM_EXPR_SELECT:
+    return sched_same_expr(a->u.select.cond, b->u.select.cond) &&
+           sched_same_expr(a->u.select.t, b->u.select.t) &&
+           sched_same_expr(a->u.select.f, b->u.select.f);
+  case LOOM_EXPR_LOAD:
+    if (a->u.load.buffer != b->u.load.buffer ||
+        a->u.load.n_indices != b->u.load.n_indices)
+      return false;
+    for (int i = 0; i < a->u.load.n_indices; i++)
+      if (!sched_same_expr(a->u.load.indices[i], b->u.load.indices[i]))
+        return false;
+    return true;
+  case LOOM_EXPR_CALL:
+    if (a->u.call.op != b->u.call.op || a->u.call.n_args != b->u.call.n_args)
+      return false;
+    for (int i = 0; i < a->u.call.n_args; i++)
+      if (!sched_same_expr(a->u.call.args[i], b->u.call.args[i]))
+        return false;
+    return true;
+  case LOOM_EXPR_STR:
+  case LOOM_EXPR_LET:
+  case LOOM_EXPR_RAMP:
+  case LOOM_EXPR_BROADCAST:
+    return false;
+  default:
+    return sched_same_expr(a->u.bin.a, b->u.bin.a) &&
+           sched_same_expr(a->u.bin.b, b->u.bin.b);
+  }
+}

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 static const char *const cases[] = {"matmul", "softmax", "conv2d", "branches",
-                                    "twin"};
+                                    "twin", "chain"};
 #define N_CASES (int)(sizeof cases / sizeof *cases)
 
 typedef struct program {
@@ -209,8 +209,9 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
   case 9: {
     loom_tval in = loom_tval_rv(b);
     loom_loc nowhere = {0};
-    loom_sched_apply(s, LOOM_INST_COMPUTE_INLINE, &in, 1, NULL, 0,
-                     loom_tval_none(), nowhere, NULL, NULL, &d);
+    loom_sched_apply(s, loom_rng_below(r, 2) ? LOOM_INST_COMPUTE_INLINE
+                                            : LOOM_INST_REVERSE_COMPUTE_INLINE,
+                     &in, 1, NULL, 0, loom_tval_none(), nowhere, NULL, NULL, &d);
     break;
   }
   case 0:
@@ -390,6 +391,7 @@ int main(int argc, char **argv) {
         per_kind[LOOM_INST_VECTORIZE] && per_kind[LOOM_INST_UNROLL] &&
         per_kind[LOOM_INST_BIND] && per_kind[LOOM_INST_ANNOTATE] &&
         per_kind[LOOM_INST_COMPUTE_INLINE] &&
+        per_kind[LOOM_INST_REVERSE_COMPUTE_INLINE] &&
         per_kind[LOOM_INST_DECOMPOSE_REDUCTION] && per_kind[LOOM_INST_MERGE] &&
         per_kind[LOOM_INST_STORAGE_ALIGN] && per_kind[LOOM_INST_SET_SCOPE] &&
         per_kind[LOOM_INST_REORDER_BLOCK_ITER_VAR] &&
