@@ -387,7 +387,7 @@ int main(int argc, char **argv) {
   printf("\n");
   /* Every primitive the generator draws must have been applied somewhere
    * (in runs long enough for the rarer ones to come up). */
-  CHECK(runs < 240 || per_kind[LOOM_INST_SPLIT] && per_kind[LOOM_INST_FUSE] &&
+  CHECK(runs < 240 || (per_kind[LOOM_INST_SPLIT] && per_kind[LOOM_INST_FUSE] &&
         per_kind[LOOM_INST_REORDER] && per_kind[LOOM_INST_PARALLEL] &&
         per_kind[LOOM_INST_VECTORIZE] && per_kind[LOOM_INST_UNROLL] &&
         per_kind[LOOM_INST_BIND] && per_kind[LOOM_INST_ANNOTATE] &&
@@ -396,7 +396,7 @@ int main(int argc, char **argv) {
         per_kind[LOOM_INST_DECOMPOSE_REDUCTION] && per_kind[LOOM_INST_MERGE] &&
         per_kind[LOOM_INST_STORAGE_ALIGN] && per_kind[LOOM_INST_SET_SCOPE] &&
         per_kind[LOOM_INST_REORDER_BLOCK_ITER_VAR] &&
-        per_kind[LOOM_INST_SAMPLE_PERFECT_TILE]);
+        per_kind[LOOM_INST_SAMPLE_PERFECT_TILE]));
   for (int i = 0; i < N_CASES; i++) {
     loom_arena_free(progs[i].arena);
     free(progs[i].text);
