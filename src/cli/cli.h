@@ -21,6 +21,8 @@ int cli_interp(int argc, char **argv);
 int cli_build(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_db(int argc, char **argv);
+int cli_sched(int argc, char **argv);
+int cli_trace(int argc, char **argv);
 
 /* Prints a usage error for `cmd` and returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

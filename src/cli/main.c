@@ -20,6 +20,10 @@ static const cli_command commands[] = {
      "print the C file the C backend makes for FILE"},
     {"interp", cli_interp, "FILE [--func NAME] [--seed N] [--dump]",
      "run each function on seeded random inputs with the reference interpreter"},
+    {"sched", cli_sched, "FILE SCRIPT [--dialect tir|tirx]",
+     "apply a schedule script (.py) or JSON trace (.json) and print the result"},
+    {"trace", cli_trace, "FILE SCRIPT [--json] [--dialect tir|tirx]",
+     "replay a schedule script or JSON trace and print its trace"},
 };
 
 #define N_COMMANDS (int)(sizeof commands / sizeof *commands)

@@ -1,0 +1,187 @@
+/* The schedule DSL: a schedule holds an IRModule being transformed, the random
+ * variables that name its blocks, loops and sampled values, the trace of the
+ * instructions applied so far and a seedable generator. Every primitive is an
+ * IRModule -> IRModule rewrite that shares unchanged subtrees; copying a
+ * schedule shares the IR and copies only its small tables.
+ *
+ * Instructions are described once, in src/schedule/insts.def: their names in
+ * TVM's JSON and in schedule scripts, their inputs, attributes and decision. */
+#ifndef LOOM_SCHEDULE_H
+#define LOOM_SCHEDULE_H
+
+#include "loom/ir.h"
+#include "loom/script.h"
+
+typedef struct loom_sched loom_sched;
+
+/* A random variable: an index into its schedule's table. -1 is "none" (an
+ * output a trace dropped, printed as `_`). */
+typedef int loom_sched_rv;
+
+typedef enum {
+  LOOM_RV_BLOCK, /* printed b<k> */
+  LOOM_RV_LOOP,  /* printed l<k> */
+  LOOM_RV_EXPR,  /* printed v<k>: a sampled integer */
+} loom_rv_kind;
+
+/* ---- trace values -----------------------------------------------------------
+ * The inputs, attributes and decisions of instructions: what TVM's JSON
+ * records can hold. */
+typedef enum {
+  LOOM_TV_NONE,
+  LOOM_TV_BOOL,  /* i */
+  LOOM_TV_INT,   /* i */
+  LOOM_TV_FLOAT, /* f */
+  LOOM_TV_STR,   /* s */
+  LOOM_TV_RV,    /* i: a random variable */
+  LOOM_TV_LIST,  /* items */
+  LOOM_TV_DICT,  /* keys, items */
+} loom_tval_kind;
+
+typedef struct loom_tval {
+  loom_tval_kind kind;
+  int n;             /* LIST, DICT */
+  int64_t i;
+  double f;
+  const char *s;
+  struct loom_tval *items;
+  const char **keys;
+} loom_tval;
+
+loom_tval loom_tval_none(void);
+loom_tval loom_tval_int(int64_t v);
+loom_tval loom_tval_bool(bool v);
+loom_tval loom_tval_str(const char *s);
+loom_tval loom_tval_rv(loom_sched_rv rv);
+
+/* ---- instruction kinds ------------------------------------------------------ */
+
+typedef enum {
+#define X(id, json, json_alias, method, method_alias, out, is_list, spec,      \
+          is_pure, apply)                                                       \
+  LOOM_INST_##id,
+#include "loom/schedule_insts.def"
+#undef X
+  LOOM_INST_COUNT_
+} loom_inst_kind;
+
+/* Finds a kind by its JSON name or script method (either spelling); -1 when
+ * there is none. */
+int loom_inst_kind_by_json(const char *name);
+int loom_inst_kind_by_method(const char *name);
+const char *loom_inst_kind_method(loom_inst_kind k, loom_dialect dialect);
+
+/* One applied instruction. RV inputs and outputs are indices into the
+ * table of the schedule (or trace) that holds it. */
+typedef struct loom_inst {
+  loom_inst_kind kind;
+  loom_tval *inputs;
+  int n_inputs;
+  loom_tval *attrs;
+  int n_attrs;
+  loom_sched_rv *outputs; /* -1: dropped */
+  int n_outputs;
+  loom_tval decision;     /* NONE when the kind has none or it is undecided */
+  loom_loc loc;           /* the script line it came from; line 0 if none */
+} loom_inst;
+
+/* A trace: instructions in order over n_rvs random variables. */
+typedef struct loom_trace {
+  loom_inst *const *insts;
+  int n_insts;
+  int n_rvs;
+} loom_trace;
+
+/* ---- schedules -------------------------------------------------------------- */
+
+/* A schedule of m (borrowed: it must outlive the schedule and every copy).
+ * NULL when out of memory. */
+LOOM_GIVE loom_sched *loom_sched_new(LOOM_KEEP const loom_module *m,
+                                     uint64_t seed);
+/* A copy that shares the IR and the trace's instructions; its generator is
+ * forked from s's (s's stream advances). NULL when out of memory. */
+LOOM_GIVE loom_sched *loom_sched_copy(loom_sched *s);
+void loom_sched_free(LOOM_TAKE loom_sched *s);
+
+const loom_module *loom_sched_module(const loom_sched *s);
+loom_trace loom_sched_trace(const loom_sched *s);
+loom_rng *loom_sched_rng(loom_sched *s);
+loom_rv_kind loom_sched_rv_kind(const loom_sched *s, loom_sched_rv rv);
+/* The value of an EXPR random variable. */
+int64_t loom_sched_rv_value(const loom_sched *s, loom_sched_rv rv);
+/* The loop variable of a LOOP random variable (NULL for other kinds). */
+const loom_var *loom_sched_rv_loop(const loom_sched *s, loom_sched_rv rv);
+/* The block a BLOCK random variable names, NULL when it no longer exists. */
+const loom_block *loom_sched_rv_block(const loom_sched *s, loom_sched_rv rv);
+
+/* Applies one instruction: inputs and attrs as loom_inst holds them (RVs of
+ * s); decision NONE samples. On success the instruction joins the trace and
+ * *outs / *n_outs (either may be NULL) give its outputs, valid while s lives.
+ * On refusal s is unchanged and d names the block or loop and the property
+ * that fails, located at loc. */
+loom_status loom_sched_apply(loom_sched *s, loom_inst_kind kind,
+                             const loom_tval *inputs, int n_inputs,
+                             const loom_tval *attrs, int n_attrs,
+                             loom_tval decision, loom_loc loc,
+                             const loom_sched_rv **outs, int *n_outs,
+                             loom_diag *d);
+
+/* Convenience wrappers over loom_sched_apply for C callers. */
+loom_status loom_sched_get_block(loom_sched *s, const char *name,
+                                 const char *func_name, loom_sched_rv *out,
+                                 loom_diag *d);
+loom_status loom_sched_get_loops(loom_sched *s, loom_sched_rv block,
+                                 const loom_sched_rv **loops, int *n,
+                                 loom_diag *d);
+/* factors: INT, NONE or an EXPR RV each. */
+loom_status loom_sched_split(loom_sched *s, loom_sched_rv loop,
+                             const loom_tval *factors, int n_factors,
+                             bool preserve_unit_iters, bool disable_predication,
+                             const loom_sched_rv **outs, loom_diag *d);
+loom_status loom_sched_fuse(loom_sched *s, const loom_sched_rv *loops, int n,
+                            bool preserve_unit_iters, loom_sched_rv *out,
+                            loom_diag *d);
+loom_status loom_sched_reorder(loom_sched *s, const loom_sched_rv *loops,
+                               int n, loom_diag *d);
+/* kind: LOOM_INST_PARALLEL, _VECTORIZE or _UNROLL. */
+loom_status loom_sched_for_kind(loom_sched *s, loom_inst_kind kind,
+                                loom_sched_rv loop, loom_diag *d);
+loom_status loom_sched_bind(loom_sched *s, loom_sched_rv loop,
+                            const char *thread_axis, loom_diag *d);
+loom_status loom_sched_sample_perfect_tile(loom_sched *s, loom_sched_rv loop,
+                                           int n, int max_innermost_factor,
+                                           const loom_sched_rv **outs,
+                                           loom_diag *d);
+
+/* ---- scripts and traces ----------------------------------------------------- */
+
+/* Runs a schedule script (Python subset: `x = sch.method(...)` lines, names
+ * bound to earlier outputs or literal values) on s, statement by statement.
+ * Errors are located at the script: unknown methods, bad or missing
+ * arguments, undefined variables, and refused steps. */
+loom_status loom_sched_run_script(loom_sched *s, const char *text, size_t len,
+                                  const char *file, loom_diag *d);
+
+/* Prints as TVM's Trace.as_python: one `sch.*` call per line, outputs named
+ * b/l/v<k> with k counting every output. */
+void loom_trace_print_py(const loom_trace *t, loom_dialect dialect,
+                         loom_buf *out);
+/* Prints TVM's JSON record: [[[kind, inputs, attrs, outputs], ...],
+ * [[inst_index, decision], ...]] on one line. */
+void loom_trace_print_json(const loom_trace *t, loom_dialect dialect,
+                           loom_buf *out);
+/* Reads the JSON form into a trace in arena a. */
+loom_status loom_trace_read_json(const char *text, size_t len,
+                                 const char *file, loom_arena *a,
+                                 loom_trace *out, loom_diag *d);
+/* Replays t on s (usually fresh). With keep_decisions the recorded decisions
+ * are used (a stale perfect tile is repaired); otherwise sampling steps draw
+ * anew from s's generator. */
+loom_status loom_trace_apply(const loom_trace *t, loom_sched *s,
+                             bool keep_decisions, loom_diag *d);
+/* The trace without pure instructions whose outputs nothing uses (backward
+ * dead-code elimination), in arena a. */
+loom_status loom_trace_simplify(const loom_trace *t, loom_arena *a,
+                                loom_trace *out);
+
+#endif

@@ -1,0 +1,179 @@
+/* Block properties the primitives check: affine bindings, complete blocks,
+ * reduction blocks. They follow TVM's definitions closely enough to refuse
+ * what TVM refuses in its own tests, erring on the side of refusing. */
+#include "schedule/sched_impl.h"
+
+#include <string.h>
+
+static bool uses_loops(const loom_expr *e, const sched_path *p, int lo,
+                       int hi) {
+  for (int i = lo; i < hi; i++)
+    if (p->stmts[i]->kind == LOOM_STMT_FOR &&
+        sched_expr_uses(e, p->stmts[i]->u.loop.var))
+      return true;
+  return false;
+}
+
+/* Counts the terms of a sum (scaled by `scale`) that are not multiples of
+ * d; fails when one does not divide d either. */
+static bool count_rough_terms(const loom_expr *e, int64_t scale, int64_t d,
+                              const sched_path *p, int lo, int hi,
+                              int *rough) {
+  int64_t k;
+  if (!uses_loops(e, p, lo, hi))
+    return true; /* a constant of the chain */
+  switch (e->kind) {
+  case LOOM_EXPR_ADD:
+  case LOOM_EXPR_SUB:
+    return count_rough_terms(e->u.bin.a, scale, d, p, lo, hi, rough) &&
+           count_rough_terms(e->u.bin.b, scale, d, p, lo, hi, rough);
+  case LOOM_EXPR_MUL:
+    if (loom_ir_is_const_int(e->u.bin.b, &k))
+      return count_rough_terms(e->u.bin.a, scale * k, d, p, lo, hi, rough);
+    if (loom_ir_is_const_int(e->u.bin.a, &k))
+      return count_rough_terms(e->u.bin.b, scale * k, d, p, lo, hi, rough);
+    return false;
+  default: {
+    int64_t c = scale < 0 ? -scale : scale;
+    if (c % d == 0)
+      return true;
+    (*rough)++;
+    return d % c == 0;
+  }
+  }
+}
+
+/* x // d and x % d keep an iteration space affine when x splits cleanly at
+ * d: every term of x is a multiple of d except at most one, whose
+ * coefficient divides d (`(i * 16 + j) // 4`, not `(i * 16 + j) // 12`). */
+static bool splits_cleanly(const loom_expr *x, int64_t d, const sched_path *p,
+                           int lo, int hi) {
+  int rough = 0;
+  return count_rough_terms(x, 1, d, p, lo, hi, &rough) && rough <= 1;
+}
+
+/* Quasi-affine in the loops p[lo, hi): sums, differences, products with one
+ * constant side, floordiv and floormod by positive constants. Other
+ * variables count as constants. */
+static bool quasi_affine(const loom_expr *e, const sched_path *p, int lo,
+                         int hi) {
+  int64_t k;
+  switch (e->kind) {
+  case LOOM_EXPR_INT:
+  case LOOM_EXPR_VAR:
+    return true;
+  case LOOM_EXPR_ADD:
+  case LOOM_EXPR_SUB:
+    return quasi_affine(e->u.bin.a, p, lo, hi) &&
+           quasi_affine(e->u.bin.b, p, lo, hi);
+  case LOOM_EXPR_MUL: {
+    bool ca = true, cb = true;
+    for (int i = lo; i < hi; i++)
+      if (p->stmts[i]->kind == LOOM_STMT_FOR) {
+        ca = ca && !sched_expr_uses(e->u.bin.a, p->stmts[i]->u.loop.var);
+        cb = cb && !sched_expr_uses(e->u.bin.b, p->stmts[i]->u.loop.var);
+      }
+    return (ca || cb) && quasi_affine(e->u.bin.a, p, lo, hi) &&
+           quasi_affine(e->u.bin.b, p, lo, hi);
+  }
+  case LOOM_EXPR_FLOORDIV:
+  case LOOM_EXPR_FLOORMOD:
+    return loom_ir_is_const_int(e->u.bin.b, &k) && k > 0 &&
+           quasi_affine(e->u.bin.a, p, lo, hi) &&
+           splits_cleanly(e->u.bin.a, k, p, lo, hi);
+  default:
+    return false;
+  }
+}
+
+static void loop_vars_in(const loom_expr *e, const sched_path *p, int lo,
+                         int hi, bool *mask) {
+  for (int i = lo; i < hi; i++)
+    mask[i - lo] = p->stmts[i]->kind == LOOM_STMT_FOR &&
+                   sched_expr_uses(e, p->stmts[i]->u.loop.var);
+}
+
+static const char *check_predicate(const loom_expr *pred, const sched_path *p,
+                                   int lo, int hi, const loom_stmt *r) {
+  int64_t t;
+  if (!pred || (loom_ir_is_const_int(pred, &t) && t))
+    return NULL;
+  if (pred->kind == LOOM_EXPR_AND) {
+    const char *w = check_predicate(pred->u.bin.a, p, lo, hi, r);
+    return w ? w : check_predicate(pred->u.bin.b, p, lo, hi, r);
+  }
+  if (pred->kind != LOOM_EXPR_LT || !loom_ir_is_const_int(pred->u.bin.b, &t) ||
+      !quasi_affine(pred->u.bin.a, p, lo, hi))
+    return "its predicate is not a bound on an affine expression";
+  /* The bound must constrain exactly the loops of one binding, as a split
+   * leaves it; a bound across several iters is not an affine iteration
+   * space. */
+  int n = hi - lo;
+  bool want[256], got[256];
+  if (n > 256)
+    return "too many loops";
+  loop_vars_in(pred->u.bin.a, p, lo, hi, want);
+  for (int i = 0; i < r->u.realize.n_iter_values; i++) {
+    loop_vars_in(r->u.realize.iter_values[i], p, lo, hi, got);
+    bool covers = true, any = false;
+    for (int j = 0; j < n; j++) {
+      if (want[j] && !got[j])
+        covers = false;
+      any |= want[j];
+    }
+    if (covers && any)
+      return NULL;
+  }
+  return "its predicate bounds loops that no single binding uses";
+}
+
+const char *sched_affine_problem(const sched_path *p, int ri) {
+  return sched_affine_problem_below(p, ri, sched_scope_index(p, ri) + 1);
+}
+
+const char *sched_affine_problem_below(const sched_path *p, int ri, int lo) {
+  const loom_stmt *r = p->stmts[ri];
+  int hi = ri;
+  for (int i = lo; i < hi; i++) {
+    const loom_stmt *s = p->stmts[i];
+    if (s->kind != LOOM_STMT_FOR)
+      continue;
+    for (int j = lo; j < hi; j++)
+      if (j != i && p->stmts[j]->kind == LOOM_STMT_FOR &&
+          (sched_expr_uses(s->u.loop.extent, p->stmts[j]->u.loop.var) ||
+           sched_expr_uses(s->u.loop.min, p->stmts[j]->u.loop.var)))
+        return "the range of one of its loops depends on another loop";
+  }
+  for (int i = 0; i < r->u.realize.n_iter_values; i++)
+    if (!quasi_affine(r->u.realize.iter_values[i], p, lo, hi))
+      return "a binding is not a quasi-affine expression of the loops";
+  return check_predicate(r->u.realize.predicate, p, lo, hi, r);
+}
+
+static bool writes_what_it_reads(const loom_block *b) {
+  for (int i = 0; i < b->n_writes; i++)
+    for (int j = 0; j < b->n_reads; j++)
+      if (b->writes[i].buffer == b->reads[j].buffer)
+        return true;
+  return false;
+}
+
+bool sched_is_complete(const loom_block *b) {
+  if (b->init)
+    return false;
+  for (int i = 0; i < b->n_iter_vars; i++)
+    if (b->iter_vars[i].kind != LOOM_ITER_SPATIAL)
+      return false;
+  return b->n_writes > 0 && !writes_what_it_reads(b);
+}
+
+bool sched_is_reduction(const sched_path *p, int ri) {
+  const loom_block *b = p->stmts[ri]->u.realize.block;
+  if (!b->init || b->n_writes == 0)
+    return false;
+  for (int i = 0; i < b->n_iter_vars; i++)
+    if (b->iter_vars[i].kind != LOOM_ITER_SPATIAL &&
+        b->iter_vars[i].kind != LOOM_ITER_REDUCE)
+      return false;
+  return sched_affine_problem(p, ri) == NULL && !writes_what_it_reads(b);
+}

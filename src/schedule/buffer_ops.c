@@ -1,0 +1,369 @@
+/* The primitives on a buffer a block writes: storage_align (an annotation
+ * the lowering reads), set_scope and unsafe_set_dtype (the buffer replaced
+ * by one with another scope or dtype everywhere in the function), and
+ * reorder_block_iter_var, which permutes a block's iters. */
+#include "schedule/sched_impl.h"
+
+#include <string.h>
+
+/* The buffer_index-th written buffer of the block at p, or a refusal. */
+static loom_status written_buffer(sched_call *c, const sched_path *p,
+                                  int64_t index, loom_buffer **out) {
+  const loom_block *b = p->stmts[p->n - 1]->u.realize.block;
+  if (index < 0 || index >= b->n_writes)
+    return sched_fail(c, "block '%s' writes %d buffer%s, so buffer_index must "
+                         "be in [0, %d), not %lld",
+                      b->name, b->n_writes, b->n_writes == 1 ? "" : "s",
+                      b->n_writes, (long long)index);
+  *out = b->writes[index].buffer;
+  return LOOM_OK;
+}
+
+static int64_t attr_int(const sched_call *c, int i) {
+  return i < c->n_attrs ? c->attrs[i].i : 0;
+}
+
+/* ---- storage_align ------------------------------------------------------------ */
+
+static loom_value *int_value(loom_arena *a, int64_t v) {
+  return loom_ir_value_expr(a, loom_ir_int(a, LOOM_INT32, v));
+}
+
+loom_status sched_apply_storage_align(sched_call *c) {
+  loom_arena *a = sched_arena(c->s);
+  sched_path p = {0};
+  TRY(sched_input_block(c, 0, &p));
+  loom_stmt *r = p.stmts[p.n - 1];
+  const loom_block *b = r->u.realize.block;
+  int64_t index = attr_int(c, 0), axis = attr_int(c, 1), factor = attr_int(c, 2),
+          offset = attr_int(c, 3);
+  loom_buffer *buf;
+  loom_status st = written_buffer(c, &p, index, &buf);
+  if (st == LOOM_OK && (axis < -buf->ndim || axis >= buf->ndim))
+    st = sched_fail(c, "buffer '%s' has %d dimensions, so axis must be in "
+                       "[%d, %d), not %lld",
+                    buf->name, buf->ndim, -buf->ndim, buf->ndim,
+                    (long long)axis);
+  if (st == LOOM_OK && factor <= 0)
+    st = sched_fail(c, "factor must be positive, not %lld", (long long)factor);
+  if (st != LOOM_OK)
+    goto out;
+  if (axis < 0)
+    axis += buf->ndim;
+  /* buffer_dim_align holds [buffer_index, axis, factor, offset] entries; a
+   * new entry replaces the one for the same buffer and axis. */
+  const loom_value *old = loom_ir_attr_get(b->annotations, b->n_annotations,
+                                           "buffer_dim_align");
+  int n_old = old && old->kind == LOOM_VALUE_LIST ? old->n_items : 0;
+  loom_value *list = loom_arena_alloc(a, sizeof *list);
+  loom_value **items = loom_arena_alloc(a, (size_t)(n_old + 1) * sizeof *items);
+  loom_value *entry = loom_arena_alloc(a, sizeof *entry);
+  loom_value **fields = loom_arena_alloc(a, 4 * sizeof *fields);
+  if (!list || !items || !entry || !fields) {
+    st = sched_nomem(c);
+    goto out;
+  }
+  int64_t vals[4] = {index, axis, factor, offset};
+  for (int i = 0; i < 4; i++)
+    if (!(fields[i] = int_value(a, vals[i]))) {
+      st = sched_nomem(c);
+      goto out;
+    }
+  *entry = (loom_value){.kind = LOOM_VALUE_LIST, .items = fields, .n_items = 4};
+  int n = 0;
+  bool replaced = false;
+  for (int i = 0; i < n_old; i++) {
+    const loom_value *e = old->items[i];
+    int64_t bi, ax;
+    if (e->kind == LOOM_VALUE_LIST && e->n_items == 4 &&
+        e->items[0]->kind == LOOM_VALUE_EXPR &&
+        e->items[1]->kind == LOOM_VALUE_EXPR &&
+        loom_ir_is_const_int(e->items[0]->expr, &bi) &&
+        loom_ir_is_const_int(e->items[1]->expr, &ax) && bi == index &&
+        ax == axis) {
+      if (!replaced)
+        items[n++] = entry;
+      replaced = true;
+    } else
+      items[n++] = old->items[i];
+  }
+  if (!replaced)
+    items[n++] = entry;
+  *list = (loom_value){.kind = LOOM_VALUE_LIST, .items = items, .n_items = n};
+  loom_attr *attrs = loom_arena_alloc(
+      a, (size_t)(b->n_annotations + 1) * sizeof *attrs);
+  loom_block *nb = loom_arena_alloc(a, sizeof *nb);
+  loom_stmt *nr = loom_arena_alloc(a, sizeof *nr);
+  if (!attrs || !nb || !nr) {
+    st = sched_nomem(c);
+    goto out;
+  }
+  int na = 0;
+  for (int i = 0; i < b->n_annotations; i++)
+    if (strcmp(b->annotations[i].key, "buffer_dim_align"))
+      attrs[na++] = b->annotations[i];
+  attrs[na++] = (loom_attr){"buffer_dim_align", list};
+  *nb = *b;
+  nb->annotations = attrs;
+  nb->n_annotations = na;
+  *nr = *r;
+  nr->u.realize.block = nb;
+  c->mod = sched_replace(a, c->mod, &p, p.n - 1, nr);
+  if (!c->mod)
+    st = sched_nomem(c);
+out:
+  sched_path_free(&p);
+  return st;
+}
+
+/* ---- buffer replacement --------------------------------------------------------- */
+
+typedef struct replacement {
+  loom_buffer *old, *new_buf;
+  bool cast_loads; /* loads read the new dtype; cast back to the old */
+} replacement;
+
+static loom_expr *replace_load(const sched_map *m, loom_arena *a,
+                               loom_expr *load) {
+  const replacement *rp = m->ctx;
+  if (load->u.load.buffer != rp->old)
+    return load;
+  loom_expr *n = loom_ir_load(a, rp->new_buf, load->u.load.indices,
+                              load->u.load.n_indices);
+  if (!n)
+    return NULL;
+  n->dtype = loom_dtype_with_lanes(rp->new_buf->dtype, load->dtype.lanes);
+  return rp->cast_loads ? loom_ir_cast(a, load->dtype, n) : n;
+}
+
+static loom_stmt *replace_store(const sched_map *m, loom_arena *a,
+                                loom_stmt *s) {
+  const replacement *rp = m->ctx;
+  if (s->kind != LOOM_STMT_STORE || s->u.store.buffer != rp->old)
+    return s;
+  loom_stmt *n = loom_arena_alloc(a, sizeof *n);
+  if (!n)
+    return NULL;
+  *n = *s;
+  n->u.store.buffer = rp->new_buf;
+  if (rp->cast_loads) {
+    loom_dtype t =
+        loom_dtype_with_lanes(rp->new_buf->dtype, s->u.store.value->dtype.lanes);
+    n->u.store.value = loom_ir_cast(a, t, s->u.store.value);
+    if (!n->u.store.value)
+      return NULL;
+  }
+  return n;
+}
+
+static loom_buffer_region *replace_regions(loom_arena *a,
+                                           const loom_buffer_region *r, int n,
+                                           const replacement *rp) {
+  bool any = false;
+  for (int i = 0; i < n; i++)
+    any |= r[i].buffer == rp->old;
+  if (!any)
+    return (loom_buffer_region *)r;
+  loom_buffer_region *out = loom_arena_alloc(a, (size_t)n * sizeof *out);
+  if (!out)
+    return NULL;
+  for (int i = 0; i < n; i++) {
+    out[i] = r[i];
+    if (r[i].buffer == rp->old)
+      out[i].buffer = rp->new_buf;
+  }
+  return out;
+}
+
+static loom_block *replace_in_block(const sched_map *m, loom_arena *a,
+                                    const loom_block *old, loom_block *b) {
+  const replacement *rp = m->ctx;
+  loom_block *c = loom_arena_alloc(a, sizeof *c);
+  if (!c)
+    return NULL;
+  *c = *b;
+  c->reads = replace_regions(a, b->reads, b->n_reads, rp);
+  c->writes = replace_regions(a, b->writes, b->n_writes, rp);
+  if ((b->n_reads && !c->reads) || (b->n_writes && !c->writes))
+    return NULL;
+  bool allocs_it = false;
+  for (int i = 0; i < b->n_alloc_buffers; i++)
+    allocs_it |= b->alloc_buffers[i] == rp->old;
+  if (allocs_it) {
+    c->alloc_buffers =
+        loom_arena_alloc(a, (size_t)b->n_alloc_buffers * sizeof *c->alloc_buffers);
+    if (!c->alloc_buffers)
+      return NULL;
+    for (int i = 0; i < b->n_alloc_buffers; i++)
+      c->alloc_buffers[i] =
+          b->alloc_buffers[i] == rp->old ? rp->new_buf : b->alloc_buffers[i];
+  }
+  (void)old;
+  return c;
+}
+
+/* The function with `old` replaced by `new_buf` everywhere. */
+static loom_status replace_buffer(sched_call *c, const sched_path *p,
+                                  replacement *rp) {
+  loom_arena *a = sched_arena(c->s);
+  const loom_var *vars[1] = {rp->old->data};
+  loom_expr *vals[1] = {loom_ir_ref(a, rp->new_buf->data)};
+  sched_map m = {.vars = vars, .values = vals, .n = vals[0] ? 1 : 0,
+                 .on_load = replace_load, .on_block = replace_in_block,
+                 .on_stmt = replace_store, .ctx = rp};
+  loom_stmt *body = sched_subst_stmt(a, p->stmts[0], &m);
+  c->mod = body ? sched_replace(a, c->mod, p, 0, body) : NULL;
+  return c->mod ? LOOM_OK : sched_nomem(c);
+}
+
+static bool allocated_by_block(const loom_stmt *s, const loom_buffer *b) {
+  if (!s)
+    return false;
+  if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
+    const loom_block *k = s->u.realize.block;
+    for (int i = 0; i < k->n_alloc_buffers; i++)
+      if (k->alloc_buffers[i] == b)
+        return true;
+  }
+  if (s->kind == LOOM_STMT_SEQ) {
+    for (int i = 0; i < s->u.seq.n_stmts; i++)
+      if (allocated_by_block(s->u.seq.stmts[i], b))
+        return true;
+    return false;
+  }
+  loom_stmt *kids[2];
+  int k = sched_children(s, kids, 2);
+  for (int i = 0; i < k; i++)
+    if (allocated_by_block(kids[i], b))
+      return true;
+  return false;
+}
+
+/* Checks the index and that a block allocates the buffer; gives a copy of
+ * the buffer, with a fresh data variable, for the caller to change. */
+static loom_status prepare(sched_call *c, sched_path *p, loom_buffer **old,
+                           loom_buffer **copy) {
+  loom_arena *a = sched_arena(c->s);
+  TRY(written_buffer(c, p, attr_int(c, 0), old));
+  if (!allocated_by_block(p->stmts[0], *old))
+    return sched_fail(c, "buffer '%s' is not allocated by a block: it is a "
+                         "function parameter or a match_buffer view",
+                      (*old)->name);
+  loom_buffer *n = loom_arena_alloc(a, sizeof *n);
+  loom_var *data = loom_arena_alloc(a, sizeof *data);
+  if (!n || !data)
+    return sched_nomem(c);
+  *n = **old;
+  *data = *(*old)->data;
+  n->data = data;
+  *copy = n;
+  return LOOM_OK;
+}
+
+static bool is_storage_scope(const char *s) {
+  static const char *const ranks[] = {
+      "global", "shared", "warp", "local", "wmma.matrix_a", "wmma.matrix_b",
+      "wmma.accumulator", "texture", "metal.simdgroup", "m.", "mma."};
+  for (size_t i = 0; i < sizeof ranks / sizeof *ranks; i++) {
+    size_t n = strlen(ranks[i]);
+    if (!strncmp(s, ranks[i], n) &&
+        (ranks[i][n - 1] == '.' || s[n] == 0 || s[n] == '.'))
+      return true;
+  }
+  return false;
+}
+
+loom_status sched_apply_set_scope(sched_call *c) {
+  loom_arena *a = sched_arena(c->s);
+  sched_path p = {0};
+  TRY(sched_input_block(c, 0, &p));
+  loom_buffer *old = NULL, *n = NULL;
+  const char *scope = c->n_attrs >= 2 && c->attrs[1].kind == LOOM_TV_STR
+                          ? c->attrs[1].s
+                          : "";
+  loom_status st = prepare(c, &p, &old, &n);
+  if (st == LOOM_OK && !is_storage_scope(scope))
+    st = sched_fail(c, "\"%s\" is not a storage scope", scope);
+  if (st == LOOM_OK) {
+    n->scope = loom_arena_strdup(a, scope);
+    n->data->scope = n->scope;
+    replacement rp = {old, n, false};
+    st = n->scope ? replace_buffer(c, &p, &rp) : sched_nomem(c);
+  }
+  sched_path_free(&p);
+  return st;
+}
+
+loom_status sched_apply_unsafe_set_dtype(sched_call *c) {
+  sched_path p = {0};
+  TRY(sched_input_block(c, 0, &p));
+  loom_buffer *old = NULL, *n = NULL;
+  const char *name = c->n_attrs >= 2 && c->attrs[1].kind == LOOM_TV_STR
+                         ? c->attrs[1].s
+                         : "";
+  loom_dtype t;
+  loom_status st = prepare(c, &p, &old, &n);
+  if (st == LOOM_OK &&
+      (!loom_dtype_parse(name, strlen(name), &t) || t.lanes != 1 ||
+       t.code == LOOM_DT_HANDLE || t.code == LOOM_DT_VOID))
+    st = sched_fail(c, "\"%s\" is not a scalar data type", name);
+  if (st == LOOM_OK) {
+    n->dtype = t;
+    n->data->elem = t;
+    replacement rp = {old, n, !loom_dtype_eq(t, old->dtype)};
+    st = replace_buffer(c, &p, &rp);
+  }
+  sched_path_free(&p);
+  return st;
+}
+
+/* ---- reorder_block_iter_var ------------------------------------------------------ */
+
+loom_status sched_apply_reorder_block_iter_var(sched_call *c) {
+  loom_arena *a = sched_arena(c->s);
+  sched_path p = {0};
+  TRY(sched_input_block(c, 0, &p));
+  loom_stmt *r = p.stmts[p.n - 1];
+  const loom_block *b = r->u.realize.block;
+  loom_status st = LOOM_OK;
+  const loom_tval *order = c->n_inputs >= 2 ? &c->inputs[1] : NULL;
+  int n = b->n_iter_vars;
+  bool ok = order && order->kind == LOOM_TV_LIST && order->n == n &&
+            n <= 256;
+  bool seen[256] = {false};
+  for (int i = 0; ok && i < n; i++) {
+    int64_t k = order->items[i].i;
+    ok = order->items[i].kind == LOOM_TV_INT && k >= 0 && k < n && !seen[k];
+    if (ok)
+      seen[k] = true;
+  }
+  if (!ok) {
+    st = sched_fail(c, "new_order must be a permutation of [0, ..., %d] for "
+                       "the %d iters of block '%s'",
+                    n - 1, n, b->name);
+    goto out;
+  }
+  loom_block *nb = loom_arena_alloc(a, sizeof *nb);
+  loom_stmt *nr = loom_arena_alloc(a, sizeof *nr);
+  loom_iter_var *iters = loom_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *iters);
+  loom_expr **vals = loom_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *vals);
+  if (!nb || !nr || !iters || !vals) {
+    st = sched_nomem(c);
+    goto out;
+  }
+  for (int i = 0; i < n; i++) {
+    iters[i] = b->iter_vars[order->items[i].i];
+    vals[i] = r->u.realize.iter_values[order->items[i].i];
+  }
+  *nb = *b;
+  nb->iter_vars = iters;
+  *nr = *r;
+  nr->u.realize.iter_values = vals;
+  nr->u.realize.block = nb;
+  c->mod = sched_replace(a, c->mod, &p, p.n - 1, nr);
+  if (!c->mod)
+    st = sched_nomem(c);
+out:
+  sched_path_free(&p);
+  return st;
+}

@@ -1,0 +1,322 @@
+/* Finding blocks and loops again after a rewrite, and rebuilding the chain of
+ * ancestors above a replaced statement. A block is found by its name, a loop
+ * by its loop variable; both survive every rewrite that keeps them. */
+#include "schedule/sched_impl.h"
+
+#include <string.h>
+
+void sched_path_free(sched_path *p) {
+  free(p->stmts);
+  memset(p, 0, sizeof *p);
+}
+
+bool sched_path_push(sched_path *p, loom_stmt *s) {
+  if (p->n == p->cap) {
+    int cap = p->cap ? 2 * p->cap : 32;
+    loom_stmt **a = realloc(p->stmts, (size_t)cap * sizeof *a);
+    if (!a)
+      return false;
+    p->stmts = a;
+    p->cap = cap;
+  }
+  p->stmts[p->n++] = s;
+  return true;
+}
+
+int sched_children(const loom_stmt *s, loom_stmt **out, int max) {
+  int n = 0;
+#define PUT(x)                                                                 \
+  do {                                                                         \
+    if ((x) && n < max)                                                        \
+      out[n++] = (x);                                                          \
+  } while (0)
+  switch (s->kind) {
+  case LOOM_STMT_FOR:
+    PUT(s->u.loop.body);
+    break;
+  case LOOM_STMT_BLOCK_REALIZE:
+    PUT(s->u.realize.block->init);
+    PUT(s->u.realize.block->body);
+    break;
+  case LOOM_STMT_IF:
+    PUT(s->u.if_.then_case);
+    PUT(s->u.if_.else_case);
+    break;
+  case LOOM_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n_stmts; i++)
+      PUT(s->u.seq.stmts[i]);
+    break;
+  case LOOM_STMT_LET:
+    PUT(s->u.let.body);
+    break;
+  case LOOM_STMT_ALLOCATE:
+  case LOOM_STMT_DECL_BUFFER:
+    PUT(s->u.alloc.body);
+    break;
+  case LOOM_STMT_ATTR:
+    PUT(s->u.attr.body);
+    break;
+  case LOOM_STMT_ASSERT:
+    PUT(s->u.assert_.body);
+    break;
+  default:
+    break;
+  }
+#undef PUT
+  return n;
+}
+
+/* Depth-first search in program order; the path holds the ancestors of the
+ * statement being visited. Recursion depth is the IR's nesting depth. */
+typedef bool (*match_fn)(const loom_stmt *s, const void *key);
+
+static int search(loom_stmt *s, match_fn match, const void *key, sched_path *p,
+                  int *count) {
+  if (!sched_path_push(p, s))
+    return -1;
+  if (match(s, key)) {
+    if (!count)
+      return 1;
+    (*count)++;
+  }
+  loom_stmt *kids[2];
+  if (s->kind == LOOM_STMT_SEQ) {
+    for (int i = 0; i < s->u.seq.n_stmts; i++) {
+      int r = search(s->u.seq.stmts[i], match, key, p, count);
+      if (r)
+        return r;
+    }
+  } else {
+    int k = sched_children(s, kids, 2);
+    for (int i = 0; i < k; i++) {
+      int r = search(kids[i], match, key, p, count);
+      if (r)
+        return r;
+    }
+  }
+  p->n--;
+  return 0;
+}
+
+static bool match_block(const loom_stmt *s, const void *key) {
+  return s->kind == LOOM_STMT_BLOCK_REALIZE && s->u.realize.block->name &&
+         !strcmp(s->u.realize.block->name, key);
+}
+
+static bool match_loop(const loom_stmt *s, const void *key) {
+  return s->kind == LOOM_STMT_FOR && s->u.loop.var == key;
+}
+
+static bool find(const loom_func *f, match_fn m, const void *key,
+                 sched_path *p) {
+  p->n = 0;
+  if (!f->body)
+    return false;
+  int r = search(f->body, m, key, p, NULL);
+  if (r <= 0) {
+    p->n = 0;
+    return false;
+  }
+  return true;
+}
+
+bool sched_find_block(const loom_func *f, const char *name, sched_path *p) {
+  return find(f, match_block, name, p);
+}
+
+bool sched_find_loop(const loom_func *f, const loom_var *v, sched_path *p) {
+  return find(f, match_loop, v, p);
+}
+
+int sched_count_blocks(const loom_func *f, const char *name) {
+  sched_path p = {0};
+  int count = 0;
+  if (f->body)
+    search(f->body, match_block, name, &p, &count);
+  sched_path_free(&p);
+  return count;
+}
+
+int sched_scope_index(const sched_path *p, int depth) {
+  for (int i = depth - 1; i >= 0; i--)
+    if (p->stmts[i]->kind == LOOM_STMT_BLOCK_REALIZE)
+      return i;
+  return -1;
+}
+
+/* ---- rebuilding ------------------------------------------------------------- */
+
+static loom_stmt *copy_stmt(loom_arena *a, const loom_stmt *s) {
+  loom_stmt *c = loom_arena_alloc(a, sizeof *c);
+  if (c)
+    *c = *s;
+  return c;
+}
+
+loom_stmt *sched_with_child(loom_arena *a, const loom_stmt *parent,
+                            const loom_stmt *old, loom_stmt *new_child) {
+  loom_stmt *c = copy_stmt(a, parent);
+  if (!c)
+    return NULL;
+  switch (parent->kind) {
+  case LOOM_STMT_FOR:
+    if (parent->u.loop.body != old || !new_child)
+      return NULL;
+    c->u.loop.body = new_child;
+    return c;
+  case LOOM_STMT_BLOCK_REALIZE: {
+    loom_block *b = loom_arena_alloc(a, sizeof *b);
+    if (!b || !new_child)
+      return NULL;
+    *b = *parent->u.realize.block;
+    if (b->body == old)
+      b->body = new_child;
+    else if (b->init == old)
+      b->init = new_child;
+    else
+      return NULL;
+    c->u.realize.block = b;
+    return c;
+  }
+  case LOOM_STMT_SEQ: {
+    int n = parent->u.seq.n_stmts;
+    loom_stmt **items = loom_arena_alloc(a, (size_t)n * sizeof *items);
+    if (!items)
+      return NULL;
+    int k = 0;
+    bool found = false;
+    for (int i = 0; i < n; i++) {
+      if (parent->u.seq.stmts[i] == old && !found) {
+        found = true;
+        if (new_child)
+          items[k++] = new_child;
+      } else
+        items[k++] = parent->u.seq.stmts[i];
+    }
+    if (!found)
+      return NULL;
+    if (k == 1)
+      return items[0];
+    c->u.seq.stmts = items;
+    c->u.seq.n_stmts = k;
+    return c;
+  }
+  case LOOM_STMT_IF:
+    if (!new_child)
+      return NULL;
+    if (parent->u.if_.then_case == old)
+      c->u.if_.then_case = new_child;
+    else if (parent->u.if_.else_case == old)
+      c->u.if_.else_case = new_child;
+    else
+      return NULL;
+    return c;
+  case LOOM_STMT_LET:
+    if (parent->u.let.body != old || !new_child)
+      return NULL;
+    c->u.let.body = new_child;
+    return c;
+  case LOOM_STMT_ALLOCATE:
+  case LOOM_STMT_DECL_BUFFER:
+    if (parent->u.alloc.body != old || !new_child)
+      return NULL;
+    c->u.alloc.body = new_child;
+    return c;
+  case LOOM_STMT_ATTR:
+    if (parent->u.attr.body != old || !new_child)
+      return NULL;
+    c->u.attr.body = new_child;
+    return c;
+  case LOOM_STMT_ASSERT:
+    if (parent->u.assert_.body != old || !new_child)
+      return NULL;
+    c->u.assert_.body = new_child;
+    return c;
+  default:
+    return NULL;
+  }
+}
+
+const loom_module *sched_replace(loom_arena *a, const loom_module *m,
+                                 const sched_path *p, int depth,
+                                 loom_stmt *s_new) {
+  loom_stmt *cur = s_new;
+  for (int i = depth; i > 0; i--) {
+    cur = sched_with_child(a, p->stmts[i - 1], p->stmts[i], cur);
+    if (!cur)
+      return NULL;
+  }
+  loom_func *f = loom_arena_alloc(a, sizeof *f);
+  loom_module *nm = loom_arena_alloc(a, sizeof *nm);
+  loom_func **funcs =
+      loom_arena_alloc(a, (size_t)(m->n_funcs ? m->n_funcs : 1) * sizeof *funcs);
+  if (!f || !nm || !funcs || !cur)
+    return NULL;
+  *f = *m->funcs[p->func];
+  f->body = cur;
+  *nm = *m;
+  for (int i = 0; i < m->n_funcs; i++)
+    funcs[i] = m->funcs[i];
+  funcs[p->func] = f;
+  nm->funcs = funcs;
+  return nm;
+}
+
+loom_arith_ctx *sched_arith_for_path(const sched_path *p, int depth) {
+  loom_arith_ctx *ctx = loom_arith_ctx_new();
+  if (!ctx)
+    return NULL;
+  loom_diag d;
+  loom_diag_init(&d);
+  for (int i = 0; i < depth && i < p->n; i++) {
+    const loom_stmt *s = p->stmts[i];
+    int64_t min, ext;
+    if (s->kind == LOOM_STMT_FOR && loom_ir_is_const_int(s->u.loop.min, &min) &&
+        loom_ir_is_const_int(s->u.loop.extent, &ext) && ext > 0)
+      loom_arith_bind(ctx, s->u.loop.var, min, min + ext - 1, &d);
+  }
+  loom_diag_free(&d);
+  return ctx;
+}
+
+static loom_status each_child(sched_path *p, loom_stmt *s,
+                              loom_status (*fn)(const sched_path *, void *),
+                              void *arg) {
+  if (!sched_path_push(p, s))
+    return LOOM_NOMEM;
+  loom_status st = LOOM_OK;
+  if (s->kind == LOOM_STMT_BLOCK_REALIZE)
+    st = fn(p, arg);
+  else if (s->kind == LOOM_STMT_SEQ) {
+    for (int i = 0; i < s->u.seq.n_stmts && st == LOOM_OK; i++)
+      st = each_child(p, s->u.seq.stmts[i], fn, arg);
+  } else {
+    loom_stmt *kids[2];
+    int k = sched_children(s, kids, 2);
+    for (int i = 0; i < k && st == LOOM_OK; i++)
+      st = each_child(p, kids[i], fn, arg);
+  }
+  p->n--;
+  return st;
+}
+
+loom_status sched_each_child_block(sched_path *p,
+                                   loom_status (*fn)(const sched_path *q,
+                                                     void *arg),
+                                   void *arg) {
+  loom_stmt *top = p->stmts[p->n - 1];
+  loom_status st = LOOM_OK;
+  if (top->kind == LOOM_STMT_BLOCK_REALIZE) {
+    loom_block *b = top->u.realize.block;
+    if (b->init)
+      st = each_child(p, b->init, fn, arg);
+    if (st == LOOM_OK)
+      st = each_child(p, b->body, fn, arg);
+    return st;
+  }
+  loom_stmt *kids[2];
+  int k = sched_children(top, kids, 2);
+  for (int i = 0; i < k && st == LOOM_OK; i++)
+    st = each_child(p, kids[i], fn, arg);
+  return st;
+}

@@ -1,0 +1,30 @@
+/* Subtree rewrites over block realizes shared by the loop primitives.
+ * Private to src/schedule. */
+#ifndef LOOM_SCHED_REWRITE_H
+#define LOOM_SCHED_REWRITE_H
+
+#include "schedule/sched_impl.h"
+
+typedef struct realize_visitor realize_visitor;
+struct realize_visitor {
+  loom_stmt *(*fn)(realize_visitor *v, loom_stmt *realize);
+  loom_arena *a;
+  loom_arith_ctx *ctx;  /* loop ranges are bound here on the way down */
+  bool descend_blocks;  /* also visit the realizes inside visited blocks */
+  loom_var *const *vars;
+  int n_vars;
+  loom_expr *pred;
+};
+
+/* NULL when out of memory; s itself when nothing changed. */
+loom_stmt *sched_visit_realizes(realize_visitor *v, loom_stmt *s);
+/* Simplifies, under ctx plus the loops inside s, every block binding in s
+ * that mentions one of vars. */
+loom_stmt *sched_simplify_bindings(loom_arena *a, loom_arith_ctx *ctx,
+                                   loom_stmt *s, loom_var *const *vars,
+                                   int n_vars);
+/* Conjoins pred to the predicate of the outermost realizes in s. */
+loom_stmt *sched_append_predicate(loom_arena *a, loom_stmt *s,
+                                  loom_expr *pred);
+
+#endif

@@ -1,0 +1,220 @@
+/* The schedule module's private interface: the schedule state, how blocks and
+ * loops are found again after each rewrite, the rewrite helpers every
+ * primitive shares, and the apply functions the instruction table names. */
+#ifndef LOOM_SCHED_IMPL_H
+#define LOOM_SCHED_IMPL_H
+
+#include "loom/arith.h"
+#include "loom/schedule.h"
+
+#include <stdlib.h>
+
+/* Arenas are shared between a schedule and its copies: a copy allocates in a
+ * fresh arena and keeps its parent's alive through a counted chain. */
+typedef struct sched_pool {
+  int refs;
+  loom_arena *arena;
+  struct sched_pool *parent;
+} sched_pool;
+
+/* What a random variable stands for. A block is found again by its name in
+ * its function, a loop by its loop variable (rewrites keep both). */
+typedef struct sched_rv {
+  loom_rv_kind kind;
+  int func;
+  const char *block;
+  loom_var *loop;
+  int64_t value;
+} sched_rv;
+
+struct loom_sched {
+  sched_pool *pool;
+  const loom_module *mod;
+  sched_rv *rvs;
+  int n_rvs, cap_rvs;
+  loom_inst **insts;
+  int n_insts, cap_insts;
+  loom_rng rng;
+};
+
+loom_arena *sched_arena(loom_sched *s);
+
+/* ---- paths: a statement and its ancestors, from the function body down ---- */
+
+typedef struct sched_path {
+  int func;
+  loom_stmt **stmts; /* stmts[0] is the function body, stmts[n-1] the target */
+  int n, cap;
+} sched_path;
+
+void sched_path_free(sched_path *p);
+bool sched_path_push(sched_path *p, loom_stmt *s);
+/* Calls fn with the path to each block realize under p's last statement
+ * that no other block there encloses; stops at the first failure. */
+loom_status sched_each_child_block(sched_path *p,
+                                   loom_status (*fn)(const sched_path *q,
+                                                     void *arg),
+                                   void *arg);
+/* Finds the BLOCK_REALIZE of the block named `name` (the first in program
+ * order) or the FOR of loop variable v in function f. Returns false when
+ * absent (or out of memory, which leaves p->n == 0 as well). */
+bool sched_find_block(const loom_func *f, const char *name, sched_path *p);
+bool sched_find_loop(const loom_func *f, const loom_var *v, sched_path *p);
+/* How many blocks named `name` function f holds. */
+int sched_count_blocks(const loom_func *f, const char *name);
+
+/* A copy of parent with child old replaced by new (new NULL removes old from
+ * a sequence). NULL when out of memory or old is not a child. */
+loom_stmt *sched_with_child(loom_arena *a, const loom_stmt *parent,
+                            const loom_stmt *old, loom_stmt *new_child);
+/* The module with path->stmts[depth] replaced by s_new and every ancestor
+ * rebuilt; unchanged subtrees are shared. NULL when out of memory. */
+const loom_module *sched_replace(loom_arena *a, const loom_module *m,
+                                 const sched_path *p, int depth,
+                                 loom_stmt *s_new);
+
+/* The innermost block realize strictly above path index depth (the scope),
+ * as an index into p, or -1 when there is none. */
+int sched_scope_index(const sched_path *p, int depth);
+/* The direct child statements of a statement: a loop's body, a block's init
+ * and body, a sequence's items, ... Returns the count, up to max. */
+int sched_children(const loom_stmt *s, loom_stmt **out, int max);
+
+/* ---- substitution ----------------------------------------------------------- */
+
+typedef struct sched_map sched_map;
+struct sched_map {
+  const loom_var **vars;
+  loom_expr **values;
+  int n;
+  /* Optional hooks: a load (with its indices already substituted) may be
+   * replaced, and a block (old, and as substituted) may be finished, e.g.
+   * with its access regions inferred again. */
+  loom_expr *(*on_load)(const sched_map *m, loom_arena *a, loom_expr *load);
+  loom_block *(*on_block)(const sched_map *m, loom_arena *a,
+                          const loom_block *old, loom_block *b);
+  /* A statement, as substituted, may be replaced (after its children). */
+  loom_stmt *(*on_stmt)(const sched_map *m, loom_arena *a, loom_stmt *s);
+  void *ctx;
+};
+
+loom_expr *sched_subst_expr(loom_arena *a, loom_expr *e, const sched_map *m);
+/* Substitutes through a statement, its nested blocks' bindings, predicates,
+ * regions and bodies. Returns s itself when nothing changed. */
+loom_stmt *sched_subst_stmt(loom_arena *a, loom_stmt *s, const sched_map *m);
+/* True when s mentions v anywhere (expressions, regions, nested blocks). */
+bool sched_stmt_uses(loom_arena *a, loom_stmt *s, const loom_var *v);
+/* The same expression over the same variables (by identity, unlike
+ * loom_ir_equal_expr, which renames free variables). */
+bool sched_same_expr(const loom_expr *a, const loom_expr *b);
+/* True when e mentions v. */
+bool sched_expr_uses(const loom_expr *e, const loom_var *v);
+
+/* An arithmetic context with every loop of p[0..depth) bound to its range
+ * when min and extent are constants. NULL when out of memory. */
+loom_arith_ctx *sched_arith_for_path(const sched_path *p, int depth);
+
+/* Simplifies e under ctx, then expands sums of products into the linear form
+ * TVM prints (normalize.c). NULL when out of memory. */
+loom_expr *sched_normalize(loom_arena *a, loom_arith_ctx *ctx, loom_expr *e);
+
+/* A copy of b (a block of f) with its read and write regions inferred again
+ * from the buffers visible outside it, `gone` left out (inline.c). NULL when
+ * out of memory or the regions cannot be inferred. */
+loom_block *sched_infer_regions(loom_arena *a, const loom_func *f,
+                                loom_block *b, const loom_buffer *gone);
+
+/* ---- block properties (analysis.c) ------------------------------------------ */
+
+/* Why a block is not what a primitive needs, for messages; NULL when it is. */
+const char *sched_affine_problem(const sched_path *p, int realize_index);
+/* The same, with only the loops p[lo, realize_index) as iterators; other
+ * variables count as constants. */
+const char *sched_affine_problem_below(const sched_path *p, int realize_index,
+                                       int lo);
+bool sched_is_complete(const loom_block *b);
+bool sched_is_reduction(const sched_path *p, int realize_index);
+
+/* ---- instruction application ------------------------------------------------ */
+
+typedef struct sched_call {
+  loom_sched *s;
+  loom_inst_kind kind;
+  const loom_tval *inputs;
+  int n_inputs;
+  const loom_tval *attrs;
+  int n_attrs;
+  loom_tval decision;       /* in: NONE to sample; out: what was decided */
+  loom_tval own_attrs[4];   /* attrs an apply completes (a default resolved) */
+  /* A block the apply renamed: block RVs naming it follow the new name. */
+  int rename_func;
+  const char *rename_from, *rename_to;
+  loom_loc loc;
+  loom_diag *d;
+  const loom_module *mod;   /* out: the rewritten module (starts as s->mod) */
+  sched_rv *outs;           /* out: the output RVs, heap */
+  int n_outs, cap_outs;
+} sched_call;
+
+typedef loom_status (*sched_apply_fn)(sched_call *c);
+
+/* Reports a refusal at the call's location, prefixed by the method name. */
+loom_status sched_fail(sched_call *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+loom_status sched_nomem(sched_call *c);
+loom_status sched_push_out(sched_call *c, sched_rv rv);
+
+/* Input resolution with diagnostics at the call. */
+loom_status sched_input_loop(sched_call *c, int i, sched_path *p);
+loom_status sched_input_block(sched_call *c, int i, sched_path *p);
+/* A block or loop input: *is_loop tells which was found. */
+loom_status sched_input_target(sched_call *c, int i, sched_path *p,
+                               bool *is_loop);
+/* An integer input: an INT or an EXPR RV's value; NONE gives *is_none. */
+loom_status sched_input_int(sched_call *c, int i, int64_t *v, bool *is_none);
+/* The name of a block realize's block, or of a loop's variable, for messages. */
+const char *sched_stmt_name(const loom_stmt *s);
+
+#define X(id, json, json_alias, method, method_alias, out, is_list, spec,      \
+          is_pure, apply)                                                       \
+  loom_status apply(sched_call *c);
+#include "loom/schedule_insts.def"
+#undef X
+
+/* ---- the instruction table --------------------------------------------------- */
+
+typedef struct sched_kind_info {
+  const char *json, *json_alias, *method, *method_alias;
+  char out_kind;
+  bool is_list;
+  const char *spec;
+  bool is_pure;
+  sched_apply_fn apply;
+} sched_kind_info;
+
+extern const sched_kind_info sched_kinds[LOOM_INST_COUNT_];
+
+/* One parameter of a signature. */
+typedef struct sched_param {
+  char name[40];
+  char type;        /* L B R F V s i b t I P d */
+  bool is_varargs;
+  bool is_input;
+  const char *dflt; /* NULL: required */
+  size_t dflt_len;
+} sched_param;
+
+#define SCHED_MAX_PARAMS 8
+/* Splits a signature into parameters; returns their count. */
+int sched_parse_spec(const char *spec, sched_param *out);
+
+/* ---- values ------------------------------------------------------------------- */
+
+bool sched_tval_equal(const loom_tval *a, const loom_tval *b);
+/* A deep copy into arena a, with RV ids mapped through map when not NULL
+ * (map[old] = new). NULL items when out of memory. */
+loom_status sched_tval_copy(loom_arena *a, const loom_tval *v,
+                            const loom_sched_rv *map, int n_map,
+                            loom_tval *out);
+
+#endif

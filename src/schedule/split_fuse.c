@@ -1,0 +1,353 @@
+/* split, fuse and add_unit_loop: the primitives that change the loop nest
+ * above a block and rewrite its bindings to match. Bindings are simplified
+ * under the new loop ranges so the output reads as TVM prints it
+ * (`v_i = T.axis.spatial(1024, i_0 * 16 + i_1)`). */
+#include "schedule/rewrite.h"
+
+#include <string.h>
+
+static loom_stmt *new_loop(loom_arena *a, loom_var *v, loom_expr *min,
+                           loom_expr *extent, loom_stmt *body, loom_loc loc) {
+  loom_stmt *s = loom_ir_stmt(a, LOOM_STMT_FOR, loc);
+  if (!s)
+    return NULL;
+  s->u.loop.var = v;
+  s->u.loop.min = min;
+  s->u.loop.extent = extent;
+  s->u.loop.kind = LOOM_FOR_SERIAL;
+  s->u.loop.body = body;
+  return s;
+}
+
+static bool is_plain(const loom_stmt *loop) {
+  return loop->u.loop.n_annotations == 0 &&
+         loop->u.loop.kind != LOOM_FOR_THREAD_BINDING;
+}
+
+static bool starts_at_zero(const loom_stmt *loop) {
+  int64_t v;
+  return loom_ir_is_const_int(loop->u.loop.min, &v) && v == 0;
+}
+
+/* ---- split -------------------------------------------------------------------- */
+
+#define MAX_FACTORS 64
+
+loom_status sched_apply_split(sched_call *c) {
+  loom_arena *a = sched_arena(c->s);
+  sched_path p = {0};
+  TRY(sched_input_loop(c, 0, &p));
+  loom_stmt *loop = p.stmts[p.n - 1];
+  const char *name = sched_stmt_name(loop);
+  int n = c->n_inputs - 1;
+  loom_status st = LOOM_OK;
+  int64_t f[MAX_FACTORS];
+  int none_at = -1;
+  bool preserve = c->n_attrs < 1 || c->attrs[0].i;
+  bool no_pred = c->n_attrs >= 2 && c->attrs[1].i;
+  if (n < 1 || n > MAX_FACTORS) {
+    st = sched_fail(c, "%d factors for loop '%s' (need 1 to %d)", n, name,
+                    MAX_FACTORS);
+    goto out;
+  }
+  for (int i = 0; i < n; i++) {
+    bool is_none;
+    if ((st = sched_input_int(c, i + 1, &f[i], &is_none)) != LOOM_OK)
+      goto out;
+    if (is_none && none_at >= 0) {
+      st = sched_fail(c, "at most one factor may be None (factors %d and %d "
+                         "are)", none_at, i);
+      goto out;
+    }
+    if (is_none)
+      none_at = i;
+    else if (f[i] <= 0) {
+      st = sched_fail(c, "every constant factor must be positive, but the "
+                         "factor at position %d is %lld",
+                      i, (long long)f[i]);
+      goto out;
+    }
+  }
+  if (!is_plain(loop)) {
+    st = sched_fail(c, "loop '%s' has an annotation or a thread binding",
+                    name);
+    goto out;
+  }
+  if (!starts_at_zero(loop)) {
+    st = sched_fail(c, "loop '%s' does not start at 0", name);
+    goto out;
+  }
+  loom_dtype t = loop->u.loop.var->dtype;
+  int64_t extent = 0;
+  bool const_extent = loom_ir_is_const_int(loop->u.loop.extent, &extent);
+  int64_t prod = 1;
+  for (int i = 0; i < n; i++)
+    if (i != none_at) {
+      if (prod > INT64_MAX / f[i]) {
+        st = sched_fail(c, "the product of the factors overflows");
+        goto out;
+      }
+      prod *= f[i];
+    }
+  loom_arith_ctx *ctx = sched_arith_for_path(&p, p.n - 1);
+  if (!ctx) {
+    st = sched_nomem(c);
+    goto out;
+  }
+  /* The factors as expressions: a None on a symbolic extent is
+   * (extent + prod - 1) // prod. */
+  loom_expr *fx[MAX_FACTORS];
+  bool is_divisible = false;
+  if (none_at >= 0 && !const_extent) {
+    fx[none_at] = sched_normalize(
+        a, ctx,
+        loom_ir_binary(a, LOOM_EXPR_FLOORDIV,
+                       loom_ir_binary(a, LOOM_EXPR_ADD, loop->u.loop.extent,
+                                      loom_ir_int(a, t, prod - 1)),
+                       loom_ir_int(a, t, prod)));
+    is_divisible = prod == 1;
+  } else if (none_at >= 0) {
+    f[none_at] = (extent + prod - 1) / prod;
+    if (f[none_at] < 1)
+      f[none_at] = 1;
+    prod *= f[none_at];
+  }
+  if (const_extent && prod < extent) {
+    loom_arith_ctx_free(ctx);
+    st = sched_fail(c, "the product of the factors (%lld) is less than the "
+                       "extent %lld of loop '%s'",
+                    (long long)prod, (long long)extent, name);
+    goto out;
+  }
+  if (const_extent)
+    is_divisible = prod == extent;
+  for (int i = 0; i < n; i++)
+    if (i != none_at || const_extent)
+      fx[i] = loom_ir_int(a, t, f[i]);
+
+  loom_var *vars[MAX_FACTORS];
+  loom_expr *raw = NULL;
+  for (int i = 0; i < n; i++) {
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s_%d", name, i);
+    vars[i] = loom_ir_var(a, buf, t);
+    if (!vars[i] || !fx[i])
+      break;
+    loom_expr *ref = loom_ir_ref(a, vars[i]);
+    /* raw * 1 folds to raw, as TVM's operators fold constants. */
+    int64_t one;
+    bool is_one = loom_ir_is_const_int(fx[i], &one) && one == 1;
+    raw = i == 0 ? ref
+                 : loom_ir_binary(
+                       a, LOOM_EXPR_ADD,
+                       is_one ? raw : loom_ir_binary(a, LOOM_EXPR_MUL, raw, fx[i]),
+                       ref);
+    int64_t fi;
+    if (loom_ir_is_const_int(fx[i], &fi)) {
+      loom_diag dd;
+      loom_diag_init(&dd);
+      loom_arith_bind(ctx, vars[i], 0, fi - 1, &dd);
+      loom_diag_free(&dd);
+    }
+  }
+  /* Unit loops drop out of the bindings unless asked to stay. */
+  loom_expr *value = raw;
+  if (raw && !preserve) {
+    const loom_var *unit[MAX_FACTORS];
+    loom_expr *zero[MAX_FACTORS];
+    int k = 0;
+    for (int i = 0; i < n; i++)
+      if (loom_ir_is_const_int(fx[i], NULL) && f[i] == 1) {
+        unit[k] = vars[i];
+        zero[k++] = loom_ir_int(a, t, 0);
+      }
+    sched_map zm = {.vars = unit, .values = zero, .n = k};
+    value = sched_subst_expr(a, raw, &zm);
+  }
+  loom_expr *simple = value ? sched_normalize(a, ctx, value) : NULL;
+  const loom_var *old[1] = {loop->u.loop.var};
+  sched_map m = {.vars = old, .values = &simple, .n = 1};
+  loom_stmt *body = simple ? sched_subst_stmt(a, loop->u.loop.body, &m) : NULL;
+  if (body)
+    body = sched_simplify_bindings(a, ctx, body, vars, n);
+  if (body && !no_pred && !is_divisible) {
+    loom_expr *pred = loom_ir_binary(a, LOOM_EXPR_LT, raw, loop->u.loop.extent);
+    if (pred)
+      pred->dtype = LOOM_BOOL;
+    body = pred ? sched_append_predicate(a, body, pred) : NULL;
+  }
+  for (int i = n - 1; i >= 0 && body; i--)
+    body = new_loop(a, vars[i], loom_ir_int(a, t, 0), fx[i], body, loop->loc);
+  loom_arith_ctx_free(ctx);
+  c->mod = body ? sched_replace(a, c->mod, &p, p.n - 1, body) : NULL;
+  if (!c->mod) {
+    st = sched_nomem(c);
+    goto out;
+  }
+  for (int i = 0; i < n && st == LOOM_OK; i++)
+    st = sched_push_out(c, (sched_rv){.kind = LOOM_RV_LOOP, .func = p.func,
+                                      .loop = vars[i]});
+out:
+  sched_path_free(&p);
+  return st;
+}
+
+/* ---- fuse ---------------------------------------------------------------------- */
+
+loom_status sched_apply_fuse(sched_call *c) {
+  loom_arena *a = sched_arena(c->s);
+  int n = c->n_inputs;
+  if (n < 1 || n > MAX_FACTORS)
+    return sched_fail(c, "%d loops given (need 1 to %d)", n, MAX_FACTORS);
+  bool preserve = c->n_attrs < 1 || c->attrs[0].i;
+  sched_path p = {0};
+  TRY(sched_input_loop(c, 0, &p));
+  loom_status st = LOOM_OK;
+  int top = p.n - 1;
+  loom_stmt *loops[MAX_FACTORS];
+  loops[0] = p.stmts[top];
+  for (int i = 1; i < n; i++) {
+    sched_path q = {0};
+    if ((st = sched_input_loop(c, i, &q)) != LOOM_OK) {
+      sched_path_free(&q);
+      goto out;
+    }
+    loops[i] = q.stmts[q.n - 1];
+    sched_path_free(&q);
+    if (loops[i - 1]->u.loop.body != loops[i]) {
+      st = sched_fail(c, "loop '%s' is not the only child of loop '%s'; "
+                         "fused loops must be directly nested, outer first",
+                      sched_stmt_name(loops[i]), sched_stmt_name(loops[i - 1]));
+      goto out;
+    }
+  }
+  loom_dtype t = loops[0]->u.loop.var->dtype;
+  loom_buf name;
+  loom_buf_init(&name);
+  for (int i = 0; i < n; i++) {
+    if (!is_plain(loops[i])) {
+      st = sched_fail(c, "loop '%s' has an annotation or a thread binding",
+                      sched_stmt_name(loops[i]));
+      break;
+    }
+    if (!starts_at_zero(loops[i])) {
+      st = sched_fail(c, "loop '%s' does not start at 0",
+                      sched_stmt_name(loops[i]));
+      break;
+    }
+    for (int j = 0; j < i; j++)
+      if (sched_expr_uses(loops[i]->u.loop.extent, loops[j]->u.loop.var)) {
+        st = sched_fail(c, "the extent of loop '%s' depends on loop '%s'",
+                        sched_stmt_name(loops[i]), sched_stmt_name(loops[j]));
+        break;
+      }
+    if (st != LOOM_OK)
+      break;
+    loom_buf_printf(&name, "%s_", sched_stmt_name(loops[i]));
+  }
+  loom_buf_puts(&name, "fused");
+  if (st != LOOM_OK || name.has_failed) {
+    loom_buf_free(&name);
+    if (st == LOOM_OK)
+      st = sched_nomem(c);
+    goto out;
+  }
+  loom_var *fv = loom_ir_var(a, name.data, t);
+  loom_buf_free(&name);
+  loom_arith_ctx *ctx = sched_arith_for_path(&p, top);
+  if (!ctx || !fv) {
+    loom_arith_ctx_free(ctx);
+    st = sched_nomem(c);
+    goto out;
+  }
+  /* The fused extent and, for each loop, its value recovered from the fused
+   * variable: fused // inner for the outermost, fused % (e * inner) // inner
+   * below it (no division by a unit inner product). */
+  loom_expr *inner = loom_ir_int(a, t, 1);
+  const loom_var *old[MAX_FACTORS];
+  loom_expr *vals[MAX_FACTORS];
+  loom_expr *fref = loom_ir_ref(a, fv);
+  for (int i = n - 1; i >= 0 && inner; i--) {
+    loom_expr *e = loops[i]->u.loop.extent;
+    int64_t ic, ec;
+    bool unit_inner = loom_ir_is_const_int(inner, &ic) && ic == 1;
+    loom_expr *v;
+    if (!preserve && loom_ir_is_const_int(e, &ec) && ec == 1)
+      v = loom_ir_int(a, t, 0);
+    else if (i == 0)
+      v = unit_inner ? fref : loom_ir_binary(a, LOOM_EXPR_FLOORDIV, fref, inner);
+    else {
+      loom_expr *span = sched_normalize(
+          a, ctx, loom_ir_binary(a, LOOM_EXPR_MUL, e, inner));
+      v = loom_ir_binary(a, LOOM_EXPR_FLOORMOD, fref, span);
+      if (!unit_inner)
+        v = loom_ir_binary(a, LOOM_EXPR_FLOORDIV, v, inner);
+    }
+    old[i] = loops[i]->u.loop.var;
+    vals[i] = v;
+    inner = sched_normalize(a, ctx, loom_ir_binary(a, LOOM_EXPR_MUL, e,
+                                                       inner));
+  }
+  int64_t ext;
+  if (inner && loom_ir_is_const_int(inner, &ext) && ext > 0) {
+    loom_diag dd;
+    loom_diag_init(&dd);
+    loom_arith_bind(ctx, fv, 0, ext - 1, &dd);
+    loom_diag_free(&dd);
+  }
+  for (int i = 0; i < n && inner; i++)
+    vals[i] = vals[i] ? sched_normalize(a, ctx, vals[i]) : NULL;
+  sched_map m = {.vars = old, .values = vals, .n = n};
+  loom_stmt *body = NULL;
+  bool ok = inner != NULL;
+  for (int i = 0; i < n; i++)
+    ok = ok && vals[i];
+  if (ok)
+    body = sched_subst_stmt(a, loops[n - 1]->u.loop.body, &m);
+  loom_var *fvs[1] = {fv};
+  if (body)
+    body = sched_simplify_bindings(a, ctx, body, fvs, 1);
+  loom_arith_ctx_free(ctx);
+  if (body)
+    body = new_loop(a, fv, loom_ir_int(a, t, 0), inner, body, loops[0]->loc);
+  c->mod = body ? sched_replace(a, c->mod, &p, top, body) : NULL;
+  if (!c->mod) {
+    st = sched_nomem(c);
+    goto out;
+  }
+  st = sched_push_out(c, (sched_rv){.kind = LOOM_RV_LOOP, .func = p.func,
+                                    .loop = fv});
+out:
+  sched_path_free(&p);
+  return st;
+}
+
+/* ---- add_unit_loop ----------------------------------------------------------- */
+
+loom_status sched_apply_add_unit_loop(sched_call *c) {
+  loom_arena *a = sched_arena(c->s);
+  sched_path p = {0};
+  bool is_loop;
+  TRY(sched_input_target(c, 0, &p, &is_loop));
+  loom_stmt *target = p.stmts[p.n - 1];
+  loom_status st = LOOM_OK;
+  if (!is_loop && sched_scope_index(&p, p.n - 1) < 0) {
+    st = sched_fail(c, "block '%s' is the root block", sched_stmt_name(target));
+    goto out;
+  }
+  loom_var *u = loom_ir_var(a, "u", LOOM_INT32);
+  loom_stmt *loop = u ? new_loop(a, u, loom_ir_int(a, LOOM_INT32, 0),
+                                 loom_ir_int(a, LOOM_INT32, 1), target,
+                                 target->loc)
+                      : NULL;
+  c->mod = loop ? sched_replace(a, c->mod, &p, p.n - 1, loop) : NULL;
+  if (!c->mod) {
+    st = sched_nomem(c);
+    goto out;
+  }
+  st = sched_push_out(c, (sched_rv){.kind = LOOM_RV_LOOP, .func = p.func,
+                                    .loop = u});
+out:
+  sched_path_free(&p);
+  return st;
+}

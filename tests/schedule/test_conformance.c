@@ -1,0 +1,213 @@
+/* TVM's own schedule tests (../shared/conformance): for every case whose
+ * methods the instruction table knows, trace.py and trace.json applied to
+ * before.py give a module structurally equal to after.py, printing the trace
+ * again gives trace.py and trace.json byte for byte, and a refused case is
+ * refused at its last line. Cases using other methods are counted, not
+ * failed. Skips (exit 77) when ../shared is absent. */
+#include "loom/schedule.h"
+#include "loom/script.h"
+#include "test.h"
+
+#include <stdlib.h>
+
+static char *slurp(const char *path, size_t *len) {
+  char *text;
+  size_t n;
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_status st = loom_read_file(path, &text, &n, &d);
+  loom_diag_free(&d);
+  if (st != LOOM_OK)
+    return NULL;
+  if (len)
+    *len = n;
+  return text;
+}
+
+static loom_module *load(const char *path, loom_arena *a, char **keep) {
+  size_t len;
+  char *text = slurp(path, &len);
+  if (!text)
+    return NULL;
+  loom_module *m = NULL;
+  loom_diag d;
+  loom_diag_init(&d);
+  if (loom_script_read(text, len, path, a, &m, &d) != LOOM_OK) {
+    fprintf(stderr, "%s: %s\n", path, d.msg);
+    m = NULL;
+  }
+  loom_diag_free(&d);
+  *keep = text;
+  return m;
+}
+
+static bool supported(char *methods) {
+  for (char *tok = strtok(methods, ","); tok; tok = strtok(NULL, ","))
+    if (loom_inst_kind_by_method(tok) < 0)
+      return false;
+  return true;
+}
+
+static int n_lines(const char *s) {
+  int n = 0;
+  for (; *s; s++)
+    n += *s == '\n';
+  return n;
+}
+
+/* One ok case; returns whether every check passed. */
+static bool run_ok(const char *dir) {
+  char path[1200];
+  bool ok = true;
+  loom_arena *a = loom_arena_new();
+  char *t_before = NULL, *t_after = NULL;
+  snprintf(path, sizeof path, "%s/before.py", dir);
+  loom_module *before = load(path, a, &t_before);
+  snprintf(path, sizeof path, "%s/after.py", dir);
+  loom_module *after = load(path, a, &t_after);
+  size_t len;
+  snprintf(path, sizeof path, "%s/trace.py", dir);
+  char *script = slurp(path, &len);
+  if (!before || !after || !script) {
+    fprintf(stderr, "%s: cannot load\n", dir);
+    ok = false;
+    goto out;
+  }
+  loom_sched *s = loom_sched_new(before, 1);
+  loom_diag d;
+  loom_diag_init(&d);
+  if (loom_sched_run_script(s, script, len, path, &d) != LOOM_OK) {
+    fprintf(stderr, "%s: trace.py refused: %s (line %d)\n", dir, d.msg,
+            d.loc.line);
+    ok = false;
+  } else {
+    loom_ir_diff diff = {0};
+    if (!loom_ir_equal_module(loom_sched_module(s), after, &diff)) {
+      fprintf(stderr, "%s: trace.py result differs at %s: %s\n", dir,
+              diff.path, diff.what);
+      ok = false;
+    }
+    loom_ir_diff_free(&diff);
+    loom_buf b;
+    loom_buf_init(&b);
+    loom_trace t = loom_sched_trace(s);
+    loom_trace_print_py(&t, LOOM_DIALECT_TIRX, &b);
+    if (!b.data || strcmp(b.data, script)) {
+      fprintf(stderr, "%s: trace.py prints back as:\n%s", dir,
+              b.data ? b.data : "");
+      ok = false;
+    }
+    loom_buf_free(&b);
+  }
+  loom_diag_free(&d);
+  loom_sched_free(s);
+
+  snprintf(path, sizeof path, "%s/trace.json", dir);
+  char *json = slurp(path, &len);
+  if (json) {
+    loom_trace t;
+    loom_diag_init(&d);
+    s = loom_sched_new(before, 1);
+    if (loom_trace_read_json(json, len, path, a, &t, &d) != LOOM_OK ||
+        loom_trace_apply(&t, s, true, &d) != LOOM_OK) {
+      fprintf(stderr, "%s: trace.json refused: %s (line %d)\n", dir, d.msg,
+              d.loc.line);
+      ok = false;
+    } else {
+      if (!loom_ir_equal_module(loom_sched_module(s), after, NULL)) {
+        fprintf(stderr, "%s: trace.json result differs\n", dir);
+        ok = false;
+      }
+      loom_buf b;
+      loom_buf_init(&b);
+      loom_trace_print_json(&t, LOOM_DIALECT_TIRX, &b);
+      if (!b.data || strcmp(b.data, json)) {
+        fprintf(stderr, "%s: trace.json prints back as:\n%s", dir,
+                b.data ? b.data : "");
+        ok = false;
+      }
+      loom_buf_free(&b);
+    }
+    loom_diag_free(&d);
+    loom_sched_free(s);
+    free(json);
+  }
+out:
+  free(script);
+  free(t_before);
+  free(t_after);
+  loom_arena_free(a);
+  return ok;
+}
+
+static bool run_refused(const char *dir) {
+  char path[1200];
+  loom_arena *a = loom_arena_new();
+  char *t_before = NULL;
+  snprintf(path, sizeof path, "%s/before.py", dir);
+  loom_module *before = load(path, a, &t_before);
+  size_t len;
+  snprintf(path, sizeof path, "%s/trace.py", dir);
+  char *script = slurp(path, &len);
+  bool ok = false;
+  if (before && script) {
+    loom_sched *s = loom_sched_new(before, 1);
+    loom_diag d;
+    loom_diag_init(&d);
+    if (loom_sched_run_script(s, script, len, path, &d) == LOOM_OK)
+      fprintf(stderr, "%s: the refused step was applied\n", dir);
+    else if (d.loc.line != n_lines(script))
+      fprintf(stderr, "%s: refused at line %d, not the last (%s)\n", dir,
+              d.loc.line, d.msg);
+    else
+      ok = true;
+    loom_diag_free(&d);
+    loom_sched_free(s);
+  }
+  free(script);
+  free(t_before);
+  loom_arena_free(a);
+  return ok;
+}
+
+int main(int argc, char **argv) {
+  char base[512], path[1024];
+  snprintf(base, sizeof base, "%s/../shared/conformance",
+           argc > 1 ? argv[1] : ".");
+  snprintf(path, sizeof path, "%s/index.tsv", base);
+  char *index = slurp(path, NULL);
+  if (!index) {
+    printf("no conformance cases at %s: skipped\n", base);
+    return 77;
+  }
+  int n_ok = 0, n_ok_pass = 0, n_ref = 0, n_ref_pass = 0, n_other = 0;
+  char *save = NULL;
+  for (char *line = strtok_r(index, "\n", &save); line;
+       line = strtok_r(NULL, "\n", &save)) {
+    char name[128], kind[32], methods[512];
+    if (sscanf(line, "%127s %31s %511s", name, kind, methods) != 3 ||
+        !strcmp(name, "case"))
+      continue;
+    if (!supported(methods)) {
+      n_other++;
+      continue;
+    }
+    snprintf(path, sizeof path, "%s/%s", base, name);
+    if (!strcmp(kind, "ok")) {
+      n_ok++;
+      bool pass = run_ok(path);
+      n_ok_pass += pass;
+      CHECK(pass);
+    } else {
+      n_ref++;
+      bool pass = run_refused(path);
+      n_ref_pass += pass;
+      CHECK(pass);
+    }
+  }
+  free(index);
+  printf("conformance: ok cases %d/%d, refused cases %d/%d, %d cases use "
+         "methods not supported yet\n",
+         n_ok_pass, n_ok, n_ref_pass, n_ref, n_other);
+  return test_summary("schedule/conformance");
+}

@@ -1,0 +1,405 @@
+/* The interpreter as oracle: random traces of random primitives with random
+ * (often illegal) arguments and random decisions, applied to the programs
+ * in tests/schedule/cases/. Every step either is refused, leaving the
+ * schedule as it was, or gives a module that verifies and computes the
+ * same outputs as the unscheduled program on the same random inputs. The
+ * trace then replays from its script form and from its JSON form to the
+ * same module. LOOM_ORACLE_RUNS sets the number of traces (default 240). */
+#include "loom/interp.h"
+#include "loom/schedule.h"
+#include "loom/script.h"
+#include "test.h"
+
+#include <stdlib.h>
+
+static const char *const cases[] = {"matmul", "softmax", "conv2d", "branches",
+                                    "twin", "chain"};
+#define N_CASES (int)(sizeof cases / sizeof *cases)
+
+typedef struct program {
+  char *text;
+  loom_arena *arena;
+  loom_module *m;
+  const char *blocks[8];
+  int n_blocks;
+} program;
+
+static void collect_blocks(const loom_stmt *s, program *p) {
+  if (!s)
+    return;
+  switch (s->kind) {
+  case LOOM_STMT_BLOCK_REALIZE:
+    if (strcmp(s->u.realize.block->name, "root") && p->n_blocks < 8)
+      p->blocks[p->n_blocks++] = s->u.realize.block->name;
+    collect_blocks(s->u.realize.block->body, p);
+    break;
+  case LOOM_STMT_FOR:
+    collect_blocks(s->u.loop.body, p);
+    break;
+  case LOOM_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n_stmts; i++)
+      collect_blocks(s->u.seq.stmts[i], p);
+    break;
+  case LOOM_STMT_IF:
+    collect_blocks(s->u.if_.then_case, p);
+    collect_blocks(s->u.if_.else_case, p);
+    break;
+  default:
+    break;
+  }
+}
+
+static bool load(const char *root, const char *name, program *p) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/schedule/cases/%s.py", root, name);
+  size_t len;
+  loom_diag d;
+  loom_diag_init(&d);
+  memset(p, 0, sizeof *p);
+  bool ok = loom_read_file(path, &p->text, &len, &d) == LOOM_OK;
+  p->arena = loom_arena_new();
+  ok = ok && loom_script_read(p->text, len, path, p->arena, &p->m, &d) == LOOM_OK;
+  if (!ok)
+    fprintf(stderr, "%s: %s\n", path, d.msg ? d.msg : "?");
+  loom_diag_free(&d);
+  if (ok)
+    collect_blocks(p->m->funcs[0]->body, p);
+  return ok;
+}
+
+/* Runs f on inputs drawn from seed; outputs land in args. */
+static bool run(const loom_func *f, uint64_t seed, loom_interp_array **args) {
+  loom_diag d;
+  loom_diag_init(&d);
+  bool ok = loom_interp_alloc_args(f, NULL, args, &d) == LOOM_OK;
+  loom_rng r;
+  loom_rng_seed(&r, seed);
+  for (int i = 0; ok && i < f->n_params; i++)
+    if (args[i])
+      loom_interp_fill_random(args[i], &r);
+  ok = ok && loom_interp_run(f, args, NULL, &d) == LOOM_OK;
+  if (!ok)
+    fprintf(stderr, "interp: %s (line %d)\n", d.msg ? d.msg : "?", d.loc.line);
+  loom_diag_free(&d);
+  return ok;
+}
+
+static bool same_outputs(const loom_func *a, const loom_func *b,
+                         uint64_t seed) {
+  loom_interp_array *x[8] = {0}, *y[8] = {0};
+  bool ok = a->n_params <= 8 && run(a, seed, x) && run(b, seed, y);
+  for (int i = 0; ok && i < a->n_params; i++) {
+    char *why = NULL;
+    if (x[i] && !loom_interp_compare(y[i], x[i], 1e-5, 1e-6, &why)) {
+      fprintf(stderr, "output %d differs %s\n", i, why ? why : "");
+      ok = false;
+    }
+    free(why);
+  }
+  loom_interp_free_args(a, x);
+  loom_interp_free_args(b, y);
+  return ok;
+}
+
+static bool touches(const loom_buffer_region *r, int n, const loom_buffer *b) {
+  for (int i = 0; i < n; i++)
+    if (r[i].buffer == b)
+      return true;
+  return false;
+}
+
+/* Neither block writes a buffer the other accesses. */
+static bool independent(const loom_block *x, const loom_block *y) {
+  if (!x || !y)
+    return false;
+  for (int i = 0; i < x->n_writes; i++)
+    if (touches(y->reads, y->n_reads, x->writes[i].buffer) ||
+        touches(y->writes, y->n_writes, x->writes[i].buffer))
+      return false;
+  for (int i = 0; i < y->n_writes; i++)
+    if (touches(x->reads, x->n_reads, y->writes[i].buffer))
+      return false;
+  return true;
+}
+
+/* One random step on a random block; refusals are fine. */
+static void random_step(loom_sched *s, const program *p, loom_rng *r) {
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_sched_rv b;
+  const loom_sched_rv *loops;
+  int n_loops;
+  int which = (int)loom_rng_below(r, (uint64_t)p->n_blocks);
+  const char *name = p->blocks[which];
+  if (loom_sched_get_block(s, name, NULL, &b, &d) != LOOM_OK ||
+      loom_sched_get_loops(s, b, &loops, &n_loops, &d) != LOOM_OK ||
+      n_loops == 0) {
+    loom_diag_free(&d);
+    return;
+  }
+  loom_sched_rv l[16];
+  if (n_loops > 16)
+    n_loops = 16;
+  memcpy(l, loops, (size_t)n_loops * sizeof *l);
+  loom_sched_rv pick = l[loom_rng_below(r, (uint64_t)n_loops)];
+  const loom_sched_rv *outs;
+  switch (loom_rng_below(r, 13)) {
+  case 12: { /* buffer and iter changes that keep the semantics */
+    loom_loc nowhere = {0};
+    loom_tval in[2] = {loom_tval_rv(b), loom_tval_none()};
+    int which_op = (int)loom_rng_below(r, 3);
+    if (which_op == 0) {
+      loom_tval attrs[4] = {loom_tval_int(0),
+                            loom_tval_int((int64_t)loom_rng_below(r, 3) - 1),
+                            loom_tval_int(1 + (int64_t)loom_rng_below(r, 32)),
+                            loom_tval_int((int64_t)loom_rng_below(r, 4))};
+      loom_sched_apply(s, LOOM_INST_STORAGE_ALIGN, in, 1, attrs, 4,
+                       loom_tval_none(), nowhere, NULL, NULL, &d);
+    } else if (which_op == 1) {
+      loom_tval attrs[2] = {loom_tval_int(0), loom_tval_str("local")};
+      loom_sched_apply(s, LOOM_INST_SET_SCOPE, in, 1, attrs, 2,
+                       loom_tval_none(), nowhere, NULL, NULL, &d);
+    } else {
+      const loom_block *blk = loom_sched_rv_block(s, b);
+      int n = blk ? blk->n_iter_vars : 0;
+      loom_tval perm[16];
+      if (n > 16)
+        break;
+      for (int i = 0; i < n; i++)
+        perm[i] = loom_tval_int(i);
+      for (int i = n - 1; i > 0; i--) {
+        int j = (int)loom_rng_below(r, (uint64_t)i + 1);
+        loom_tval t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+      }
+      in[1] = (loom_tval){.kind = LOOM_TV_LIST, .n = n, .items = perm};
+      loom_sched_apply(s, LOOM_INST_REORDER_BLOCK_ITER_VAR, in, 2, NULL, 0,
+                       loom_tval_none(), nowhere, NULL, NULL, &d);
+    }
+    break;
+  }
+  case 11: { /* merge with the loop at the same depth of another block */
+    loom_sched_rv b2;
+    const loom_sched_rv *l2;
+    int n2;
+    /* The next block in program order, so that no statement moves across
+     * another. */
+    const char *other = which + 1 < p->n_blocks ? p->blocks[which + 1] : name;
+    int depth = (int)loom_rng_below(r, (uint64_t)n_loops);
+    /* merge, like TVM's, does not check dependences: draw only blocks
+     * that share no written buffer. */
+    if (loom_sched_get_block(s, other, NULL, &b2, &d) == LOOM_OK &&
+        independent(loom_sched_rv_block(s, b), loom_sched_rv_block(s, b2)) &&
+        loom_sched_get_loops(s, b2, &l2, &n2, &d) == LOOM_OK && depth < n2) {
+      loom_tval in[2] = {loom_tval_rv(l[depth]), loom_tval_rv(l2[depth])};
+      loom_loc nowhere = {0};
+      loom_sched_apply(s, LOOM_INST_MERGE, in, 2, NULL, 0, loom_tval_none(),
+                       nowhere, NULL, NULL, &d);
+    }
+    break;
+  }
+  case 10: {
+    loom_tval in[2] = {loom_tval_rv(b), loom_tval_rv(pick)};
+    loom_loc nowhere = {0};
+    loom_sched_apply(s, LOOM_INST_DECOMPOSE_REDUCTION, in, 2, NULL, 0,
+                     loom_tval_none(), nowhere, NULL, NULL, &d);
+    break;
+  }
+  case 9: {
+    loom_tval in = loom_tval_rv(b);
+    loom_loc nowhere = {0};
+    loom_sched_apply(s, loom_rng_below(r, 2) ? LOOM_INST_COMPUTE_INLINE
+                                            : LOOM_INST_REVERSE_COMPUTE_INLINE,
+                     &in, 1, NULL, 0, loom_tval_none(), nowhere, NULL, NULL, &d);
+    break;
+  }
+  case 0:
+  case 1: { /* split with constants, maybe non-divisible, maybe a None */
+    int n = 2 + (int)loom_rng_below(r, 2);
+    loom_tval f[3];
+    int none = (int)loom_rng_below(r, (uint64_t)n + 1);
+    for (int i = 0; i < n; i++)
+      f[i] = i == none ? loom_tval_none()
+                       : loom_tval_int(1 + (int64_t)loom_rng_below(r, 5));
+    loom_sched_split(s, pick, f, n, loom_rng_below(r, 2), false,
+                     &outs, &d);
+    break;
+  }
+  case 2: { /* sampled perfect tile, then split by it */
+    int n = 2 + (int)loom_rng_below(r, 2);
+    if (loom_sched_sample_perfect_tile(s, pick, n, 4, &outs, &d) == LOOM_OK) {
+      loom_tval f[3];
+      for (int i = 0; i < n; i++)
+        f[i] = loom_tval_rv(outs[i]);
+      loom_sched_split(s, pick, f, n, true, false, &outs, &d);
+    }
+    break;
+  }
+  case 3: { /* fuse a run of loops */
+    int at = (int)loom_rng_below(r, (uint64_t)n_loops);
+    int n = 1 + (int)loom_rng_below(r, (uint64_t)(n_loops - at));
+    loom_sched_rv out;
+    loom_sched_fuse(s, l + at, n, loom_rng_below(r, 2), &out, &d);
+    break;
+  }
+  case 4:
+  case 5: { /* reorder a random subset in a random order */
+    loom_sched_rv sub[16];
+    int n = 0;
+    for (int i = 0; i < n_loops; i++)
+      if (loom_rng_below(r, 2))
+        sub[n++] = l[i];
+    for (int i = n - 1; i > 0; i--) {
+      int j = (int)loom_rng_below(r, (uint64_t)i + 1);
+      loom_sched_rv t = sub[i];
+      sub[i] = sub[j];
+      sub[j] = t;
+    }
+    if (n)
+      loom_sched_reorder(s, sub, n, &d);
+    break;
+  }
+  case 6: {
+    static const loom_inst_kind kinds[] = {LOOM_INST_PARALLEL,
+                                           LOOM_INST_VECTORIZE,
+                                           LOOM_INST_UNROLL};
+    loom_sched_for_kind(s, kinds[loom_rng_below(r, 3)], pick, &d);
+    break;
+  }
+  case 7:
+    loom_sched_bind(s, pick, loom_rng_below(r, 2) ? "threadIdx.x" : "blockIdx.x",
+                    &d);
+    break;
+  default: {
+    loom_tval in[2] = {loom_tval_rv(pick), loom_tval_int(4)};
+    loom_tval key = loom_tval_str("pragma_auto_unroll_max_step");
+    loom_loc nowhere = {0};
+    loom_sched_apply(s, LOOM_INST_ANNOTATE, in, 2, &key, 1, loom_tval_none(),
+                     nowhere, NULL, NULL, &d);
+    break;
+  }
+  }
+  loom_diag_free(&d);
+}
+
+/* The trace printed and read back, both ways, rebuilds the same module. */
+static bool replays(const loom_sched *s, const loom_module *m0) {
+  loom_trace t = loom_sched_trace(s);
+  loom_buf py, js;
+  loom_buf_init(&py);
+  loom_buf_init(&js);
+  loom_trace_print_py(&t, LOOM_DIALECT_TIR, &py);
+  loom_trace_print_json(&t, LOOM_DIALECT_TIR, &js);
+  loom_diag d;
+  loom_diag_init(&d);
+  bool ok = true;
+  loom_sched *a = loom_sched_new(m0, 9);
+  if (loom_sched_run_script(a, py.data ? py.data : "", py.len, "trace.py", &d) !=
+          LOOM_OK ||
+      !loom_ir_equal_module(loom_sched_module(a), loom_sched_module(s), NULL)) {
+    fprintf(stderr, "script replay failed: %s\n%s", d.msg ? d.msg : "differs",
+            py.data ? py.data : "");
+    ok = false;
+  }
+  loom_buf py2;
+  loom_buf_init(&py2);
+  loom_trace ta = loom_sched_trace(a);
+  loom_trace_print_py(&ta, LOOM_DIALECT_TIR, &py2);
+  ok = ok && py2.data && py.data && !strcmp(py.data, py2.data);
+  loom_buf_free(&py2);
+  loom_diag_free(&d);
+  loom_diag_init(&d);
+  loom_arena *arena = loom_arena_new();
+  loom_trace tj;
+  loom_sched *b = loom_sched_new(m0, 9);
+  if (loom_trace_read_json(js.data ? js.data : "", js.len, "t.json", arena, &tj,
+                           &d) != LOOM_OK ||
+      loom_trace_apply(&tj, b, true, &d) != LOOM_OK ||
+      !loom_ir_equal_module(loom_sched_module(b), loom_sched_module(s), NULL)) {
+    fprintf(stderr, "JSON replay failed: %s\n%s", d.msg ? d.msg : "differs",
+            js.data ? js.data : "");
+    ok = false;
+  }
+  loom_diag_free(&d);
+  loom_sched_free(a);
+  loom_sched_free(b);
+  loom_arena_free(arena);
+  loom_buf_free(&py);
+  loom_buf_free(&js);
+  return ok;
+}
+
+int main(int argc, char **argv) {
+  const char *root = argc > 1 ? argv[1] : ".";
+  const char *env = getenv("LOOM_ORACLE_RUNS");
+#if defined(__SANITIZE_ADDRESS__)
+  int runs = env ? atoi(env) : 60; /* the sanitizers make the interpreter slow */
+#else
+  int runs = env ? atoi(env) : 240;
+#endif
+  program progs[N_CASES];
+  for (int i = 0; i < N_CASES; i++)
+    CHECK(load(root, cases[i], &progs[i]));
+  if (test_failures)
+    return test_summary("schedule/oracle");
+  loom_rng r;
+  loom_rng_seed(&r, 20261123);
+  int n_steps_total = 0;
+  int per_kind[LOOM_INST_COUNT_] = {0};
+  for (int run_i = 0; run_i < runs; run_i++) {
+    const program *p = &progs[run_i % N_CASES];
+    loom_sched *s = loom_sched_new(p->m, (uint64_t)run_i);
+    int steps = 1 + (int)loom_rng_below(&r, 6);
+    for (int k = 0; k < steps; k++)
+      random_step(s, p, &r);
+    loom_trace tr = loom_sched_trace(s);
+    n_steps_total += tr.n_insts;
+    for (int k = 0; k < tr.n_insts; k++)
+      per_kind[tr.insts[k]->kind]++;
+    loom_diag d;
+    loom_diag_init(&d);
+    bool verified = loom_ir_verify_module(loom_sched_module(s), &d) == LOOM_OK;
+    if (!verified)
+      fprintf(stderr, "run %d: verify: %s\n", run_i, d.msg);
+    loom_diag_free(&d);
+    CHECK(verified);
+    bool same = verified && same_outputs(p->m->funcs[0],
+                                         loom_sched_module(s)->funcs[0],
+                                         (uint64_t)run_i * 7 + 1);
+    CHECK(same);
+    CHECK(replays(s, p->m));
+    if (!same || !verified) {
+      loom_buf b;
+      loom_buf_init(&b);
+      loom_trace t = loom_sched_trace(s);
+      loom_trace_print_py(&t, LOOM_DIALECT_TIR, &b);
+      fprintf(stderr, "run %d on %s, trace:\n%s", run_i, cases[run_i % N_CASES],
+              b.data ? b.data : "");
+      loom_buf_free(&b);
+    }
+    loom_sched_free(s);
+  }
+  printf("oracle: %d traces, %d instructions applied:", runs, n_steps_total);
+  for (int k = 0; k < LOOM_INST_COUNT_; k++)
+    if (per_kind[k])
+      printf(" %s %d", loom_inst_kind_method(k, LOOM_DIALECT_TIR), per_kind[k]);
+  printf("\n");
+  /* Every primitive the generator draws must have been applied somewhere
+   * (in runs long enough for the rarer ones to come up). */
+  CHECK(runs < 240 || (per_kind[LOOM_INST_SPLIT] && per_kind[LOOM_INST_FUSE] &&
+        per_kind[LOOM_INST_REORDER] && per_kind[LOOM_INST_PARALLEL] &&
+        per_kind[LOOM_INST_VECTORIZE] && per_kind[LOOM_INST_UNROLL] &&
+        per_kind[LOOM_INST_BIND] && per_kind[LOOM_INST_ANNOTATE] &&
+        per_kind[LOOM_INST_COMPUTE_INLINE] &&
+        per_kind[LOOM_INST_REVERSE_COMPUTE_INLINE] &&
+        per_kind[LOOM_INST_DECOMPOSE_REDUCTION] && per_kind[LOOM_INST_MERGE] &&
+        per_kind[LOOM_INST_STORAGE_ALIGN] && per_kind[LOOM_INST_SET_SCOPE] &&
+        per_kind[LOOM_INST_REORDER_BLOCK_ITER_VAR] &&
+        per_kind[LOOM_INST_SAMPLE_PERFECT_TILE]));
+  for (int i = 0; i < N_CASES; i++) {
+    loom_arena_free(progs[i].arena);
+    free(progs[i].text);
+  }
+  return test_summary("schedule/oracle");
+}

@@ -1,0 +1,262 @@
+/* Schedules and traces through the C API: forks that diverge without
+ * disturbing each other, dead-code removal, replay with fresh decisions,
+ * the perfect-tile sampler's distribution, stale decisions repaired, JSON
+ * and script diagnostics with their line:col, and allocation failures. */
+#include "schedule/sched_impl.h"
+#include "loom/schedule.h"
+#include "loom/script.h"
+#include "test.h"
+
+#include <stdlib.h>
+
+static const char *program =
+    "# from tvm.script import tir as T\n"
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((24, 16), \"float32\"), B: T.Buffer((24,), \"float32\")):\n"
+    "    for i, k in T.grid(24, 16):\n"
+    "        with T.block(\"sum\"):\n"
+    "            vi, vk = T.axis.remap(\"SR\", [i, k])\n"
+    "            with T.init():\n"
+    "                B[vi] = T.float32(0.0)\n"
+    "            B[vi] = B[vi] + A[vi, vk]\n";
+
+static loom_module *load(loom_arena *a) {
+  loom_module *m = NULL;
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_script_read(program, strlen(program), "p.py", a, &m, &d);
+  loom_diag_free(&d);
+  return m;
+}
+
+static char *print_py(const loom_sched *s) {
+  loom_buf b;
+  loom_buf_init(&b);
+  loom_trace t = loom_sched_trace(s);
+  loom_trace_print_py(&t, LOOM_DIALECT_TIR, &b);
+  return loom_buf_take(&b);
+}
+
+static char *print_module(const loom_module *m) {
+  loom_buf b;
+  loom_buf_init(&b);
+  loom_print_opts o = {LOOM_DIALECT_TIR};
+  loom_script_print_module(m, &o, &b);
+  return loom_buf_take(&b);
+}
+
+static void test_fork(const loom_module *m) {
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_sched *s = loom_sched_new(m, 1);
+  loom_sched_rv b;
+  const loom_sched_rv *loops;
+  int n;
+  CHECK(loom_sched_get_block(s, "sum", NULL, &b, &d) == LOOM_OK);
+  CHECK(loom_sched_get_loops(s, b, &loops, &n, &d) == LOOM_OK && n == 2);
+  loom_sched_rv i = loops[0], k = loops[1];
+  char *before = print_module(loom_sched_module(s));
+  loom_sched *c = loom_sched_copy(s);
+  loom_tval f[2] = {loom_tval_none(), loom_tval_int(4)};
+  const loom_sched_rv *outs;
+  CHECK(loom_sched_split(c, i, f, 2, true, false, &outs, &d) == LOOM_OK);
+  /* The parent is untouched by its child's rewrite and keeps working. */
+  char *after = print_module(loom_sched_module(s));
+  CHECK_STREQ(after, before);
+  CHECK(loom_sched_trace(s).n_insts == 2 && loom_sched_trace(c).n_insts == 3);
+  loom_sched_rv pair[2] = {k, i};
+  CHECK(loom_sched_reorder(s, pair, 2, &d) == LOOM_OK);
+  loom_sched_free(s); /* the copy outlives its parent */
+  char *cm = print_module(loom_sched_module(c));
+  CHECK_CONTAINS(cm, "for i_0, i_1, k in T.grid(6, 4, 16):");
+  CHECK_CONTAINS(cm, "vi = T.axis.spatial(24, i_0 * 4 + i_1)");
+  /* A reordered-away loop is refused by name in the copy's own lineage. */
+  CHECK(loom_sched_reorder(c, pair, 2, &d) == LOOM_ERROR);
+  CHECK_CONTAINS(d.msg, "loop 'i' no longer exists");
+  loom_sched_free(c);
+  free(before);
+  free(after);
+  free(cm);
+  loom_diag_free(&d);
+}
+
+static void test_simplify_and_resample(const loom_module *m) {
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_sched *s = loom_sched_new(m, 7);
+  const char *script =
+      "b0 = sch.get_block(name=\"sum\", func_name=\"main\")\n"
+      "b1 = sch.get_block(name=\"sum\", func_name=\"main\")\n"
+      "l2, l3 = sch.get_loops(block=b0)\n"
+      "v4, v5 = sch.sample_perfect_tile(loop=l3, n=2, max_innermost_factor=16)\n"
+      "v6, v7 = sch.sample_perfect_tile(loop=l2, n=2)\n"
+      "l8, l9 = sch.split(loop=l3, factors=[v4, v5])\n";
+  CHECK(loom_sched_run_script(s, script, strlen(script), "s.py", &d) == LOOM_OK);
+  loom_trace t = loom_sched_trace(s), simple;
+  loom_arena *a = loom_arena_new();
+  CHECK(loom_trace_simplify(&t, a, &simple) == LOOM_OK);
+  CHECK(simple.n_insts == 4); /* b1 and the unused sample are dead */
+  loom_buf b;
+  loom_buf_init(&b);
+  loom_trace_print_py(&simple, LOOM_DIALECT_TIR, &b);
+  CHECK(b.data && !strstr(b.data, "b1 =") && !strstr(b.data, "v6"));
+  loom_buf_free(&b);
+  /* Fresh decisions: each replay draws a perfect tile of 16 again. */
+  for (int seed = 0; seed < 50; seed++) {
+    loom_sched *r = loom_sched_new(m, (uint64_t)seed);
+    CHECK(loom_trace_apply(&simple, r, false, &d) == LOOM_OK);
+    loom_trace rt = loom_sched_trace(r);
+    const loom_tval *dec = &rt.insts[2]->decision;
+    CHECK(dec->kind == LOOM_TV_LIST && dec->n == 2 &&
+          dec->items[0].i * dec->items[1].i == 16 && dec->items[1].i <= 16);
+    loom_sched_free(r);
+  }
+  loom_arena_free(a);
+  loom_sched_free(s);
+  loom_diag_free(&d);
+}
+
+/* Over many draws every factorization of 24 into 3 with innermost <= 4
+ * appears, and nothing else does. */
+static void test_sampler(const loom_module *m) {
+  loom_diag d;
+  loom_diag_init(&d);
+  int seen[25][25] = {{0}};
+  int bad = 0;
+  for (int seed = 0; seed < 3000; seed++) {
+    loom_sched *s = loom_sched_new(m, (uint64_t)seed);
+    loom_sched_rv b;
+    const loom_sched_rv *loops, *v;
+    int n;
+    loom_sched_get_block(s, "sum", NULL, &b, &d);
+    loom_sched_get_loops(s, b, &loops, &n, &d);
+    if (loom_sched_sample_perfect_tile(s, loops[0], 3, 4, &v, &d) == LOOM_OK) {
+      int64_t x = loom_sched_rv_value(s, v[0]), y = loom_sched_rv_value(s, v[1]),
+              z = loom_sched_rv_value(s, v[2]);
+      if (x * y * z != 24 || z > 4 || x < 1 || y < 1 || z < 1)
+        bad++;
+      else
+        seen[x][y]++;
+    }
+    loom_sched_free(s);
+  }
+  CHECK(bad == 0);
+  int kinds = 0, want = 0;
+  for (int x = 1; x <= 24; x++)
+    for (int y = 1; y <= 24; y++)
+      if (24 % (x * y) == 0 && 24 / (x * y) <= 4) {
+        want++;
+        kinds += seen[x][y] > 0;
+      }
+  CHECK(kinds == want);
+  loom_diag_free(&d);
+}
+
+static void test_stale_decision(const loom_module *m) {
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_sched *s = loom_sched_new(m, 1);
+  const char *script =
+      "b0 = sch.get_block(name=\"sum\")\n"
+      "l1, l2 = sch.get_loops(block=b0)\n"
+      "v3, v4, v5 = sch.sample_perfect_tile(loop=l1, n=3, decision=[5, 2, 4])\n"
+      "l6, l7, l8 = sch.split(loop=l1, factors=[v3, v4, v5])\n";
+  CHECK(loom_sched_run_script(s, script, strlen(script), "s.py", &d) == LOOM_OK);
+  char *py = print_py(s);
+  CHECK_CONTAINS(py, "decision=[3, 2, 4]");
+  free(py);
+  loom_sched_free(s);
+  loom_diag_free(&d);
+}
+
+static void expect_error(const loom_module *m, const char *text, bool is_json,
+                         int line, int col, const char *msg) {
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_sched *s = loom_sched_new(m, 1);
+  loom_arena *a = loom_arena_new();
+  loom_status st;
+  if (is_json) {
+    loom_trace t;
+    st = loom_trace_read_json(text, strlen(text), "t.json", a, &t, &d);
+    if (st == LOOM_OK)
+      st = loom_trace_apply(&t, s, true, &d);
+  } else
+    st = loom_sched_run_script(s, text, strlen(text), "t.py", &d);
+  CHECK(st == LOOM_ERROR);
+  CHECK(d.loc.line == line && d.loc.col == col);
+  CHECK_CONTAINS(d.msg, msg);
+  if (d.loc.line != line || d.loc.col != col)
+    fprintf(stderr, "  at %d:%d: %s\n", d.loc.line, d.loc.col, d.msg);
+  loom_arena_free(a);
+  loom_sched_free(s);
+  loom_diag_free(&d);
+}
+
+static void test_diagnostics(const loom_module *m) {
+  expect_error(m, "[[[\"GetBlock\", [], [\"sum\", \"main\"], [\"b0\"]],\n"
+                  "  [\"Frob\", [\"b0\"], [], []]], []]",
+               true, 2, 4, "unknown instruction kind 'Frob'");
+  expect_error(m, "[[[\"GetLoops\", [\"b7\"], [], [\"l0\"]]], []]", true, 1, 17,
+               "undefined variable 'b7'");
+  expect_error(m, "[[[\"GetBlock\", [], [\"sum\", \"main\"], [\"b0\"]]],\n [}", true,
+               2, 3, "expected a JSON value");
+  expect_error(m, "[[[\"GetBlock\", [], [\"sum\"", true, 1, 26,
+               "expected ',' or ']'");
+  expect_error(m, "b0 = sch.get_block(name=\"sum\")\n"
+                  "l1, l2 = sch.get_loops(block=b0)\n"
+                  "l3, l4 = sch.split(loop=l1, factors=[None, 5, 5])\n",
+               false, 3, 1, "split gives 3 outputs here, but 2 names are given");
+  expect_error(m, "b0 = sch.get_block(name=\"sum\", func_name=\"nope\")\n", false,
+               1, 6, "no function named 'nope'");
+  expect_error(m, "b0 = sch.get_block(name=\"sum\")\nx = y\n", false, 2, 5,
+               "undefined variable 'y'");
+  expect_error(m, "for i in range(3):\n    pass\n", false, 1, 1,
+               "a schedule script holds only");
+  expect_error(m, "b0 = sch.get_block(name=\"sum\")\nl1, l2 = sch.get_loops(b0)\n"
+                  "sch.parallel(loop=l2)\n",
+               false, 3, 1, "is a reduction iter");
+}
+
+/* Every allocation of a scripted schedule may fail: the result is a clean
+ * error or success, never a crash or a leak (under ASan). */
+static void test_faults(const loom_module *m) {
+  const char *script =
+      "b0 = sch.get_block(name=\"sum\")\n"
+      "l1, l2 = sch.get_loops(block=b0)\n"
+      "l3, l4 = sch.split(loop=l1, factors=[None, 5])\n"
+      "sch.reorder(l2, l3)\n"
+      "l5 = sch.fuse(l2, l3)\n";
+  int failures = 0;
+  for (long at = 1; at < 400; at++) {
+    loom_sched *s = loom_sched_new(m, 1);
+    if (!s)
+      continue;
+    loom_faultsim fs = {at, 0};
+    loom_arena_set_faultsim(sched_arena(s), &fs);
+    loom_diag d;
+    loom_diag_init(&d);
+    loom_status st = loom_sched_run_script(s, script, strlen(script), "f.py", &d);
+    failures += st != LOOM_OK;
+    CHECK(st == LOOM_OK || d.has_error);
+    loom_diag_free(&d);
+    loom_sched_free(s);
+  }
+  CHECK(failures > 0);
+}
+
+int main(void) {
+  loom_arena *a = loom_arena_new();
+  loom_module *m = load(a);
+  CHECK(m != NULL);
+  if (m) {
+    test_fork(m);
+    test_simplify_and_resample(m);
+    test_sampler(m);
+    test_stale_decision(m);
+    test_diagnostics(m);
+    test_faults(m);
+  }
+  loom_arena_free(a);
+  return test_summary("schedule/trace");
+}
