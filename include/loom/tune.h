@@ -7,6 +7,7 @@
 #ifndef LOOM_TUNE_H
 #define LOOM_TUNE_H
 
+#include "loom/db.h"
 #include "loom/interp.h"
 #include "loom/runtime.h"
 
@@ -82,6 +83,17 @@ loom_status loom_tune_run(const loom_func *workload, const loom_kernel *kernels,
                           loom_measured *out, loom_diag *d);
 void loom_tune_measured_free(loom_measured *m, int n);
 
+/* The same, for many batches of one workload: the inputs are made once, and
+ * the interpreter's results computed once, on the first candidate that
+ * runs. */
+typedef struct loom_tune_runner loom_tune_runner;
+loom_status loom_tune_runner_new(const loom_func *workload,
+                                 const loom_runner_options *o,
+                                 LOOM_GIVE loom_tune_runner **out, loom_diag *d);
+loom_status loom_tune_runner_run(loom_tune_runner *r, const loom_kernel *kernels,
+                                 int n, loom_measured *out, loom_diag *d);
+void loom_tune_runner_free(LOOM_TAKE loom_tune_runner *r);
+
 /* The relative and absolute tolerance results of dtype t are checked with. */
 double loom_tune_tolerance(loom_dtype t);
 
@@ -124,3 +136,55 @@ int loom_task_scheduler_next(loom_task_scheduler *s);
 void loom_task_scheduler_report(loom_task_scheduler *s, int i, double best_ms);
 /* Marks task i finished (its trials spent, or its space exhausted). */
 void loom_task_scheduler_finish(loom_task_scheduler *s, int i);
+
+/* ---- search --------------------------------------------------------------- */
+
+typedef enum {
+  LOOM_SEARCH_EVOLUTIONARY, /* mutate the best measured traces' decisions */
+  LOOM_SEARCH_REPLAY_TRACE, /* replay the space's trace with fresh decisions */
+  LOOM_SEARCH_REPLAY_FUNC,  /* run the space's script again with a fresh seed */
+} loom_search_strategy;
+
+/* What a search reports after each measured batch. */
+typedef struct loom_tune_progress {
+  const char *task;     /* the task's function name */
+  int trials, max_trials, failures;
+  double best_ms;       /* 0 until one candidate succeeded */
+  double baseline_ms;   /* the unscheduled function */
+  double elapsed_s;
+} loom_tune_progress;
+
+typedef struct loom_tune_options {
+  loom_search_strategy strategy;
+  int trials;            /* candidates measured per task, at most */
+  int batch;             /* candidates built and measured together; 0: 16 */
+  int population;        /* evolutionary: parents kept; 0: 32 */
+  double eps_greedy;     /* evolutionary: share of random picks; 0: 0.05 */
+  uint64_t seed;
+  const char *target;    /* recorded with each measurement; NULL: "cpu" */
+  loom_builder_options builder;
+  loom_runner_options runner;
+  /* Ranks candidates before measuring, higher is better (NULL: random). */
+  double (*score)(void *ctx, const loom_func *candidate);
+  void *score_ctx;
+  void (*progress)(void *ctx, const loom_tune_progress *p);
+  void *progress_ctx;
+} loom_tune_options;
+
+typedef struct loom_tune_result {
+  double best_ms, baseline_ms; /* 0 when none succeeded */
+  char *best_trace;            /* heap; the best schedule as a script */
+  int trials, failures;
+} loom_tune_result;
+
+/* Tunes one task over the space a schedule script describes (its sampling
+ * instructions are the knobs; it is run on a module holding the task's
+ * function alone, named main). Every measurement, failures included, is
+ * committed to db (NULL: none), and the best records of db seed the
+ * evolutionary population. Fails with d when the space cannot be applied to
+ * the task at all, or on a database error. */
+loom_status loom_tune_task(const loom_task *task, const char *space,
+                           size_t space_len, const char *space_file,
+                           loom_db *db, const loom_tune_options *o,
+                           loom_tune_result *out, loom_diag *d);
+void loom_tune_result_free(loom_tune_result *r);

@@ -14,6 +14,8 @@ static const cli_command commands[] = {
     {"run", cli_run,
      "FILE [--func NAME] [--seed N] [--repeat N] [--verify] [--arg NAME=V]",
      "build with the C backend, run on seeded inputs, time, and check"},
+    {"tune", cli_tune, "FILE --space SCRIPT --trials N [--db PATH] [--strategy S]",
+     "tune each function over a design space, recording every measurement"},
     {"db", cli_db, "list|show ID|export [--db PATH]",
      "inspect the tuning database (loom.db by default)"},
     {"build", cli_build, "FILE --emit c",

@@ -206,20 +206,59 @@ static void teardown(runner *r) {
     loom_runtime_shared_free(r->rep, sizeof *r->rep);
 }
 
+struct loom_tune_runner {
+  runner r;
+  loom_runner_options o;
+};
+
+loom_status loom_tune_runner_new(const loom_func *workload,
+                                 const loom_runner_options *o,
+                                 LOOM_GIVE loom_tune_runner **out, loom_diag *d) {
+  loom_tune_runner *tr = calloc(1, sizeof *tr);
+  if (!tr)
+    return LOOM_NOMEM;
+  if (o)
+    tr->o = *o;
+  tr->r.f = workload;
+  tr->r.o = &tr->o;
+  loom_status st = setup(&tr->r, d);
+  if (st != LOOM_OK) {
+    loom_tune_runner_free(tr);
+    return st;
+  }
+  *out = tr;
+  return LOOM_OK;
+}
+
+void loom_tune_runner_free(LOOM_TAKE loom_tune_runner *tr) {
+  if (!tr)
+    return;
+  teardown(&tr->r);
+  free(tr);
+}
+
+loom_status loom_tune_runner_run(loom_tune_runner *tr, const loom_kernel *kernels,
+                                 int n, loom_measured *out, loom_diag *d) {
+  runner *r = &tr->r;
+  loom_status st = LOOM_OK;
+  memset(out, 0, (size_t)n * sizeof *out);
+  for (int i = 0; i < n && st == LOOM_OK; i++) {
+    r->kernel = kernels[i];
+    out[i].error = kernels[i] ? measure(r, &out[i]) : strdup("not built");
+    if (!out[i].error && r->o->check && (st = expect(r, d)) == LOOM_OK)
+      out[i].error = check(r);
+  }
+  return st;
+}
+
 loom_status loom_tune_run(const loom_func *workload, const loom_kernel *kernels,
                           int n, const loom_runner_options *o,
                           loom_measured *out, loom_diag *d) {
-  loom_runner_options dflt = {0};
-  runner r = {.f = workload, .o = o ? o : &dflt};
+  loom_tune_runner *tr;
   memset(out, 0, (size_t)n * sizeof *out);
-  loom_status st = setup(&r, d);
-  for (int i = 0; i < n && st == LOOM_OK; i++) {
-    r.kernel = kernels[i];
-    out[i].error = kernels[i] ? measure(&r, &out[i]) : strdup("not built");
-    if (!out[i].error && r.o->check && (st = expect(&r, d)) == LOOM_OK)
-      out[i].error = check(&r);
-  }
-  teardown(&r);
+  TRY(loom_tune_runner_new(workload, o, &tr, d));
+  loom_status st = loom_tune_runner_run(tr, kernels, n, out, d);
+  loom_tune_runner_free(tr);
   return st;
 }
 

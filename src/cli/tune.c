@@ -1,0 +1,192 @@
+/* `loom tune FILE --space SCRIPT --trials N [--func NAME] [--target cpu]
+ * [--db PATH] [--seed N] [--strategy evolutionary|replay-trace|replay-func]
+ * [--batch N] [--threads N]`: tunes each task of FILE over the design space
+ * SCRIPT describes (a schedule script with sampling instructions), records
+ * every measurement in the database, and prints for each task the best
+ * latency, its speedup over the unscheduled function and the best trace. */
+#include "cli/cli.h"
+
+#include "loom/tune.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tune_opts {
+  const char *file, *func, *space, *db;
+  loom_tune_options t;
+} tune_opts;
+
+static bool parse_count(const char *s, long long lo, long long hi, long long *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (!*s || *end || errno || v < lo || v > hi)
+    return false;
+  *out = v;
+  return true;
+}
+
+static int parse_opts(int argc, char **argv, tune_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->db = "loom.db";
+  o->t.trials = -1;
+  o->t.runner.check = true;
+  o->t.runner.timeout_ms = 10000;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    long long v;
+    bool has_value = i + 1 < argc;
+    if (a[0] != '-' || !a[1]) {
+      if (o->file)
+        return cli_usage_error("tune", "one FILE expected, got '%s' too", a);
+      o->file = a;
+      continue;
+    }
+    if (!has_value)
+      return !strncmp(a, "--", 2) && strchr("fstdbrS", a[2])
+                 ? cli_usage_error("tune", "%s needs a value", a)
+                 : cli_usage_error("tune", "unknown option '%s'", a);
+    const char *val = argv[++i];
+    if (!strcmp(a, "--func")) {
+      o->func = val;
+    } else if (!strcmp(a, "--space")) {
+      o->space = val;
+    } else if (!strcmp(a, "--db")) {
+      o->db = val;
+    } else if (!strcmp(a, "--target")) {
+      if (strcmp(val, "cpu"))
+        return cli_usage_error("tune", "unknown target '%s' (cpu is known)", val);
+      o->t.target = "cpu";
+    } else if (!strcmp(a, "--trials") || !strcmp(a, "--batch") || !strcmp(a, "--threads")) {
+      if (!parse_count(val, 1, 1 << 24, &v))
+        return cli_usage_error("tune", "bad %s '%s' (a positive integer)", a, val);
+      *(a[2] == 't' && a[3] == 'r' ? &o->t.trials : a[2] == 'b' ? &o->t.batch
+                                                                 : &o->t.runner.threads) = (int)v;
+    } else if (!strcmp(a, "--seed")) {
+      if (!parse_count(val, 0, INT64_MAX, &v))
+        return cli_usage_error("tune", "bad seed '%s' (a non-negative integer)", val);
+      o->t.seed = (uint64_t)v;
+      o->t.runner.seed = (uint64_t)v;
+    } else if (!strcmp(a, "--strategy")) {
+      if (!strcmp(val, "evolutionary"))
+        o->t.strategy = LOOM_SEARCH_EVOLUTIONARY;
+      else if (!strcmp(val, "replay-trace"))
+        o->t.strategy = LOOM_SEARCH_REPLAY_TRACE;
+      else if (!strcmp(val, "replay-func"))
+        o->t.strategy = LOOM_SEARCH_REPLAY_FUNC;
+      else
+        return cli_usage_error("tune", "unknown strategy '%s' (evolutionary, "
+                               "replay-trace or replay-func)", val);
+    } else {
+      return cli_usage_error("tune", "unknown option '%s'", a);
+    }
+  }
+  if (!o->file)
+    return cli_usage_error("tune", "missing FILE");
+  if (o->t.trials < 0)
+    return cli_usage_error("tune", "missing --trials N");
+  if (!o->space)
+    return cli_usage_error("tune", "missing --space SCRIPT: a schedule script with "
+                           "sampling instructions describing the design space");
+  return 0;
+}
+
+static void progress(void *ctx, const loom_tune_progress *p) {
+  (void)ctx;
+  double left = p->trials ? p->elapsed_s * (p->max_trials - p->trials) / p->trials : 0;
+  fprintf(stderr, "[%s] trials %d/%d, failures %d, best ", p->task, p->trials,
+          p->max_trials, p->failures);
+  if (p->best_ms > 0)
+    fprintf(stderr, "%.4f ms", p->best_ms);
+  else
+    fputs("none yet", stderr);
+  fprintf(stderr, ", elapsed %.1f s, about %.0f s left\n", p->elapsed_s, left);
+}
+
+static int tune_task(const tune_opts *o, const loom_task *t, const char *space,
+                     size_t len, loom_db *db) {
+  for (int i = 0; i < t->func->n_params; i++)
+    if (!t->func->params[i].buffer) {
+      fprintf(stderr, "%s: error: %s has scalar parameters, which loom tune "
+              "cannot give values yet\n", o->file, t->func->name);
+      return EXIT_USER;
+    }
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_diag_set_source(&d, space, len);
+  loom_tune_result r;
+  int rc = 0;
+  if (loom_tune_task(t, space, len, o->space, db, &o->t, &r, &d) != LOOM_OK) {
+    if (d.has_error)
+      cli_print_diag(&d);
+    else
+      fprintf(stderr, "%s: error: out of memory\n", o->file);
+    rc = EXIT_USER;
+  } else if (!r.best_trace) {
+    printf("%s: no candidate succeeded (%d trials, %d failures)\n", t->func->name,
+           r.trials, r.failures);
+  } else {
+    printf("%s: best %.6f ms", t->func->name, r.best_ms);
+    if (r.baseline_ms > 0)
+      printf(", %.2fx over the unscheduled %.6f ms", r.baseline_ms / r.best_ms, r.baseline_ms);
+    printf(" (%d trials, %d failures, weight %d)\n%s", r.trials, r.failures, t->weight,
+           r.best_trace);
+    if (*r.best_trace && r.best_trace[strlen(r.best_trace) - 1] != '\n')
+      putchar('\n');
+  }
+  loom_tune_result_free(&r);
+  loom_diag_free(&d);
+  return rc;
+}
+
+int cli_tune(int argc, char **argv) {
+  tune_opts o;
+  int rc = parse_opts(argc, argv, &o);
+  if (rc)
+    return rc;
+  char *space;
+  size_t len;
+  loom_diag d;
+  loom_diag_init(&d);
+  if (loom_read_file(o.space, &space, &len, &d) != LOOM_OK) {
+    fprintf(stderr, "%s: error: %s\n", o.space, d.msg ? d.msg : "cannot read");
+    loom_diag_free(&d);
+    return EXIT_USAGE;
+  }
+  cli_program p;
+  if ((rc = cli_load(o.file, &p))) {
+    free(space);
+    loom_diag_free(&d);
+    return rc;
+  }
+  o.t.progress = progress;
+  loom_db *db = NULL;
+  loom_task *tasks;
+  int n = 0;
+  loom_arena *a = loom_arena_new();
+  if (!a || loom_tune_extract_tasks(a, p.module, &tasks, &n) != LOOM_OK) {
+    fprintf(stderr, "%s: error: out of memory\n", o.file);
+    rc = EXIT_USER;
+  } else if (loom_db_open(o.db, &db, &d) != LOOM_OK) {
+    cli_print_diag(&d);
+    rc = EXIT_USER;
+  }
+  int n_tuned = 0;
+  for (int i = 0; i < n && rc == 0; i++)
+    if (!o.func || !strcmp(tasks[i].func->name, o.func)) {
+      rc = tune_task(&o, &tasks[i], space, len, db);
+      n_tuned++;
+    }
+  if (rc == 0 && o.func && !n_tuned) {
+    fprintf(stderr, "%s: error: no function named '%s'\n", o.file, o.func);
+    rc = EXIT_USER;
+  }
+  loom_db_close(db);
+  loom_arena_free(a);
+  cli_program_free(&p);
+  free(space);
+  loom_diag_free(&d);
+  return rc;
+}
