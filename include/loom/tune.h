@@ -172,7 +172,8 @@ typedef struct loom_tune_options {
 } loom_tune_options;
 
 typedef struct loom_tune_result {
-  double best_ms, baseline_ms; /* 0 when none succeeded */
+  double best_ms, baseline_ms; /* 0 when none succeeded; the best may be a
+                                  record of the database */
   char *best_trace;            /* heap; the best schedule as a script */
   int trials, failures;
 } loom_tune_result;
@@ -188,3 +189,24 @@ loom_status loom_tune_task(const loom_task *task, const char *space,
                            loom_db *db, const loom_tune_options *o,
                            loom_tune_result *out, loom_diag *d);
 void loom_tune_result_free(loom_tune_result *r);
+
+/* ---- apply-db (K1) -------------------------------------------------------- */
+
+/* A module with each function that matches a tuned workload rewritten into
+ * its best schedule. It owns the schedules the new functions live in. */
+typedef struct loom_applied {
+  loom_module *module;
+  bool *is_applied;   /* per function of module */
+  int n_applied;
+  void *owned_;       /* schedules and memory, freed with the result */
+} loom_applied;
+
+/* For each function of m: finds its workload (structurally, whatever its
+ * name), replays the fastest record on target (NULL: any) on it, and keeps
+ * the function's name and attributes, adding "tir.is_scheduled". A function
+ * with no record stays as it is; building never tunes. Fails with d when a
+ * stored trace no longer applies (the database is from another Loom). */
+loom_status loom_tune_apply_db(const loom_module *m, loom_db *db,
+                               const char *target, loom_applied *out,
+                               loom_diag *d);
+void loom_tune_applied_free(loom_applied *a);

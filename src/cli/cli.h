@@ -22,6 +22,7 @@ int cli_build(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_db(int argc, char **argv);
 int cli_tune(int argc, char **argv);
+int cli_apply(int argc, char **argv);
 int cli_sched(int argc, char **argv);
 int cli_trace(int argc, char **argv);
 

@@ -16,6 +16,8 @@ static const cli_command commands[] = {
      "build with the C backend, run on seeded inputs, time, and check"},
     {"tune", cli_tune, "FILE --space SCRIPT --trials N [--db PATH] [--strategy S]",
      "tune each function over a design space, recording every measurement"},
+    {"apply", cli_apply, "FILE [--db PATH] [-o OUT]",
+     "rewrite each function with a tuning record into its best schedule"},
     {"db", cli_db, "list|show ID|export [--db PATH]",
      "inspect the tuning database (loom.db by default)"},
     {"build", cli_build, "FILE --emit c",

@@ -296,7 +296,13 @@ static void seed_parents(search *S) {
     const char *j = top.items[i].trace;
     if (a && s && loom_trace_read_json(j, strlen(j), "database", a, &t, &d) == LOOM_OK &&
         loom_trace_apply(&t, s, true, &d) == LOOM_OK && mark_seen(S, cand_hash(s))) {
-      add_parent(S, s, top.items[i].n_latencies ? top.items[i].latencies_ms[0] : INFINITY);
+      double ms = top.items[i].n_latencies ? top.items[i].latencies_ms[0] : INFINITY;
+      if (!S->best || ms < S->res->best_ms) {
+        S->res->best_ms = ms;
+        loom_sched_free(S->best);
+        S->best = loom_sched_copy(s);
+      }
+      add_parent(S, s, ms);
       s = NULL;
     }
     loom_sched_free(s);

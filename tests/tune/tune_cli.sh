@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# loom tune, loom db and loom apply end to end: tune a matmul over a space,
+# see the records, apply them, and check the result against the interpreter;
+# then the usage and user errors.
+# usage: tune_cli.sh LOOM SOURCE_ROOT
+set -u
+loom=$1 root=$2
+cases=$root/tests/tune/cases
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export LOOM_CFLAGS=-O1
+fail=0
+expect() { # CODE TEXT COMMAND...
+  local code=$1 text=$2; shift 2
+  out=$("$@" 2>&1); rc=$?
+  if [ $rc -ne "$code" ] || ! grep -qF -- "$text" <<<"$out"; then
+    echo "FAIL: $* -> exit $rc (wanted $code with '$text'):"; echo "$out" | head -5
+    fail=1
+  fi
+}
+expect 0 "over the unscheduled" "$loom" tune "$cases/mm64.py" --space "$cases/mm_space.py" \
+  --trials 10 --batch 5 --db "$tmp/t.db" --seed 3
+expect 0 "records=10 failures=0" "$loom" db list --db "$tmp/t.db"
+expect 0 "scheduled from the database" "$loom" apply "$cases/mm64.py" --db "$tmp/t.db" -o "$tmp/applied.py"
+expect 0 "verify: ok" "$loom" run "$tmp/applied.py" --verify --repeat 1
+grep -q "T.vectorized" "$tmp/applied.py" || { echo "FAIL: the applied module is not scheduled"; fail=1; }
+expect 0 "no tuning record; left as written" "$loom" apply "$cases/mm64.py" --db "$tmp/empty.db"
+expect 0 "over the unscheduled" "$loom" tune "$cases/mm64.py" --space "$cases/mm_space.py" \
+  --trials 4 --db "$tmp/t.db" --strategy replay-func
+printf 'b0 = sch.get_block(name="C", func_name="main")\nl1 = sch.get_loops(block=b9)\n' > "$tmp/bad.py"
+expect 1 "$tmp/bad.py:2:" "$loom" tune "$cases/mm64.py" --space "$tmp/bad.py" --trials 4 --db "$tmp/t.db"
+expect 2 "missing --space" "$loom" tune "$cases/mm64.py" --trials 4
+expect 2 "missing --trials" "$loom" tune "$cases/mm64.py" --space "$cases/mm_space.py"
+expect 2 "unknown strategy 'greedy'" "$loom" tune "$cases/mm64.py" --space "$cases/mm_space.py" --trials 2 --strategy greedy
+expect 2 "missing FILE" "$loom" apply
+exit $fail
