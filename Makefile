@@ -33,6 +33,7 @@ bench: all
 	build/bench/bench_script
 	build/bench/bench_codegen
 	build/bench/bench_runtime
+	build/bench/bench_tune
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -54,6 +54,7 @@ typedef struct loom_runner_options {
   double min_repeat_ms;  /* calls per measurement are chosen to last this; 0: 2 */
   bool flush_cache;      /* write over the last-level cache before each */
   double timeout_ms;     /* per candidate, build to last measurement; 0: 10000 */
+  double long_call_ms;   /* a first call this long is the measurement; 0: 100 */
   uint64_t seed;         /* inputs are those of `loom interp --seed` */
   bool check;            /* compare the first call's result with the interpreter's */
   const int64_t *scalars;/* per parameter of the workload; NULL when none */
@@ -176,6 +177,7 @@ typedef struct loom_tune_result {
                                   record of the database */
   char *best_trace;            /* heap; the best schedule as a script */
   int trials, failures;
+  double propose_s, build_s, run_s; /* where the time went */
 } loom_tune_result;
 
 /* Tunes one task over the space a schedule script describes (its sampling

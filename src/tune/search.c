@@ -229,12 +229,16 @@ static loom_status measure(search *S, cand *cands, int n, loom_diag *d) {
   loom_status st = funcs && kernels && m ? LOOM_OK : LOOM_NOMEM;
   for (int i = 0; i < n && st == LOOM_OK; i++)
     funcs[i] = loom_sched_module(cands[i].s)->funcs[0];
+  double t0 = now_s();
   if (st == LOOM_OK)
     st = loom_tune_build(funcs, n, &S->o->builder, &b);
+  double t1 = now_s();
   for (int i = 0; i < n && st == LOOM_OK; i++)
     kernels[i] = b.items[i].kernel;
   if (st == LOOM_OK)
     st = loom_tune_runner_run(S->runner, kernels, n, m, d);
+  S->res->build_s += t1 - t0;
+  S->res->run_s += now_s() - t1;
   for (int i = 0; i < n; i++) {
     if (st == LOOM_OK && !kernels[i] && b.items[i].error) {
       free(m[i].error);
@@ -342,7 +346,9 @@ static loom_status run_search(search *S, loom_diag *d) {
   loom_status st = LOOM_OK;
   while (st == LOOM_OK && S->res->trials < S->o->trials) {
     int want = S->o->trials - S->res->trials < batch ? S->o->trials - S->res->trials : batch;
+    double t0 = now_s();
     int n = propose(S, cands, want);
+    S->res->propose_s += now_s() - t0;
     if (n == 0)
       break; /* the space has nothing new to give */
     st = measure(S, cands, n, d);
