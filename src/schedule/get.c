@@ -1,5 +1,5 @@
 /* The lookup instructions: get_block, get_loops, get_child_blocks,
- * get_producers and get_consumers. They change nothing in the IR; their
+ * get_producers, get_consumers and get_output_blocks. They change nothing in the IR; their
  * outputs are random variables naming what they found. */
 #include "schedule/sched_impl.h"
 
@@ -183,4 +183,47 @@ loom_status sched_apply_get_producers(sched_call *c) {
 
 loom_status sched_apply_get_consumers(sched_call *c) {
   return neighbours(c, false);
+}
+
+/* Blocks under the scope block (at any depth) that write a parameter of the
+ * function, in program order. */
+static bool collect_outputs(loom_stmt *s, const loom_func *f, stmt_list *out) {
+  if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
+    const loom_block *b = s->u.realize.block;
+    bool is_output = false;
+    for (int i = 0; i < b->n_writes && !is_output; i++)
+      for (int j = 0; j < f->n_params; j++)
+        is_output |= f->params[j].buffer == b->writes[i].buffer;
+    if (is_output && !list_push(out, s))
+      return false;
+  }
+  if (s->kind == LOOM_STMT_SEQ) {
+    for (int i = 0; i < s->u.seq.n_stmts; i++)
+      if (!collect_outputs(s->u.seq.stmts[i], f, out))
+        return false;
+    return true;
+  }
+  loom_stmt *kids[2];
+  int k = sched_children(s, kids, 2);
+  for (int i = 0; i < k; i++)
+    if (!collect_outputs(kids[i], f, out))
+      return false;
+  return true;
+}
+
+loom_status sched_apply_get_output_blocks(sched_call *c) {
+  sched_path p = {0};
+  stmt_list l = {0};
+  TRY(sched_input_block(c, 0, &p));
+  loom_status st = LOOM_OK;
+  const loom_func *f = c->mod->funcs[p.func];
+  const loom_block *scope = p.stmts[p.n - 1]->u.realize.block;
+  if ((scope->init && !collect_outputs(scope->init, f, &l)) ||
+      !collect_outputs(scope->body, f, &l))
+    st = sched_nomem(c);
+  if (st == LOOM_OK)
+    st = push_blocks(c, p.func, &l);
+  free(l.items);
+  sched_path_free(&p);
+  return st;
 }

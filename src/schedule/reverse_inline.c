@@ -360,6 +360,22 @@ loom_status sched_apply_reverse_compute_inline(sched_call *c) {
       goto out;
     }
   }
+  int at_p = -1, at_c = -1;
+  for (int j = 0; j < sib.n; j++) {
+    at_p = sib.items[j] == pr ? j : at_p;
+    at_c = sib.items[j] == cr ? j : at_c;
+  }
+  int64_t t;
+  if (at_p < 0 || at_c < 0 || at_p > at_c) {
+    st = sched_fail(c, "the producer of '%s' does not come before block '%s'",
+                    buf->name, cb->name);
+    goto out;
+  }
+  if (cr->u.realize.predicate &&
+      !(loom_ir_is_const_int(cr->u.realize.predicate, &t) && t)) {
+    st = sched_fail(c, "block '%s' has a predicate", cb->name);
+    goto out;
+  }
   const loom_block *pb = pr->u.realize.block;
   const loom_stmt *cs = cb->body, *ps = pb->body;
   if (is_param_buffer(func, buf) || sched_stmt_uses(a, func->body, buf->data)) {
@@ -472,7 +488,6 @@ loom_status sched_apply_reverse_compute_inline(sched_call *c) {
     loom_expr *cond = e ? bin(a, LOOM_EXPR_LT, e, ext) : NULL;
     if (cond)
       cond->dtype = LOOM_BOOL;
-    int64_t t;
     pred = !cond ? NULL
            : !pred || (loom_ir_is_const_int(pred, &t) && t)
                ? cond

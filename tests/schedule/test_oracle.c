@@ -347,6 +347,7 @@ int main(int argc, char **argv) {
   loom_rng_seed(&r, 20261123);
   int n_steps_total = 0;
   int per_kind[LOOM_INST_COUNT_] = {0};
+  int n_resampled = 0;
   for (int run_i = 0; run_i < runs; run_i++) {
     const program *p = &progs[run_i % N_CASES];
     loom_sched *s = loom_sched_new(p->m, (uint64_t)run_i);
@@ -369,6 +370,18 @@ int main(int argc, char **argv) {
                                          (uint64_t)run_i * 7 + 1);
     CHECK(same);
     CHECK(replays(s, p->m));
+    /* The same trace with fresh decisions: another point of the same design
+     * space, which must compute the same when it applies. */
+    loom_sched *f = loom_sched_new(p->m, (uint64_t)run_i + 1000003);
+    loom_trace tf = loom_sched_trace(s);
+    loom_diag_init(&d);
+    if (loom_trace_apply(&tf, f, false, &d) == LOOM_OK) {
+      n_resampled++;
+      CHECK(same_outputs(p->m->funcs[0], loom_sched_module(f)->funcs[0],
+                         (uint64_t)run_i * 7 + 2));
+    }
+    loom_diag_free(&d);
+    loom_sched_free(f);
     if (!same || !verified) {
       loom_buf b;
       loom_buf_init(&b);
@@ -380,7 +393,9 @@ int main(int argc, char **argv) {
     }
     loom_sched_free(s);
   }
-  printf("oracle: %d traces, %d instructions applied:", runs, n_steps_total);
+  printf("oracle: %d traces (%d replayed with fresh decisions), %d "
+         "instructions applied:",
+         runs, n_resampled, n_steps_total);
   for (int k = 0; k < LOOM_INST_COUNT_; k++)
     if (per_kind[k])
       printf(" %s %d", loom_inst_kind_method(k, LOOM_DIALECT_TIR), per_kind[k]);

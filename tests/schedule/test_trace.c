@@ -245,6 +245,89 @@ static void test_faults(const loom_module *m) {
   CHECK(failures > 0);
 }
 
+/* Mutated scripts and JSON traces (bytes replaced, inserted, deleted) are
+ * read and applied: every outcome is a success or a diagnostic, never a
+ * crash (ASan and UBSan watch the memory). */
+static void test_mutations(const loom_module *m) {
+  static const char *const seeds[] = {
+      "b0 = sch.get_block(name=\"sum\", func_name=\"main\")\n"
+      "l1, l2 = sch.get_loops(block=b0)\n"
+      "v3, v4 = sch.sample_perfect_tile(loop=l2, n=2, max_innermost_factor=16, decision=[4, 4])\n"
+      "l5, l6 = sch.split(loop=l2, factors=[v3, v4], preserve_unit_iters=True, disable_predication=False)\n"
+      "sch.reorder(l5, l1, l6)\n"
+      "l7 = sch.add_unit_loop(block_or_loop=l6)\n"
+      "sch.annotate(block_or_loop=b0, ann_key=\"k\", ann_val={\"a\": [1, 2.5, \"x\"]})\n"
+      "b8 = sch.decompose_reduction(block=b0, loop=l5)\n",
+      "[[[\"GetBlock\", [], [\"sum\", \"main\"], [\"b0\"]], [\"GetLoops\", [\"b0\"], [], "
+      "[\"l1\", \"l2\"]], [\"SamplePerfectTile\", [\"l2\"], [2, 16], [\"v3\", \"v4\"]], "
+      "[\"Split\", [\"l2\", \"v3\", \"None\"], [true, false], [\"l5\", \"l6\"]], "
+      "[\"Annotate\", [\"l1\", [\"\\\"aa\\\"\", 1]], [\"t\"], []], "
+      "[\"SampleCategorical\", [], [[1, 2], [0.5, 0.5]], [\"v7\"]]], [[2, [4, 4]], [5, 1]]]",
+  };
+  loom_rng r;
+  loom_rng_seed(&r, 99);
+  static const char alphabet[] = "[]{}(),:=\"_ .0123456789-abclvNTF\n\\";
+  int applied = 0;
+  for (int round = 0; round < 3000; round++) {
+    int which = round % 2;
+    const char *seed = seeds[which];
+    size_t n = strlen(seed);
+    char *text = malloc(n + 8);
+    memcpy(text, seed, n + 1);
+    int edits = round < 2 ? 0 : 1 + (int)loom_rng_below(&r, 3); /* seeds as they are first */
+    for (int e = 0; e < edits && n > 1; e++) {
+      size_t at = (size_t)loom_rng_below(&r, n);
+      char ch = alphabet[loom_rng_below(&r, sizeof alphabet - 1)];
+      switch (loom_rng_below(&r, 3)) {
+      case 0:
+        text[at] = ch;
+        break;
+      case 1: /* delete */
+        memmove(text + at, text + at + 1, n - at);
+        n--;
+        break;
+      default: /* insert, within the spare bytes */
+        if (n + 1 < strlen(seed) + 8) {
+          memmove(text + at + 1, text + at, n - at + 1);
+          text[at] = ch;
+          n++;
+        }
+        break;
+      }
+    }
+    loom_diag d;
+    loom_diag_init(&d);
+    loom_sched *s = loom_sched_new(m, (uint64_t)round);
+    loom_arena *a = loom_arena_new();
+    loom_status st;
+    if (which == 1) {
+      loom_trace t;
+      st = loom_trace_read_json(text, n, "m.json", a, &t, &d);
+      if (st == LOOM_OK)
+        st = loom_trace_apply(&t, s, loom_rng_below(&r, 2), &d);
+    } else
+      st = loom_sched_run_script(s, text, n, "m.py", &d);
+    CHECK(st == LOOM_OK || d.has_error);
+    if (round < 2 && st != LOOM_OK)
+      fprintf(stderr, "seed %d: %s\n", round, d.msg);
+    CHECK(round >= 2 || st == LOOM_OK);
+    applied += st == LOOM_OK;
+    if (st == LOOM_OK) {
+      loom_buf b;
+      loom_buf_init(&b);
+      loom_trace t = loom_sched_trace(s);
+      loom_trace_print_py(&t, LOOM_DIALECT_TIR, &b);
+      loom_trace_print_json(&t, LOOM_DIALECT_TIRX, &b);
+      loom_buf_free(&b);
+    }
+    loom_arena_free(a);
+    loom_sched_free(s);
+    loom_diag_free(&d);
+    free(text);
+  }
+  CHECK(applied > 0);
+}
+
 int main(void) {
   loom_arena *a = loom_arena_new();
   loom_module *m = load(a);
@@ -256,6 +339,7 @@ int main(void) {
     test_stale_decision(m);
     test_diagnostics(m);
     test_faults(m);
+    test_mutations(m);
   }
   loom_arena_free(a);
   return test_summary("schedule/trace");

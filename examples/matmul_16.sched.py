@@ -1,0 +1,10 @@
+# A schedule script for matmul_16.py: `loom sched examples/matmul_16.py THIS`.
+b0 = sch.get_block(name="matmul", func_name="main")
+l1, l2, l3 = sch.get_loops(block=b0)
+v4, v5 = sch.sample_perfect_tile(loop=l1, n=2, max_innermost_factor=4, decision=[4, 4])
+l6, l7 = sch.split(loop=l1, factors=[v4, v5])
+l8, l9 = sch.split(loop=l2, factors=[None, 8])
+sch.reorder(l6, l8, l3, l7, l9)
+sch.parallel(loop=l6)
+sch.vectorize(loop=l9)
+b10 = sch.decompose_reduction(block=b0, loop=l3)
