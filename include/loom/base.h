@@ -139,6 +139,34 @@ uint64_t loom_rng_below(loom_rng *r, uint64_t n);
 /* Uniform in [0, 1) with 53 random bits. */
 double loom_rng_double(loom_rng *r);
 
+/* ---- JSON -----------------------------------------------------------------
+ * Values read from text into an arena, each located where it starts. */
+typedef enum {
+  LOOM_JSON_NULL,
+  LOOM_JSON_BOOL,  /* i: 0 or 1 */
+  LOOM_JSON_INT,   /* i */
+  LOOM_JSON_FLOAT, /* f */
+  LOOM_JSON_STR,   /* s, decoded, NUL-terminated */
+  LOOM_JSON_LIST,  /* items[0..n) */
+  LOOM_JSON_DICT,  /* keys[0..n), items[0..n) */
+} loom_json_kind;
+
+typedef struct loom_json {
+  loom_json_kind kind;
+  int64_t i;
+  double f;
+  const char *s;
+  struct loom_json *items;
+  const char **keys;
+  int n;
+  loom_loc loc;
+} loom_json;
+
+/* Reads one JSON value filling all of text[0..len); `file` names it in
+ * diagnostics, which carry line:col. */
+loom_status loom_json_parse(loom_arena *a, const char *text, size_t len,
+                            const char *file, loom_json *out, loom_diag *d);
+
 /* ---- files ---------------------------------------------------------------- */
 
 /* Reads a whole file. On failure fills d (no location) and returns an error. */
