@@ -166,6 +166,11 @@ typedef struct loom_json {
  * diagnostics, which carry line:col. */
 loom_status loom_json_parse(loom_arena *a, const char *text, size_t len,
                             const char *file, loom_json *out, loom_diag *d);
+/* Appends v as compact JSON (", " and ": " between items); reading it back
+ * gives an equal value. */
+void loom_json_print(const loom_json *v, loom_buf *out);
+/* Appends s as a JSON string literal. */
+void loom_json_print_str(const char *s, loom_buf *out);
 
 /* ---- files ---------------------------------------------------------------- */
 

@@ -80,4 +80,14 @@ void loom_db_workloads_free(loom_db_workloads *w);
 loom_status loom_db_list_workloads(loom_db *db, loom_db_workloads *out,
                                    loom_diag *d);
 
+/* Every record as a JSON line: {"workload": SCRIPT, "target", "trace",
+ * "latencies_ms", "error", "created"}. */
+loom_status loom_db_export_jsonl(loom_db *db, loom_buf *out, loom_diag *d);
+/* Reads such lines (blank lines skipped) and commits them, with their
+ * workloads, in one transaction: all of them, or nothing, with d at the
+ * first bad line. */
+loom_status loom_db_import_jsonl(loom_db *db, const char *text, size_t len,
+                                 const char *file, int *n_imported,
+                                 loom_diag *d);
+
 #endif

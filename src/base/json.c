@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -240,4 +241,51 @@ loom_status loom_json_parse(loom_arena *a, const char *text, size_t len,
   if (r.p != r.end)
     return jerr(&r, "unexpected text after the JSON value");
   return LOOM_OK;
+}
+
+void loom_json_print_str(const char *s, loom_buf *out) {
+  loom_buf_putc(out, '"');
+  for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      loom_buf_printf(out, "\\%c", c);
+    else if (c == '\n')
+      loom_buf_puts(out, "\\n");
+    else if (c < 0x20)
+      loom_buf_printf(out, "\\u%04x", c);
+    else
+      loom_buf_putc(out, (char)c);
+  }
+  loom_buf_putc(out, '"');
+}
+
+void loom_json_print(const loom_json *v, loom_buf *out) {
+  switch (v->kind) {
+  case LOOM_JSON_NULL: loom_buf_puts(out, "null"); return;
+  case LOOM_JSON_BOOL: loom_buf_puts(out, v->i ? "true" : "false"); return;
+  case LOOM_JSON_INT: loom_buf_printf(out, "%lld", (long long)v->i); return;
+  case LOOM_JSON_FLOAT: {
+    char num[40];
+    snprintf(num, sizeof num, "%.17g", v->f);
+    loom_buf_puts(out, num);
+    if (!strpbrk(num, ".eEn")) /* stays a float when read back */
+      loom_buf_puts(out, ".0");
+    return;
+  }
+  case LOOM_JSON_STR: loom_json_print_str(v->s, out); return;
+  case LOOM_JSON_LIST:
+  case LOOM_JSON_DICT:
+    loom_buf_putc(out, v->kind == LOOM_JSON_LIST ? '[' : '{');
+    for (int i = 0; i < v->n; i++) {
+      if (i)
+        loom_buf_puts(out, ", ");
+      if (v->kind == LOOM_JSON_DICT) {
+        loom_json_print_str(v->keys[i], out);
+        loom_buf_puts(out, ": ");
+      }
+      loom_json_print(&v->items[i], out);
+    }
+    loom_buf_putc(out, v->kind == LOOM_JSON_LIST ? ']' : '}');
+    return;
+  }
 }

@@ -1,7 +1,8 @@
-/* `loom db list|show|export [--db PATH] [WORKLOAD]`: inspects the tuning
+/* `loom db list|show ID|export|import FILE [--db PATH]`: the tuning
  * database. list: one line per workload (id, hash, function signature,
  * records, failures, best mean latency); show ID: the workload's TVMScript
- * and its records, fastest first; export: every record as a JSON line. */
+ * and its records, fastest first; export: every record as a JSON line;
+ * import: such lines into the database, all or none. */
 #include "cli/cli.h"
 
 #include "loom/db.h"
@@ -19,22 +20,6 @@ static void print_signature(const char *script) {
     fputs("?", stdout);
   else
     fwrite(p + 4, 1, end ? (size_t)(end - p - 4) : strlen(p + 4), stdout);
-}
-
-static void put_json_string(const char *s) {
-  putchar('"');
-  for (; s && *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      printf("\\%c", c);
-    else if (c == '\n')
-      fputs("\\n", stdout);
-    else if (c < 0x20)
-      printf("\\u%04x", c);
-    else
-      putchar(c);
-  }
-  putchar('"');
 }
 
 static void print_latencies(const loom_db_record *r) {
@@ -90,36 +75,35 @@ static int show(loom_db *db, int64_t id, loom_diag *d) {
 }
 
 static int export_all(loom_db *db, loom_diag *d) {
-  loom_db_workloads ws;
-  loom_db_records rs;
-  if (loom_db_list_workloads(db, &ws, d) != LOOM_OK)
-    return EXIT_USER;
-  if (loom_db_all_records(db, 0, &rs, d) != LOOM_OK) {
-    loom_db_workloads_free(&ws);
-    return EXIT_USER;
+  loom_buf out;
+  loom_buf_init(&out);
+  loom_status st = loom_db_export_jsonl(db, &out, d);
+  if (st == LOOM_OK && out.data)
+    fputs(out.data, stdout);
+  else if (st == LOOM_NOMEM)
+    fprintf(stderr, "loom db: out of memory\n");
+  loom_buf_free(&out);
+  return st == LOOM_OK ? 0 : EXIT_USER;
+}
+
+static int import_file(loom_db *db, const char *path, loom_diag *d) {
+  char *text;
+  size_t len;
+  if (loom_read_file(path, &text, &len, d) != LOOM_OK)
+    return EXIT_USAGE;
+  int n = 0;
+  loom_status st = loom_db_import_jsonl(db, text, len, path, &n, d);
+  if (st == LOOM_OK)
+    fprintf(stderr, "loom db: imported %d records from %s\n", n, path);
+  else if (st == LOOM_NOMEM)
+    fprintf(stderr, "loom db: out of memory\n");
+  if (st != LOOM_OK && d->has_error) {
+    cli_print_diag(d);
+    loom_diag_free(d);
+    loom_diag_init(d);
   }
-  for (int i = 0; i < rs.n; i++) {
-    const loom_db_record *r = &rs.items[i];
-    const char *script = NULL;
-    for (int k = 0; k < ws.n && !script; k++)
-      if (ws.items[k].id == r->workload)
-        script = ws.items[k].script;
-    fputs("{\"workload\": ", stdout);
-    put_json_string(script);
-    fputs(", \"target\": ", stdout);
-    put_json_string(r->target);
-    printf(", \"trace\": %s, \"latencies_ms\": ", r->trace);
-    print_latencies(r);
-    fputs(", \"error\": ", stdout);
-    if (r->error)
-      put_json_string(r->error);
-    else
-      fputs("null", stdout);
-    printf(", \"created\": %" PRId64 "}\n", r->created);
-  }
-  loom_db_records_free(&rs);
-  loom_db_workloads_free(&ws);
-  return 0;
+  free(text);
+  return st == LOOM_OK ? 0 : EXIT_USER;
 }
 
 int cli_db(int argc, char **argv) {
@@ -140,22 +124,26 @@ int cli_db(int argc, char **argv) {
     }
   }
   if (!action)
-    return cli_usage_error("db", "missing action (list, show or export)");
-  bool is_show = !strcmp(action, "show");
-  if (strcmp(action, "list") && !is_show && strcmp(action, "export"))
-    return cli_usage_error("db", "unknown action '%s' (list, show or export)", action);
+    return cli_usage_error("db", "missing action (list, show, export or import)");
+  bool is_show = !strcmp(action, "show"), is_import = !strcmp(action, "import");
+  if (strcmp(action, "list") && !is_show && !is_import && strcmp(action, "export"))
+    return cli_usage_error("db", "unknown action '%s' (list, show, export or import)",
+                           action);
   char *end = NULL;
-  long long id = arg ? strtoll(arg, &end, 10) : 0;
+  long long id = arg && is_show ? strtoll(arg, &end, 10) : 0;
   if (is_show && (!arg || *end || id <= 0))
     return cli_usage_error("db", "show needs a workload id (see loom db list)");
-  if (!is_show && arg)
+  if (is_import && !arg)
+    return cli_usage_error("db", "import needs a FILE of JSON lines (as export writes)");
+  if (!is_show && !is_import && arg)
     return cli_usage_error("db", "unexpected argument '%s'", arg);
   loom_diag d;
   loom_diag_init(&d);
   loom_db *db;
   int rc = EXIT_USER;
   if (loom_db_open(path, &db, &d) == LOOM_OK) {
-    rc = is_show ? show(db, id, &d) : action[0] == 'l' ? list(db, &d) : export_all(db, &d);
+    rc = is_show ? show(db, id, &d) : is_import ? import_file(db, arg, &d)
+         : action[0] == 'l' ? list(db, &d) : export_all(db, &d);
     loom_db_close(db);
   }
   if (d.has_error)

@@ -18,7 +18,7 @@ static const cli_command commands[] = {
      "tune each function over a design space, recording every measurement"},
     {"apply", cli_apply, "FILE [--db PATH] [-o OUT]",
      "rewrite each function with a tuning record into its best schedule"},
-    {"db", cli_db, "list|show ID|export [--db PATH]",
+    {"db", cli_db, "list|show ID|export|import FILE [--db PATH]",
      "inspect the tuning database (loom.db by default)"},
     {"build", cli_build, "FILE --emit c",
      "print the C file the C backend makes for FILE"},

@@ -54,16 +54,22 @@ static loom_status insert(loom_db *db, sqlite3_stmt *st, const loom_db_record *r
   return LOOM_OK;
 }
 
-loom_status loom_db_commit_records(loom_db *db, const loom_db_record *records,
-                                   int n, loom_diag *d) {
+loom_status db_insert_records(loom_db *db, const loom_db_record *records,
+                              int n, loom_diag *d) {
   sqlite3_stmt *st = NULL;
-  TRY(db_begin(db, d));
   loom_status s = db_prepare(db, "INSERT INTO record (workload, target, trace, "
                                  "latencies, mean_ms, error, created) VALUES "
                                  "(?1, ?2, ?3, ?4, ?5, ?6, ?7)", &st, d);
   for (int i = 0; i < n && s == LOOM_OK; i++)
     s = insert(db, st, &records[i], d);
   sqlite3_finalize(st);
+  return s;
+}
+
+loom_status loom_db_commit_records(loom_db *db, const loom_db_record *records,
+                                   int n, loom_diag *d) {
+  TRY(db_begin(db, d));
+  loom_status s = db_insert_records(db, records, n, d);
   return s == LOOM_OK ? db_commit(db, d) : (db_rollback(db), s);
 }
 

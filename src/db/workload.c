@@ -41,8 +41,8 @@ static loom_status find(loom_db *db, const loom_func *g, const char *hash,
   return LOOM_OK;
 }
 
-static loom_status lookup(loom_db *db, const loom_func *f, bool is_commit,
-                          int64_t *id, loom_diag *d) {
+loom_status db_workload(loom_db *db, const loom_func *f, bool is_add,
+                        int64_t *id, loom_diag *d) {
   loom_arena *a = loom_arena_new();
   loom_func *g = a ? loom_ir_func_anonymous(a, f) : NULL;
   if (!g) {
@@ -51,10 +51,8 @@ static loom_status lookup(loom_db *db, const loom_func *f, bool is_commit,
   }
   char hash[17];
   snprintf(hash, sizeof hash, "%016" PRIx64, loom_ir_hash_func(g));
-  loom_status st = is_commit ? db_begin(db, d) : LOOM_OK;
-  if (st == LOOM_OK)
-    st = find(db, g, hash, id, d);
-  if (st == LOOM_OK && is_commit && !*id) {
+  loom_status st = find(db, g, hash, id, d);
+  if (st == LOOM_OK && is_add && !*id) {
     loom_buf script;
     loom_buf_init(&script);
     loom_print_opts opts = {LOOM_DIALECT_TIR};
@@ -74,18 +72,18 @@ static loom_status lookup(loom_db *db, const loom_func *f, bool is_commit,
     sqlite3_finalize(ins);
     loom_buf_free(&script);
   }
-  if (is_commit)
-    st = st == LOOM_OK ? db_commit(db, d) : (db_rollback(db), st);
   loom_arena_free(a);
   return st;
 }
 
 loom_status loom_db_commit_workload(loom_db *db, const loom_func *f,
                                     int64_t *id, loom_diag *d) {
-  return lookup(db, f, true, id, d);
+  TRY(db_begin(db, d));
+  loom_status st = db_workload(db, f, true, id, d);
+  return st == LOOM_OK ? db_commit(db, d) : (db_rollback(db), st);
 }
 
 loom_status loom_db_find_workload(loom_db *db, const loom_func *f,
                                   int64_t *id, loom_diag *d) {
-  return lookup(db, f, false, id, d);
+  return db_workload(db, f, false, id, d);
 }
