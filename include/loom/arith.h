@@ -57,4 +57,67 @@ int loom_arith_rule_count(void);
 const char *loom_arith_rule_name(int i);
 long loom_arith_rule_fires(const loom_arith_ctx *ctx, int i);
 
+/* ---- integer sets (intset.c) ----------------------------------------------
+ * The values an expression takes while some loop variables run over their
+ * ranges, as a symbolic interval in the variables that stay fixed: what
+ * bound inference, compute-at and cache-read/write ask ("the part of A the
+ * block under these loops touches, as a function of the loops outside"). */
+
+/* Every value lies in [min, min + extent - 1] and differs from min by a
+ * multiple of stride (>= 1). min and extent are integer expressions over
+ * the variables that were not relaxed. is_unbounded: nothing is known (min
+ * and extent are NULL); is_empty: provably no value. Sound: an answer never
+ * leaves out a value the expression takes. */
+typedef struct loom_arith_intset {
+  loom_expr *min, *extent;
+  int64_t stride;
+  bool is_unbounded;
+  bool is_empty;
+} loom_arith_intset;
+
+/* A variable to relax over [range.min, range.min + range.extent). The range
+ * may mention variables relaxed by other entries (triangular loops). */
+typedef struct loom_arith_relax {
+  const loom_var *var;
+  loom_range range;
+} loom_arith_relax;
+
+/* The set of values of e as the n_relax variables run over their ranges;
+ * other variables stay as they are, within their ctx ranges. Built in a.
+ * Fails only when out of memory. */
+loom_status loom_arith_intset_eval(loom_arena *a, loom_arith_ctx *ctx,
+                                   LOOM_KEEP loom_expr *e,
+                                   const loom_arith_relax *relax, int n_relax,
+                                   loom_arith_intset *out);
+/* A set holding both (the hull), and one holding their common values. */
+loom_status loom_arith_intset_union(loom_arena *a, loom_arith_ctx *ctx,
+                                    const loom_arith_intset *x,
+                                    const loom_arith_intset *y,
+                                    loom_arith_intset *out);
+loom_status loom_arith_intset_intersect(loom_arena *a, loom_arith_ctx *ctx,
+                                        const loom_arith_intset *x,
+                                        const loom_arith_intset *y,
+                                        loom_arith_intset *out);
+
+/* The region r touches as the relaxed variables run over their ranges
+ * (each dimension the hull of its ranges). A dimension that cannot be
+ * bounded covers the buffer's whole extent and, when is_whole is not NULL,
+ * is_whole[dim] says so (r->n_ranges entries). out->ranges is new in a. */
+loom_status loom_arith_region_relax(loom_arena *a, loom_arith_ctx *ctx,
+                                    const loom_buffer_region *r,
+                                    const loom_arith_relax *relax, int n_relax,
+                                    loom_buffer_region *out, bool *is_whole);
+/* The hull of two regions of the same buffer; fails with d otherwise. */
+loom_status loom_arith_region_union(loom_arena *a, loom_arith_ctx *ctx,
+                                    const loom_buffer_region *x,
+                                    const loom_buffer_region *y,
+                                    loom_buffer_region *out, loom_diag *d);
+/* The common part of two regions of the same buffer; *is_empty when they
+ * provably share no element (out then has zero extents). */
+loom_status loom_arith_region_intersect(loom_arena *a, loom_arith_ctx *ctx,
+                                        const loom_buffer_region *x,
+                                        const loom_buffer_region *y,
+                                        loom_buffer_region *out,
+                                        bool *is_empty, loom_diag *d);
+
 #endif

@@ -1,0 +1,196 @@
+/* Tests of integer sets: named cases (bounds of split bindings, strides,
+ * region union and intersection), and a brute-force check that a set holds
+ * every value its expression takes over small ranges, including triangular
+ * ones. */
+#include "arith_gen.h"
+#include "test.h"
+
+/* Override with -D to stress the sets with other streams. */
+#ifndef INTSET_SEED
+#define INTSET_SEED 11
+#endif
+#ifndef INTSET_COUNT
+#define INTSET_COUNT 4000
+#endif
+
+#define K(v) loom_ir_int(a, LOOM_INT32, v)
+#define B(k, x, y) loom_ir_binary(a, LOOM_EXPR_##k, x, y)
+
+static char *text(const loom_expr *e) { return expr_text(e); }
+
+static void check_set(const loom_arith_intset *s, const char *min,
+                      const char *extent, int64_t stride) {
+  CHECK(!s->is_unbounded);
+  if (s->is_unbounded)
+    return;
+  char *m = text(s->min), *x = text(s->extent);
+  CHECK_STREQ(m, min);
+  CHECK_STREQ(x, extent);
+  CHECK(s->stride == stride);
+  free(m);
+  free(x);
+}
+
+static void test_named(void) {
+  loom_arena *a = loom_arena_new();
+  loom_arith_ctx *ctx = loom_arith_ctx_new();
+  loom_var *i = loom_ir_var(a, "i", LOOM_INT32), *j = loom_ir_var(a, "j", LOOM_INT32);
+  loom_arith_bind(ctx, i, 0, 7, NULL);
+  loom_expr *ei = loom_ir_ref(a, i), *ej = loom_ir_ref(a, j);
+  loom_arith_relax rj = {j, {K(0), K(16)}};
+  loom_arith_intset s;
+
+  /* [i*16, i*16 + 15] relaxed over j, not over i. */
+  CHECK(loom_arith_intset_eval(a, ctx, B(ADD, B(MUL, ei, K(16)), ej), &rj, 1, &s) == LOOM_OK);
+  check_set(&s, "i * 16", "16", 1);
+  CHECK(loom_arith_intset_eval(a, ctx, B(FLOORDIV, B(ADD, B(MUL, ei, K(16)), ej), K(4)),
+                               &rj, 1, &s) == LOOM_OK);
+  check_set(&s, "i * 4", "4", 1);
+  CHECK(loom_arith_intset_eval(a, ctx, B(FLOORMOD, ej, K(4)), &rj, 1, &s) == LOOM_OK);
+  check_set(&s, "0", "4", 1);
+  CHECK(loom_arith_intset_eval(a, ctx, B(ADD, ei, B(MUL, ej, K(4))), &rj, 1, &s) == LOOM_OK);
+  check_set(&s, "i", "61", 4);
+  /* Nothing relaxed: a point. */
+  CHECK(loom_arith_intset_eval(a, ctx, B(MUL, ei, K(3)), NULL, 0, &s) == LOOM_OK);
+  check_set(&s, "i * 3", "1", 1);
+  /* A load of a relaxed index is unknown, and says so. */
+  loom_expr *shape[1] = {K(64)};
+  loom_buffer *buf = loom_ir_buffer(a, "A", LOOM_INT32, shape, 1);
+  loom_expr *idx[1] = {ej};
+  CHECK(loom_arith_intset_eval(a, ctx, loom_ir_load(a, buf, idx, 1), &rj, 1, &s) == LOOM_OK);
+  CHECK(s.is_unbounded && !s.min);
+  /* Triangular: j in [i, i + 4) with i in [0, 8) relaxed too. */
+  loom_arith_relax tri[2] = {{i, {K(0), K(8)}}, {j, {ei, K(4)}}};
+  CHECK(loom_arith_intset_eval(a, ctx, B(SUB, ej, ei), tri, 2, &s) == LOOM_OK);
+  CHECK(!s.is_unbounded);
+  CHECK(loom_arith_intset_eval(a, ctx, ej, tri, 2, &s) == LOOM_OK);
+  check_set(&s, "0", "11", 1);
+
+  /* Regions: A[i*16 + j] over j is A[i*16 : i*16 + 16]. */
+  loom_range r1[1] = {{B(ADD, B(MUL, ei, K(16)), ej), K(1)}};
+  loom_buffer_region reg = {buf, r1, 1}, out;
+  bool whole[1];
+  CHECK(loom_arith_region_relax(a, ctx, &reg, &rj, 1, &out, whole) == LOOM_OK);
+  CHECK(!whole[0]);
+  check_set(&(loom_arith_intset){out.ranges[0].min, out.ranges[0].extent, 1, 0, 0},
+            "i * 16", "16", 1);
+  /* A[A[j]] cannot be bounded: the whole dimension, flagged. */
+  loom_range r2[1] = {{loom_ir_load(a, buf, idx, 1), K(1)}};
+  reg = (loom_buffer_region){buf, r2, 1};
+  CHECK(loom_arith_region_relax(a, ctx, &reg, &rj, 1, &out, whole) == LOOM_OK);
+  CHECK(whole[0]);
+  check_set(&(loom_arith_intset){out.ranges[0].min, out.ranges[0].extent, 1, 0, 0},
+            "0", "64", 1);
+
+  loom_range ra[1] = {{K(0), K(8)}}, rb[1] = {{K(4), K(8)}}, rc[1] = {{K(9), K(3)}};
+  loom_buffer_region x = {buf, ra, 1}, y = {buf, rb, 1}, z = {buf, rc, 1};
+  bool is_empty = true;
+  CHECK(loom_arith_region_union(a, ctx, &x, &y, &out, NULL) == LOOM_OK);
+  check_set(&(loom_arith_intset){out.ranges[0].min, out.ranges[0].extent, 1, 0, 0},
+            "0", "12", 1);
+  CHECK(loom_arith_region_intersect(a, ctx, &x, &y, &out, &is_empty, NULL) == LOOM_OK);
+  CHECK(!is_empty);
+  check_set(&(loom_arith_intset){out.ranges[0].min, out.ranges[0].extent, 1, 0, 0},
+            "4", "4", 1);
+  CHECK(loom_arith_region_intersect(a, ctx, &x, &z, &out, &is_empty, NULL) == LOOM_OK);
+  CHECK(is_empty);
+  /* Symbolic: [i*16, +16) and [i*16 + 8, +16). */
+  loom_range rs[1] = {{B(MUL, ei, K(16)), K(16)}};
+  loom_range rt[1] = {{B(ADD, B(MUL, ei, K(16)), K(8)), K(16)}};
+  x = (loom_buffer_region){buf, rs, 1};
+  y = (loom_buffer_region){buf, rt, 1};
+  CHECK(loom_arith_region_union(a, ctx, &x, &y, &out, NULL) == LOOM_OK);
+  check_set(&(loom_arith_intset){out.ranges[0].min, out.ranges[0].extent, 1, 0, 0},
+            "i * 16", "24", 1);
+  CHECK(loom_arith_region_intersect(a, ctx, &x, &y, &out, &is_empty, NULL) == LOOM_OK);
+  check_set(&(loom_arith_intset){out.ranges[0].min, out.ranges[0].extent, 1, 0, 0},
+            "i * 16 + 8", "8", 1);
+  /* Different buffers: an error that names both. */
+  loom_buffer *other = loom_ir_buffer(a, "W", LOOM_INT32, shape, 1);
+  loom_buffer_region w = {other, ra, 1};
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_arith_region_union(a, ctx, &x, &w, &out, &d) == LOOM_ERROR);
+  CHECK_CONTAINS(d.msg, "'W'");
+  loom_diag_free(&d);
+  loom_arith_ctx_free(ctx);
+  loom_arena_free(a);
+}
+
+static bool eval_at(loom_var *x, int64_t xv, const loom_expr *e, int64_t *out) {
+  loom_var *vars[1] = {x};
+  int64_t values[1] = {xv};
+  env en = {vars, values, 1};
+  return eval(&en, e, out) == EVAL_OK;
+}
+
+/* Random expressions in x and y. Mode 0 relaxes y over a constant range
+ * with x fixed (the set is a function of x); mode 1 relaxes x and y with
+ * y's range starting at x (triangular). */
+static void test_soundness(void) {
+  loom_rng rng;
+  loom_rng_seed(&rng, INTSET_SEED);
+  int n_cases = INTSET_COUNT, n_wrong = 0, n_bounded = 0;
+  for (int n = 0; n < n_cases; n++) {
+    loom_arena *a = loom_arena_new();
+    loom_arith_ctx *ctx = loom_arith_ctx_new();
+    loom_var *x = loom_ir_var(a, "x", LOOM_INT32), *y = loom_ir_var(a, "y", LOOM_INT32);
+    loom_var *vars[2] = {x, y};
+    int mode = (int)(n % 2);
+    int64_t lx = rand_in(&rng, -4, 4), ex = rand_in(&rng, 1, 6);
+    int64_t ly = rand_in(&rng, -4, 4), ey = rand_in(&rng, 1, 6);
+    loom_arith_relax relax[2];
+    int n_relax = 0;
+    if (mode == 0) {
+      loom_arith_bind(ctx, x, lx, lx + ex - 1, NULL);
+      relax[n_relax++] = (loom_arith_relax){y, {K(ly), K(ey)}};
+    } else {
+      relax[n_relax++] = (loom_arith_relax){x, {K(lx), K(ex)}};
+      relax[n_relax++] = (loom_arith_relax){y, {B(ADD, loom_ir_ref(a, x), K(ly)), K(ey)}};
+    }
+    gen g = {a, &rng, vars, 2};
+    loom_expr *e = gen_int(&g, 1 + (int)loom_rng_below(&rng, 3));
+    loom_arith_intset s;
+    if (loom_arith_intset_eval(a, ctx, e, relax, n_relax, &s) != LOOM_OK) {
+      n_wrong++;
+      goto next;
+    }
+    n_bounded += !s.is_unbounded;
+    for (int64_t xv = lx; xv < lx + ex && !s.is_unbounded; xv++) {
+      int64_t lo, ext;
+      bool has_bounds = eval_at(x, xv, s.min, &lo) && eval_at(x, xv, s.extent, &ext);
+      int64_t y0 = mode == 0 ? ly : xv + ly;
+      for (int64_t yv = y0; yv < y0 + ey; yv++) {
+        int64_t values[2] = {xv, yv}, v;
+        env en = {vars, values, 2};
+        if (eval(&en, e, &v) != EVAL_OK)
+          continue;
+        if (has_bounds && !s.is_empty && v >= lo && v < lo + ext &&
+            (v - lo) % s.stride == 0)
+          continue;
+        if (n_wrong++ < 10) {
+          char *t = text(e), *m = text(s.min), *xt = text(s.extent);
+          fprintf(stderr, "unsound set: %s at x=%lld y=%lld is %lld, not in "
+                  "[%s, +%s) stride %lld (mode %d)\n", t, (long long)xv,
+                  (long long)yv, (long long)v, m, xt, (long long)s.stride, mode);
+          free(t);
+          free(m);
+          free(xt);
+        }
+        break;
+      }
+    }
+  next:
+    loom_arith_ctx_free(ctx);
+    loom_arena_free(a);
+  }
+  CHECK(n_wrong == 0);
+  printf("intset soundness: %d expressions, %d bounded, %d unsound\n", n_cases,
+         n_bounded, n_wrong);
+}
+
+int main(void) {
+  test_named();
+  test_soundness();
+  return test_summary("arith/intset");
+}
