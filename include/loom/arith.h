@@ -120,4 +120,86 @@ loom_status loom_arith_region_intersect(loom_arena *a, loom_arith_ctx *ctx,
                                         loom_buffer_region *out,
                                         bool *is_empty, loom_diag *d);
 
+/* ---- affine iterator maps (itermap.c) -------------------------------------
+ * Block bindings as sums of split iterators, in the manner of TVM's
+ * DetectIterMap: each binding is base + sum(split * scale), where a split
+ * is floormod(floordiv(mark, lower_factor), extent) and a mark is a loop
+ * variable (less its min) or a fused sum of other splits (i*8 + j). Every
+ * extent, factor and scale is a constant. */
+
+typedef struct loom_iter_mark loom_iter_mark;
+
+typedef struct loom_iter_split {
+  const loom_iter_mark *source;
+  int64_t lower_factor, extent, scale;
+} loom_iter_split;
+
+typedef struct loom_iter_sum {
+  loom_iter_split *splits;
+  int n_splits;
+  int64_t base;
+} loom_iter_sum;
+
+/* An iterator over [0, extent): var - var_min for a loop variable, or the
+ * value of fused (a sum with base 0 whose splits are a mixed radix, the
+ * smallest scale 1) when var is NULL. */
+struct loom_iter_mark {
+  const loom_var *var;
+  int64_t var_min;
+  const loom_iter_sum *fused;
+  int64_t extent;
+};
+
+typedef enum {
+  /* Every point of the loop domain gives a different tuple of binding
+   * values, and every loop part is used: the loops and the bindings are in
+   * one-to-one correspondence. */
+  LOOM_ITER_MAP_BIJECTIVE,
+  /* No part of a loop is used twice, so the bindings reach every tuple of
+   * their extents; some loop part may go unused. */
+  LOOM_ITER_MAP_SURJECTIVE,
+  /* Only the structured form; nothing is checked about coverage. */
+  LOOM_ITER_MAP_NO_CHECK,
+} loom_iter_map_level;
+
+typedef struct loom_iter_map {
+  loom_iter_sum *sums; /* one per binding; at most one split each */
+  int n_sums;
+} loom_iter_map;
+
+/* Detects the iterator map of bindings over the loops in iters, whose
+ * ranges must have constant min and extent. On success every sum equals
+ * its binding at every point of the loop domain and the map meets level.
+ * Fails with d saying which binding breaks what (not affine, a split that
+ * does not divide, a loop part used twice, a loop left unused, ...). */
+loom_status loom_arith_iter_map_detect(loom_arena *a,
+                                       loom_expr *const *bindings, int n,
+                                       const loom_arith_relax *iters,
+                                       int n_iters, loom_iter_map_level level,
+                                       loom_iter_map *out, loom_diag *d);
+
+/* The expression of s over the loop variables, in dtype t. NULL when out
+ * of memory. */
+loom_expr *loom_arith_iter_sum_expr(loom_arena *a, const loom_iter_sum *s,
+                                    loom_dtype t);
+
+/* One binding divided with respect to a set of inner loops (for blockize
+ * and tensorize): binding == outer * inner_extent + inner, where outer uses
+ * only the other loops and ranges over [0, outer_extent), and inner uses only
+ * the inner loops and ranges over [0, inner_extent) (plus the binding's
+ * constant offset when there is no outer part). */
+typedef struct loom_iter_division {
+  loom_expr *outer, *inner;
+  int64_t outer_extent, inner_extent;
+} loom_iter_division;
+
+/* Divides every binding (out has n entries). The bindings must form a
+ * surjective iterator map. Fails with d when a binding mixes the two sets
+ * (an outer loop part below an inner one, as in j*4 + i with j inner). */
+loom_status loom_arith_iter_map_subspace_divide(
+    loom_arena *a, loom_expr *const *bindings, int n,
+    const loom_arith_relax *iters, int n_iters,
+    const loom_var *const *inner_vars, int n_inner, loom_iter_division *out,
+    loom_diag *d);
+
 #endif
