@@ -452,7 +452,8 @@ static char *mark_name(detector *dt, const loom_iter_mark *m) {
  * (and, for a bijection, all of m used). */
 static bool check_mark(detector *dt, const loom_iter_mark *m, use_list *u,
                        loom_iter_map_level level) {
-  qsort(u->items, (size_t)u->n, sizeof *u->items, cmp_lower_factor);
+  if (u->n > 1)
+    qsort(u->items, (size_t)u->n, sizeof *u->items, cmp_lower_factor);
   int64_t next = 1;
   for (int k = 0; k < u->n; k++) {
     const loom_iter_split *x = &u->items[k];
@@ -670,7 +671,8 @@ static bool divide_one(detector *dt, const loom_iter_sum *s, loom_dtype t,
     free(l.items);
     return false;
   }
-  qsort(l.items, (size_t)l.n, sizeof *l.items, cmp_leaf_scale);
+  if (l.n > 1)
+    qsort(l.items, (size_t)l.n, sizeof *l.items, cmp_leaf_scale);
   int64_t inner_extent = 1, outer_extent = 1;
   loom_expr *in = NULL, *outer = NULL;
   int n_outer = 0;
