@@ -202,4 +202,75 @@ loom_status loom_arith_iter_map_subspace_divide(
     const loom_var *const *inner_vars, int n_inner, loom_iter_division *out,
     loom_diag *d);
 
+/* ---- dependence analysis (depend*.c) --------------------------------------
+ * Exact memory dependences between the statement instances of a function:
+ * every buffer store (inside blocks, with block iterators replaced by their
+ * bindings) is a statement over its enclosing loops, its loads are its
+ * reads, and if conditions, block predicates and reduction inits restrict
+ * its instances. Affine accesses and conditions are represented exactly
+ * (Presburger sets); what is not affine is over-approximated (an index that
+ * is not affine may touch any element of its dimension; a condition that is
+ * not affine is assumed true), so the analysis never answers "independent"
+ * wrongly, and says when an answer rests on such an assumption. */
+
+typedef struct loom_arith_deps loom_arith_deps;
+
+typedef enum {
+  LOOM_DEP_RAW, /* a write, then a read of the same element */
+  LOOM_DEP_WAR, /* a read, then a write */
+  LOOM_DEP_WAW, /* two writes */
+} loom_dep_kind;
+
+/* Two statement instances that touch the same element, the first before
+ * the second, that forbid what was asked. */
+typedef struct loom_dep_witness {
+  loom_dep_kind kind;
+  const loom_buffer *buffer;
+  loom_loc src_loc, dst_loc; /* the statements of the two accesses */
+  int64_t distance;          /* of the loop asked about: dst - src iteration */
+  bool is_exact;             /* false: it may be an artefact of an assumption */
+  /* In TVMScript terms, e.g. "B[i + 1] written at 13:13 is read as B[i] at
+   * 13:13 by iteration i_ + 1 (i_ = 0, then i_ = 1)"; owned by the deps. */
+  const char *text;
+} loom_dep_witness;
+
+/* Analyses f (borrowed; it must outlive the result). Fails with d only when
+ * out of memory or when the analysis itself breaks; programs it cannot
+ * model exactly still get a (conservative) analysis. */
+loom_status loom_arith_deps_new(const loom_func *f, LOOM_GIVE loom_arith_deps **out,
+                                loom_diag *d);
+void loom_arith_deps_free(LOOM_TAKE loom_arith_deps *deps);
+
+/* Does the loop whose variable is loop carry a dependence: do two different
+ * iterations of it (in the same iteration of the loops outside) touch the
+ * same element, one of them writing? When *is_carried, w says which (when w
+ * is not NULL). A loop that carries none may run in parallel or be
+ * vectorized. Fails with d when loop is not a loop of the function. */
+loom_status loom_arith_deps_loop_carried(loom_arith_deps *deps,
+                                         const loom_var *loop, bool *is_carried,
+                                         loom_dep_witness *w, loom_diag *d);
+
+/* May the loops outer and inner (inner nested in outer, every statement
+ * under outer also under inner) swap places without reversing a
+ * dependence? When not, w is a dependence the swap would reverse. */
+loom_status loom_arith_deps_can_interchange(loom_arith_deps *deps,
+                                            const loom_var *outer,
+                                            const loom_var *inner,
+                                            bool *is_legal, loom_dep_witness *w,
+                                            loom_diag *d);
+
+/* Are the instances of block b (its body and init) free of dependences on
+ * each other: does no instance touch an element another writes (the
+ * in-place update B[i] = B[i] + A[i] is; a prefix sum is not)? */
+loom_status loom_arith_deps_block_independent(loom_arith_deps *deps,
+                                              const loom_block *b,
+                                              bool *is_independent,
+                                              loom_dep_witness *w,
+                                              loom_diag *d);
+
+/* Why the analysis had to assume something (one line per assumption, in
+ * TVMScript terms); empty when the function was modelled exactly. Owned by
+ * the deps. */
+const char *loom_arith_deps_assumptions(const loom_arith_deps *deps);
+
 #endif
