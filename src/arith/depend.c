@@ -48,8 +48,8 @@ static void add_pair(loom_arith_deps *deps, int src, int dst) {
   const dep_access *a = &deps->accesses[src], *b = &deps->accesses[dst];
   isl_map *same = isl_map_apply_range(isl_map_copy(a->map),
                                       isl_map_reverse(isl_map_copy(b->map)));
-  isl_map *order = isl_map_lex_lt_map(schedule(deps, a->stmt, -1, -1),
-                                      schedule(deps, b->stmt, -1, -1));
+  isl_map *order = isl_map_lex_lt_map(isl_map_copy(deps->stmts[a->stmt].schedule),
+                                      isl_map_copy(deps->stmts[b->stmt].schedule));
   isl_map *rel = isl_map_intersect(same, order);
   isl_bool is_empty = isl_map_is_empty(rel);
   if (is_empty == isl_bool_error) {
@@ -88,6 +88,8 @@ loom_status loom_arith_deps_new(const loom_func *f, loom_arith_deps **out,
   /* Errors come back as NULL results; the library never prints. */
   isl_options_set_on_error(deps->ctx, ISL_ON_ERROR_CONTINUE);
   loom_status st = dep_build_model(deps, d);
+  for (int i = 0; i < deps->n_stmts && st == LOOM_OK; i++)
+    deps->stmts[i].schedule = schedule(deps, i, -1, -1);
   for (int i = 0; i < deps->n_accesses && st == LOOM_OK; i++)
     for (int j = 0; j < deps->n_accesses && !deps->has_failed; j++)
       if (deps->accesses[i].buffer_id == deps->accesses[j].buffer_id &&
@@ -98,7 +100,7 @@ loom_status loom_arith_deps_new(const loom_func *f, loom_arith_deps **out,
     loom_diag_error(d, nowhere, "dependence analysis of '%s' failed: out of "
                     "memory or a model the solver rejected",
                     f->name ? f->name : "?");
-    st = LOOM_NOMEM;
+    st = LOOM_ERROR;
   }
   if (st != LOOM_OK) {
     loom_arith_deps_free(deps);
@@ -115,8 +117,10 @@ void loom_arith_deps_free(loom_arith_deps *deps) {
     isl_map_free(deps->pairs[i].rel);
   for (int i = 0; i < deps->n_accesses; i++)
     isl_map_free(deps->accesses[i].map);
-  for (int i = 0; i < deps->n_stmts; i++)
+  for (int i = 0; i < deps->n_stmts; i++) {
     isl_set_free(deps->stmts[i].domain);
+    isl_map_free(deps->stmts[i].schedule);
+  }
   free(deps->pairs);
   free(deps->accesses);
   free(deps->stmts);

@@ -24,6 +24,7 @@ typedef struct dep_stmt {
   loom_loc loc;
   const char *why; /* a condition it had to drop, or NULL */
   isl_set *domain;
+  isl_map *schedule; /* instance -> 2d+1 vector in program order */
 } dep_stmt;
 
 typedef struct dep_access {

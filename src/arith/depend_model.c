@@ -493,6 +493,10 @@ static void walk_for(walk *w, loom_stmt *s, int depth) {
   }
   int id = deps->n_loops - 1;
   *l = (dep_loop){s->u.loop.var, w->n_stack - 1};
+  /* Loads in the bounds are reads of every statement inside. */
+  int old_reads = w->n_cond_reads;
+  push_cond_reads(w, s->u.loop.min);
+  push_cond_reads(w, s->u.loop.extent);
   *slot = id;
   *ord = w->next_ordinal++;
   int64_t lo, ext;
@@ -523,6 +527,7 @@ static void walk_for(walk *w, loom_stmt *s, int depth) {
   loom_buf_free(&e);
   walk_stmt(w, s->u.loop.body, depth + 1);
   w->n_conds -= n_pushed;
+  w->n_cond_reads = old_reads;
   w->why = old_why;
   w->n_stack--;
   w->n_ord--;
@@ -671,7 +676,7 @@ loom_status dep_build_model(loom_arith_deps *deps, loom_diag *d) {
     loom_diag_error(d, nowhere, "dependence analysis of '%s' failed: out of "
                     "memory or a model the solver rejected",
                     deps->f->name ? deps->f->name : "?");
-    return LOOM_NOMEM;
+    return LOOM_ERROR;
   }
   return LOOM_OK;
 }
