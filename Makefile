@@ -31,6 +31,7 @@ check: test test-asan fuzz
 bench: all
 	cmake --build build -j $(JOBS) --target benches
 	build/bench/bench_script
+	build/bench/bench_arith
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -308,7 +308,8 @@ static int64_t linear_stride(evaluator *ev, loom_expr *e) {
 static loom_status finish(evaluator *ev, sym s, int64_t stride,
                           loom_arith_intset *out) {
   *out = (loom_arith_intset){.stride = 1, .is_unbounded = true};
-  if (ev->has_failed)
+  /* A failed allocation may have been absorbed as "unknown" on the way. */
+  if (ev->has_failed || loom_arena_status(ev->a) != LOOM_OK)
     return LOOM_NOMEM;
   if (!is_bounded(s))
     return LOOM_OK;
@@ -322,7 +323,7 @@ static loom_status finish(evaluator *ev, sym s, int64_t stride,
   loom_expr *zero = konst(ev, ext->dtype, 0);
   bool is_empty = zero && prove(ev, LOOM_EXPR_LE, ext, zero) == LOOM_ARITH_TRUE;
   *out = (loom_arith_intset){lo, ext, stride > 0 ? stride : 1, false, is_empty};
-  return ev->has_failed ? LOOM_NOMEM : LOOM_OK;
+  return ev->has_failed || loom_arena_status(ev->a) != LOOM_OK ? LOOM_NOMEM : LOOM_OK;
 }
 
 loom_status loom_arith_intset_eval(loom_arena *a, loom_arith_ctx *ctx,

@@ -189,8 +189,48 @@ static void test_soundness(void) {
          n_bounded, n_wrong);
 }
 
+/* Allocation failure: the n-th allocation fails, for every n until the
+ * evaluation succeeds; each run gives LOOM_NOMEM or the right set. */
+static void test_faultsim(void) {
+  loom_arena *a = loom_arena_new();
+  loom_arith_ctx *ctx = loom_arith_ctx_new();
+  loom_var *i = loom_ir_var(a, "i", LOOM_INT32), *j = loom_ir_var(a, "j", LOOM_INT32);
+  loom_arith_bind(ctx, i, 0, 7, NULL);
+  loom_expr *e = B(FLOORMOD, B(FLOORDIV, B(ADD, B(MUL, loom_ir_ref(a, i), K(16)),
+                                           loom_ir_ref(a, j)), K(4)), K(8));
+  loom_arith_relax rj = {j, {K(0), K(16)}};
+  loom_range r1[1] = {{e, K(1)}};
+  loom_expr *shape[1] = {K(64)};
+  loom_buffer_region reg = {loom_ir_buffer(a, "A", LOOM_INT32, shape, 1), r1, 1};
+  int n_failed_runs = 0;
+  for (long n = 1; n < 10000; n++) {
+    loom_faultsim fs = {n, 0};
+    loom_arena *out = loom_arena_new();
+    loom_arena_set_faultsim(out, &fs);
+    loom_arith_intset s;
+    loom_buffer_region rr;
+    loom_status st = loom_arith_intset_eval(out, ctx, e, &rj, 1, &s);
+    if (st == LOOM_OK)
+      st = loom_arith_region_relax(out, ctx, &reg, &rj, 1, &rr, NULL);
+    CHECK(st == LOOM_OK || st == LOOM_NOMEM);
+    if (st == LOOM_OK) {
+      check_set(&s, "0", "8", 1);
+      check_set(&(loom_arith_intset){rr.ranges[0].min, rr.ranges[0].extent, 1, 0, 0},
+                "0", "8", 1);
+    }
+    loom_arena_free(out);
+    if (st == LOOM_OK)
+      break;
+    n_failed_runs++;
+  }
+  CHECK(n_failed_runs > 0);
+  loom_arith_ctx_free(ctx);
+  loom_arena_free(a);
+}
+
 int main(void) {
   test_named();
+  test_faultsim();
   test_soundness();
   return test_summary("arith/intset");
 }

@@ -403,8 +403,51 @@ static void test_random(void) {
          n_cases, n_accepted[0], n_accepted[1], n_accepted[2], n_wrong);
 }
 
+/* Allocation failure: the n-th allocation fails, for every n until both
+ * detection and division succeed; each run gives LOOM_NOMEM or the answer. */
+static void test_faultsim(void) {
+  loom_arena *a = loom_arena_new();
+  nest ns;
+  int64_t ext[3] = {4, 8, 2};
+  nest_init(a, &ns, 3, NULL, ext);
+  loom_expr *i = loom_ir_ref(a, ns.vars[0]), *j = loom_ir_ref(a, ns.vars[1]);
+  loom_expr *f = B(ADD, B(MUL, B(ADD, B(MUL, i, K(8)), j), K(2)), loom_ir_ref(a, ns.vars[2]));
+  loom_expr *b[2] = {B(FLOORDIV, f, K(4)), B(FLOORMOD, f, K(4))};
+  const loom_var *inner[2] = {ns.vars[1], ns.vars[2]};
+  int n_failed_runs = 0;
+  for (long n = 1; n < 10000; n++) {
+    loom_faultsim fs = {n, 0};
+    loom_arena *out = loom_arena_new();
+    loom_arena_set_faultsim(out, &fs);
+    loom_iter_map m;
+    loom_iter_division div[2];
+    loom_diag d;
+    loom_diag_init(&d);
+    loom_status st = loom_arith_iter_map_detect(out, b, 2, ns.iters, 3,
+                                                LOOM_ITER_MAP_BIJECTIVE, &m, &d);
+    if (st == LOOM_OK)
+      st = loom_arith_iter_map_subspace_divide(out, b, 2, ns.iters, 3, inner, 2, div, &d);
+    CHECK(st == LOOM_OK || st == LOOM_NOMEM);
+    if (st == LOOM_OK) {
+      CHECK(m.sums[0].splits[0].extent == 16 && m.sums[1].splits[0].extent == 4);
+      CHECK(div[0].inner_extent == 4 && div[0].outer_extent == 4);
+      char *t = expr_text(div[0].outer);
+      CHECK_STREQ(t, "i");
+      free(t);
+    }
+    loom_diag_free(&d);
+    loom_arena_free(out);
+    if (st == LOOM_OK)
+      break;
+    n_failed_runs++;
+  }
+  CHECK(n_failed_runs > 0);
+  loom_arena_free(a);
+}
+
 int main(void) {
   test_named();
+  test_faultsim();
   test_reshapes();
   test_random();
   return test_summary("arith/itermap");
