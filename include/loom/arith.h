@@ -57,7 +57,7 @@ int loom_arith_rule_count(void);
 const char *loom_arith_rule_name(int i);
 long loom_arith_rule_fires(const loom_arith_ctx *ctx, int i);
 
-/* ---- integer sets (intset.c) ----------------------------------------------
+/* ---- integer sets (intset.c, region.c) -------------------------------------
  * The values an expression takes while some loop variables run over their
  * ranges, as a symbolic interval in the variables that stay fixed: what
  * bound inference, compute-at and cache-read/write ask ("the part of A the
@@ -107,6 +107,20 @@ loom_status loom_arith_region_relax(loom_arena *a, loom_arith_ctx *ctx,
                                     const loom_buffer_region *r,
                                     const loom_arith_relax *relax, int n_relax,
                                     loom_buffer_region *out, bool *is_whole);
+/* The region of buffer that the block realized by realize declares it
+ * reads (or writes, when is_write), with the block's iterators replaced by
+ * their bindings and the loops in relax relaxed: for relax = the loops
+ * between a loop L and the block, the part of the buffer one iteration of
+ * L touches, as a function of the loops outside. Several regions of the
+ * buffer are joined (hull). *is_found is false when the block declares
+ * none. is_whole as for loom_arith_region_relax. Fails with d when realize
+ * is not a block. */
+loom_status loom_arith_block_region(loom_arena *a, loom_arith_ctx *ctx,
+                                    const loom_stmt *realize,
+                                    const loom_buffer *buffer, bool is_write,
+                                    const loom_arith_relax *relax, int n_relax,
+                                    loom_buffer_region *out, bool *is_whole,
+                                    bool *is_found, loom_diag *d);
 /* The hull of two regions of the same buffer; fails with d otherwise. */
 loom_status loom_arith_region_union(loom_arena *a, loom_arith_ctx *ctx,
                                     const loom_buffer_region *x,

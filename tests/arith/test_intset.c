@@ -189,6 +189,106 @@ static void test_soundness(void) {
          n_bounded, n_wrong);
 }
 
+/* The region a tiled matmul block touches under each tile: named bounds,
+ * and every element touched by every inner point lies inside. */
+static void test_block_region(void) {
+  static const char *text =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((64, 64), \"float32\"), B: T.Buffer((64, 64), \"float32\"),"
+      " C: T.Buffer((64, 64), \"float32\")):\n"
+      "    for i0, j0, i1, j1, k in T.grid(4, 2, 16, 32, 64):\n"
+      "        with T.block(\"C\"):\n"
+      "            vi = T.axis.spatial(64, i0 * 16 + i1)\n"
+      "            vj = T.axis.spatial(64, j0 * 32 + j1)\n"
+      "            vk = T.axis.reduce(64, k)\n"
+      "            T.reads(A[vi, vk], B[vk, vj // 2 * 2:vj // 2 * 2 + 2])\n"
+      "            T.writes(C[vi, vj])\n"
+      "            with T.init():\n"
+      "                C[vi, vj] = T.float32(0.0)\n"
+      "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n";
+  loom_arena *a = loom_arena_new();
+  loom_arith_ctx *ctx = loom_arith_ctx_new();
+  loom_module *m;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_script_read(text, strlen(text), "t.py", a, &m, &d) == LOOM_OK);
+  const loom_func *f = m->funcs[0];
+  const loom_stmt *s = f->body;
+  loom_var *loops[5];
+  int n_loops = 0;
+  while (s && (s->kind == LOOM_STMT_FOR || (s->kind == LOOM_STMT_BLOCK_REALIZE &&
+                                            s->u.realize.block->n_iter_vars == 0))) {
+    if (s->kind == LOOM_STMT_FOR && n_loops < 5)
+      loops[n_loops++] = s->u.loop.var;
+    s = s->kind == LOOM_STMT_FOR ? s->u.loop.body : s->u.realize.block->body;
+  }
+  CHECK(n_loops == 5 && s && s->kind == LOOM_STMT_BLOCK_REALIZE);
+  if (n_loops != 5 || !s) {
+    loom_arena_free(a);
+    loom_arith_ctx_free(ctx);
+    return;
+  }
+  static const int64_t extents[5] = {4, 2, 16, 32, 64};
+  loom_arith_bind(ctx, loops[0], 0, 3, NULL);
+  loom_arith_bind(ctx, loops[1], 0, 1, NULL);
+  loom_arith_relax inner[3];
+  for (int i = 0; i < 3; i++)
+    inner[i] = (loom_arith_relax){loops[2 + i], {K(0), K(extents[2 + i])}};
+  loom_buffer *bufs[3] = {f->params[0].buffer, f->params[1].buffer, f->params[2].buffer};
+  static const char *want[3][4] = {{"i0 * 16", "16", "0", "64"},
+                                   {"0", "64", "j0 * 32", "32"},
+                                   {"i0 * 16", "16", "j0 * 32", "32"}};
+  for (int q = 0; q < 3; q++) {
+    loom_buffer_region r;
+    bool whole[2] = {true, true}, is_found = false;
+    CHECK(loom_arith_block_region(a, ctx, s, bufs[q], q == 2, inner, 3, &r, whole,
+                                  &is_found, &d) == LOOM_OK);
+    CHECK(is_found && !whole[0] && !whole[1]);
+    if (!is_found)
+      continue;
+    for (int k = 0; k < 2; k++)
+      check_set(&(loom_arith_intset){r.ranges[k].min, r.ranges[k].extent, 1, 0, 0},
+                want[q][2 * k], want[q][2 * k + 1], 1);
+    /* Brute force: each element the declared region names, at every point. */
+    const loom_block *blk = s->u.realize.block;
+    const loom_buffer_region *decl = q == 2 ? &blk->writes[0] : &blk->reads[q];
+    int64_t values[5] = {0}, iv[3];
+    loom_var *ivars[3] = {blk->iter_vars[0].var, blk->iter_vars[1].var,
+                          blk->iter_vars[2].var};
+    env all = {loops, values, 5}, outer = {loops, values, 2}, itv = {ivars, iv, 3};
+    int n_outside = 0;
+    for (values[0] = 0; values[0] < 4; values[0]++)
+      for (values[1] = 0; values[1] < 2; values[1]++)
+        for (values[2] = 0; values[2] < 16; values[2] += 5)
+          for (values[3] = 0; values[3] < 32; values[3] += 3)
+            for (values[4] = 0; values[4] < 64; values[4] += 7) {
+              for (int t = 0; t < 3; t++)
+                eval(&all, s->u.realize.iter_values[t], &iv[t]);
+              for (int k = 0; k < 2; k++) {
+                int64_t lo, ext, rlo, rext;
+                if (eval(&itv, decl->ranges[k].min, &lo) ||
+                    eval(&itv, decl->ranges[k].extent, &ext) ||
+                    eval(&outer, r.ranges[k].min, &rlo) ||
+                    eval(&outer, r.ranges[k].extent, &rext) || lo < rlo ||
+                    lo + ext > rlo + rext)
+                  n_outside++;
+              }
+            }
+    CHECK(n_outside == 0);
+  }
+  /* Not a block: an error at the statement. */
+  loom_buffer_region r;
+  bool is_found;
+  CHECK(loom_arith_block_region(a, ctx, f->body->kind == LOOM_STMT_FOR ? f->body
+                                : f->body->u.realize.block->body,
+                                bufs[0], false, inner, 3, &r, NULL, &is_found, &d) ==
+        LOOM_ERROR);
+  CHECK_CONTAINS(d.msg, "expected a block");
+  loom_diag_free(&d);
+  loom_arith_ctx_free(ctx);
+  loom_arena_free(a);
+}
+
 /* Allocation failure: the n-th allocation fails, for every n until the
  * evaluation succeeds; each run gives LOOM_NOMEM or the right set. */
 static void test_faultsim(void) {
@@ -230,6 +330,7 @@ static void test_faultsim(void) {
 
 int main(void) {
   test_named();
+  test_block_region();
   test_faultsim();
   test_soundness();
   return test_summary("arith/intset");
