@@ -122,7 +122,7 @@ static void bench_itermap(int n) {
   double t0 = now();
   for (int k = 0; k < n; k++) {
     loom_iter_map m;
-    n_ok += loom_arith_iter_map_detect(work, b, 3, iters, 3, LOOM_ITER_MAP_BIJECTIVE, &m,
+    n_ok += loom_arith_iter_map_detect(work, b, 3, iters, 3, NULL, LOOM_ITER_MAP_BIJECTIVE, &m,
                                        NULL) == LOOM_OK;
     if (k % 1024 == 1023) {
       loom_arena_free(work);

@@ -182,14 +182,19 @@ typedef struct loom_iter_map {
 } loom_iter_map;
 
 /* Detects the iterator map of bindings over the loops in iters, whose
- * ranges must have constant min and extent. On success every sum equals
- * its binding at every point of the loop domain and the map meets level.
- * Fails with d saying which binding breaks what (not affine, a split that
- * does not divide, a loop part used twice, a loop left unused, ...). */
+ * ranges must have constant min and extent. predicate (NULL: none; else a
+ * conjunction of bounds like i * 8 + j < 100, as a split that does not
+ * divide leaves in T.where) restricts the loop domain: the bounded loop or
+ * fusion then ranges over [0, bound) and must be read whole by a binding.
+ * On success every sum equals its binding at every point of the domain and
+ * the map meets level. Fails with d saying which binding breaks what (not
+ * affine, a split that does not divide, a loop part used twice, a loop
+ * left unused, ...). */
 loom_status loom_arith_iter_map_detect(loom_arena *a,
                                        loom_expr *const *bindings, int n,
                                        const loom_arith_relax *iters,
-                                       int n_iters, loom_iter_map_level level,
+                                       int n_iters, const loom_expr *predicate,
+                                       loom_iter_map_level level,
                                        loom_iter_map *out, loom_diag *d);
 
 /* The expression of s over the loop variables, in dtype t. NULL when out
@@ -208,11 +213,11 @@ typedef struct loom_iter_division {
 } loom_iter_division;
 
 /* Divides every binding (out has n entries). The bindings must form a
- * surjective iterator map. Fails with d when a binding mixes the two sets
+ * surjective iterator map (under predicate, as for detection). Fails with d when a binding mixes the two sets
  * (an outer loop part below an inner one, as in j*4 + i with j inner). */
 loom_status loom_arith_iter_map_subspace_divide(
     loom_arena *a, loom_expr *const *bindings, int n,
-    const loom_arith_relax *iters, int n_iters,
+    const loom_arith_relax *iters, int n_iters, const loom_expr *predicate,
     const loom_var *const *inner_vars, int n_inner, loom_iter_division *out,
     loom_diag *d);
 

@@ -43,6 +43,8 @@ typedef struct detector {
   int binding;
   const loom_expr *binding_expr;
   bool is_nomem;
+  const loom_iter_mark **limited; /* fused marks a predicate cut short */
+  int n_limited;
 } detector;
 
 static bool fail(detector *dt, const char *fmt, ...)
@@ -379,6 +381,13 @@ static bool expand(detector *dt, const loom_iter_split *s, leaves *out,
   int64_t want_lo = s->lower_factor, want_hi;
   if (!mul_ok(dt, s->lower_factor, s->extent, &want_hi))
     return false;
+  /* The whole of a mark a predicate cut short is still the sum of all its
+   * terms. */
+  if (s->lower_factor == 1 && s->extent == m->extent && m->fused->n_splits > 0) {
+    const loom_iter_split *top = &m->fused->splits[m->fused->n_splits - 1];
+    if (!mul_ok(dt, top->scale, top->extent, &want_hi))
+      return false;
+  }
   for (int k = 0; k < m->fused->n_splits; k++) {
     const loom_iter_split *t = &m->fused->splits[k];
     int64_t lo = t->scale, hi;
@@ -440,7 +449,11 @@ static char *mark_name(detector *dt, const loom_iter_mark *m) {
     return loom_arena_printf(dt->a, "loop '%s'", m->var->name);
   loom_buf b;
   loom_buf_init(&b);
-  loom_expr *e = loom_arith_iter_sum_expr(dt->a, m->fused, LOOM_INT64);
+  const loom_iter_mark *first = m;
+  while (!first->var && first->fused->n_splits > 0)
+    first = first->fused->splits[0].source;
+  loom_dtype t = first->var ? first->var->dtype : LOOM_INT64;
+  loom_expr *e = loom_arith_iter_sum_expr(dt->a, m->fused, t);
   if (e)
     loom_script_print_expr(e, &b);
   char *r = loom_arena_printf(dt->a, "the fused iterator %s", b.data ? b.data : "");
@@ -495,8 +508,10 @@ static bool check_coverage(detector *dt, const loom_iter_map *map,
   for (int id = n_marks - 1; id >= 0 && is_ok; id--) {
     const loom_iter_mark *m = id < dt->n_iters ? &dt->var_marks[id]
                                                : dt->fused[id - dt->n_iters];
+    if (!m->var && uses[id].n == 0)
+      continue; /* made on the way, then divided away */
     is_ok = check_mark(dt, m, &uses[id], level);
-    if (m->var || uses[id].n == 0)
+    if (m->var)
       continue;
     for (int i = 0; i < m->fused->n_splits && is_ok; i++) {
       const loom_iter_split *t = &m->fused->splits[i];
@@ -538,14 +553,84 @@ static loom_status setup(detector *dt, loom_arena *a,
 
 static loom_status finish(detector *dt, bool is_ok) {
   free(dt->fused);
+  free(dt->limited);
   if (dt->is_nomem || loom_arena_status(dt->a) != LOOM_OK)
     return LOOM_NOMEM;
   return is_ok ? LOOM_OK : LOOM_ERROR;
 }
 
+/* One conjunct x < bound of a predicate: x must be a loop or a fusion of
+ * loops (i*8 + j < 100, from a split that does not divide), whose mark
+ * then ranges over [0, bound - base) only. */
+static bool limit_mark(detector *dt, const loom_expr *x, int64_t bound) {
+  isum sum;
+  loom_iter_split s;
+  if (!parse(dt, x, &sum, 0))
+    return false;
+  if (sum.n == 0)
+    return sum.base < bound ? true : fail(dt, "the predicate is never true");
+  if (!single(dt, &sum, &s))
+    return false;
+  if (s.scale != 1 || s.lower_factor != 1 || s.extent != s.source->extent)
+    return fail(dt, "the predicate must bound a loop or a fusion of loops");
+  int64_t limit;
+  if (__builtin_sub_overflow(bound, sum.base, &limit))
+    return fail(dt, "a constant overflows int64");
+  if (limit <= 0)
+    return fail(dt, "the predicate is never true");
+  if (limit >= s.extent)
+    return true;
+  /* Marks are still private to this detection: narrowing one is safe. */
+  loom_iter_mark *m = (loom_iter_mark *)s.source;
+  m->extent = limit;
+  if (!m->var) {
+    const loom_iter_mark **p = realloc(dt->limited, (size_t)(dt->n_limited + 1) * sizeof *p);
+    if (!p)
+      return nomem(dt);
+    dt->limited = p;
+    dt->limited[dt->n_limited++] = m;
+  }
+  return true;
+}
+
+static bool parse_predicate(detector *dt, const loom_expr *e, int depth) {
+  if (!e)
+    return true;
+  if (depth > ARITH_MAX_DEPTH)
+    return fail(dt, "the predicate nests too deeply");
+  int64_t c;
+  switch (e->kind) {
+  case LOOM_EXPR_AND:
+    return parse_predicate(dt, e->u.bin.a, depth + 1) &&
+           parse_predicate(dt, e->u.bin.b, depth + 1);
+  case LOOM_EXPR_INT:
+    return e->u.int_value ? true : fail(dt, "the predicate is never true");
+  case LOOM_EXPR_LT:
+  case LOOM_EXPR_LE:
+    if (loom_ir_is_const_int(e->u.bin.b, &c) &&
+        !(e->kind == LOOM_EXPR_LE && c == INT64_MAX))
+      return limit_mark(dt, e->u.bin.a, e->kind == LOOM_EXPR_LE ? c + 1 : c);
+    break;
+  case LOOM_EXPR_GT:
+  case LOOM_EXPR_GE:
+    if (loom_ir_is_const_int(e->u.bin.a, &c) &&
+        !(e->kind == LOOM_EXPR_GE && c == INT64_MAX))
+      return limit_mark(dt, e->u.bin.b, e->kind == LOOM_EXPR_GE ? c + 1 : c);
+    break;
+  default: break;
+  }
+  return fail(dt, "the predicate must be a conjunction of bounds like "
+              "i * 8 + j < 100");
+}
+
 /* Parses every binding into out and checks level. */
 static bool detect(detector *dt, loom_expr *const *bindings, int n,
-                   loom_iter_map_level level, loom_iter_map *out) {
+                   const loom_expr *predicate, loom_iter_map_level level,
+                   loom_iter_map *out) {
+  dt->binding = -1;
+  dt->binding_expr = NULL;
+  if (!parse_predicate(dt, predicate, 0))
+    return false;
   out->sums = loom_arena_alloc(dt->a, (size_t)(n + 1) * sizeof *out->sums);
   out->n_sums = n;
   if (!out->sums)
@@ -572,16 +657,34 @@ static bool detect(detector *dt, loom_expr *const *bindings, int n,
     }
     out->sums[k] = (loom_iter_sum){x.splits, x.n, x.base};
   }
-  return level == LOOM_ITER_MAP_NO_CHECK || check_coverage(dt, out, level);
+  if (level == LOOM_ITER_MAP_NO_CHECK)
+    return true;
+  if (!check_coverage(dt, out, level))
+    return false;
+  /* A bound on a fusion the bindings never make leaves holes in their
+   * image: refuse rather than claim a full box. */
+  for (int i = 0; i < dt->n_limited; i++) {
+    bool is_used = false;
+    for (int k = 0; k < n && !is_used; k++)
+      is_used = out->sums[k].n_splits > 0 && out->sums[k].splits[0].source == dt->limited[i];
+    for (int f = 0; f < dt->n_fused && !is_used; f++)
+      for (int t = 0; t < dt->fused[f]->fused->n_splits && !is_used; t++)
+        is_used = dt->fused[f]->fused->splits[t].source == dt->limited[i];
+    if (!is_used)
+      return fail(dt, "the predicate bounds %s, which no binding reads as a whole",
+                  mark_name(dt, dt->limited[i]));
+  }
+  return true;
 }
 
 loom_status loom_arith_iter_map_detect(loom_arena *a, loom_expr *const *bindings,
                                        int n, const loom_arith_relax *iters,
-                                       int n_iters, loom_iter_map_level level,
+                                       int n_iters, const loom_expr *predicate,
+                                       loom_iter_map_level level,
                                        loom_iter_map *out, loom_diag *d) {
   detector dt;
   TRY(setup(&dt, a, iters, n_iters, d));
-  return finish(&dt, detect(&dt, bindings, n, level, out));
+  return finish(&dt, detect(&dt, bindings, n, predicate, level, out));
 }
 
 /* ---- expressions ------------------------------------------------------------ */
@@ -716,13 +819,13 @@ static bool divide_one(detector *dt, const loom_iter_sum *s, loom_dtype t,
 
 loom_status loom_arith_iter_map_subspace_divide(
     loom_arena *a, loom_expr *const *bindings, int n,
-    const loom_arith_relax *iters, int n_iters,
+    const loom_arith_relax *iters, int n_iters, const loom_expr *predicate,
     const loom_var *const *inner_vars, int n_inner, loom_iter_division *out,
     loom_diag *d) {
   detector dt;
   TRY(setup(&dt, a, iters, n_iters, d));
   loom_iter_map map;
-  bool is_ok = detect(&dt, bindings, n, LOOM_ITER_MAP_SURJECTIVE, &map);
+  bool is_ok = detect(&dt, bindings, n, predicate, LOOM_ITER_MAP_SURJECTIVE, &map);
   for (int k = 0; k < n && is_ok; k++) {
     dt.binding = k;
     dt.binding_expr = bindings[k];

@@ -55,7 +55,7 @@ static loom_status detect(loom_arena *a, nest *ns, loom_expr **b, int n,
                           char **why) {
   loom_diag d;
   loom_diag_init(&d);
-  loom_status st = loom_arith_iter_map_detect(a, b, n, ns->iters, ns->n, level, m, &d);
+  loom_status st = loom_arith_iter_map_detect(a, b, n, ns->iters, ns->n, NULL, level, m, &d);
   *why = d.msg ? loom_arena_strdup(a, d.msg) : NULL;
   loom_diag_free(&d);
   return st;
@@ -130,7 +130,7 @@ static void test_named(void) {
   loom_arith_relax sym = {n, {K(0), loom_ir_ref(a, n)}};
   loom_diag d;
   loom_diag_init(&d);
-  CHECK(loom_arith_iter_map_detect(a, b11, 1, &sym, 1, LOOM_ITER_MAP_NO_CHECK, &m, &d) ==
+  CHECK(loom_arith_iter_map_detect(a, b11, 1, &sym, 1, NULL, LOOM_ITER_MAP_NO_CHECK, &m, &d) ==
         LOOM_ERROR);
   CHECK_CONTAINS(d.msg, "loop 'n'");
   loom_diag_free(&d);
@@ -139,7 +139,7 @@ static void test_named(void) {
   loom_iter_division div[3];
   const loom_var *inner_j[1] = {ns.vars[1]};
   loom_diag_init(&d);
-  CHECK(loom_arith_iter_map_subspace_divide(a, b1, 2, ns.iters, 3, inner_j, 1, div, &d) ==
+  CHECK(loom_arith_iter_map_subspace_divide(a, b1, 2, ns.iters, 3, NULL, inner_j, 1, div, &d) ==
         LOOM_OK);
   CHECK(div[0].inner_extent == 8 && div[0].outer_extent == 4);
   t = expr_text(div[0].outer);
@@ -151,7 +151,7 @@ static void test_named(void) {
   CHECK(div[1].inner_extent == 1 && div[1].outer_extent == 2);
   /* i inner but j outer below it cannot be divided. */
   const loom_var *inner_i[1] = {ns.vars[0]};
-  CHECK(loom_arith_iter_map_subspace_divide(a, b1, 2, ns.iters, 3, inner_i, 1, div, &d) ==
+  CHECK(loom_arith_iter_map_subspace_divide(a, b1, 2, ns.iters, 3, NULL, inner_i, 1, div, &d) ==
         LOOM_ERROR);
   CHECK_CONTAINS(d.msg, "inner loop 'i' sits above an outer loop");
   loom_diag_free(&d);
@@ -160,8 +160,19 @@ static void test_named(void) {
 
 /* Checks every sum against its binding at every point, and the level
  * against the image of the map. Returns the number of wrong answers. */
+static int check_map_where(loom_arena *a, nest *ns, loom_expr **b, int n,
+                           const loom_expr *pred, loom_iter_map_level level,
+                           const loom_iter_map *m);
+
 static int check_map(loom_arena *a, nest *ns, loom_expr **b, int n,
                      loom_iter_map_level level, const loom_iter_map *m) {
+  return check_map_where(a, ns, b, n, NULL, level, m);
+}
+
+/* As check_map, on the points where pred holds. */
+static int check_map_where(loom_arena *a, nest *ns, loom_expr **b, int n,
+                           const loom_expr *pred, loom_iter_map_level level,
+                           const loom_iter_map *m) {
   loom_expr *sum_exprs[8];
   for (int k = 0; k < n; k++)
     sum_exprs[k] = loom_arith_iter_sum_expr(a, &m->sums[k], LOOM_INT32);
@@ -175,7 +186,12 @@ static int check_map(loom_arena *a, nest *ns, loom_expr **b, int n,
     hi[k] = INT64_MIN;
   }
   first_point(ns, values);
+  int64_t n_points = 0;
   do {
+    int64_t holds = 1;
+    if (pred && (eval(&en, pred, &holds) != EVAL_OK || !holds))
+      continue;
+    n_points++;
     int64_t key = 0;
     for (int k = 0; k < n; k++) {
       int64_t x, y;
@@ -202,6 +218,7 @@ static int check_map(loom_arena *a, nest *ns, loom_expr **b, int n,
   int64_t box = 1;
   for (int k = 0; k < n; k++)
     box *= hi[k] - lo[k] + 1;
+  size = n_points;
   if (level == LOOM_ITER_MAP_BIJECTIVE && (distinct != size || box != size))
     n_wrong++;
   if (level == LOOM_ITER_MAP_SURJECTIVE && distinct != box)
@@ -293,7 +310,7 @@ static void test_reshapes(void) {
     loom_iter_division div[4];
     loom_diag d;
     loom_diag_init(&d);
-    loom_status st = loom_arith_iter_map_subspace_divide(a, b, n, ns.iters, ns.n,
+    loom_status st = loom_arith_iter_map_subspace_divide(a, b, n, ns.iters, ns.n, NULL,
                                                          inner, n_inner, div, &d);
     loom_diag_free(&d);
     if (st == LOOM_OK) {
@@ -403,6 +420,101 @@ static void test_random(void) {
          n_cases, n_accepted[0], n_accepted[1], n_accepted[2], n_wrong);
 }
 
+/* Splits that do not divide leave a predicate (T.where): i*8 + j < 100. */
+static void test_predicates(void) {
+  loom_arena *a = loom_arena_new();
+  nest ns;
+  int64_t ext[2] = {13, 8};
+  nest_init(a, &ns, 2, NULL, ext);
+  loom_expr *i = loom_ir_ref(a, ns.vars[0]), *j = loom_ir_ref(a, ns.vars[1]);
+  loom_expr *f = B(ADD, B(MUL, i, K(8)), j);
+  loom_expr *pred = B(LT, f, K(100));
+  loom_iter_map m;
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_expr *b1[1] = {f};
+  CHECK(loom_arith_iter_map_detect(a, b1, 1, ns.iters, 2, pred, LOOM_ITER_MAP_BIJECTIVE,
+                                   &m, &d) == LOOM_OK);
+  CHECK(m.sums[0].splits[0].extent == 100);
+  CHECK(check_map_where(a, &ns, b1, 1, pred, LOOM_ITER_MAP_BIJECTIVE, &m) == 0);
+  loom_expr *b2[2] = {B(FLOORDIV, f, K(4)), B(FLOORMOD, f, K(4))};
+  CHECK(loom_arith_iter_map_detect(a, b2, 2, ns.iters, 2, pred, LOOM_ITER_MAP_BIJECTIVE,
+                                   &m, &d) == LOOM_OK);
+  CHECK(check_map_where(a, &ns, b2, 2, pred, LOOM_ITER_MAP_BIJECTIVE, &m) == 0);
+  loom_expr *b3[2] = {i, j};
+  CHECK(loom_arith_iter_map_detect(a, b3, 2, ns.iters, 2, pred, LOOM_ITER_MAP_BIJECTIVE,
+                                   &m, &d) == LOOM_ERROR);
+  CHECK_CONTAINS(d.msg, "which no binding reads as a whole");
+  loom_diag_free(&d);
+  loom_diag_init(&d);
+  loom_expr *b4[1] = {B(FLOORDIV, f, K(8))};
+  CHECK(loom_arith_iter_map_detect(a, b4, 1, ns.iters, 2, pred, LOOM_ITER_MAP_SURJECTIVE,
+                                   &m, &d) == LOOM_ERROR);
+  CHECK_CONTAINS(d.msg, "does not divide");
+  loom_diag_free(&d);
+  loom_diag_init(&d);
+  loom_expr *bad = B(LT, B(MUL, i, j), K(10));
+  CHECK(loom_arith_iter_map_detect(a, b1, 1, ns.iters, 2, bad, LOOM_ITER_MAP_BIJECTIVE,
+                                   &m, &d) == LOOM_ERROR);
+  CHECK_CONTAINS(d.msg, "product of two iterators");
+  loom_diag_free(&d);
+  /* A bound on one loop: i < 10 (and the same written 10 > i). */
+  loom_expr *b5[2] = {i, j};
+  loom_expr *p5 = B(AND, B(LT, i, K(10)), B(GT, K(12), i));
+  loom_diag_init(&d);
+  CHECK(loom_arith_iter_map_detect(a, b5, 2, ns.iters, 2, p5, LOOM_ITER_MAP_BIJECTIVE,
+                                   &m, &d) == LOOM_OK);
+  CHECK(m.sums[0].splits[0].extent == 10);
+  CHECK(check_map_where(a, &ns, b5, 2, p5, LOOM_ITER_MAP_BIJECTIVE, &m) == 0);
+  /* Division under the predicate: j inner. */
+  loom_iter_division div[1];
+  const loom_var *inner[1] = {ns.vars[1]};
+  CHECK(loom_arith_iter_map_subspace_divide(a, b1, 1, ns.iters, 2, pred, inner, 1, div,
+                                            &d) == LOOM_OK);
+  CHECK(div[0].inner_extent == 8);
+  char *t = expr_text(div[0].outer);
+  CHECK_STREQ(t, "i");
+  free(t);
+  loom_diag_free(&d);
+
+  /* Random bounds on random fusions: whatever is accepted is right. */
+  loom_rng rng;
+  loom_rng_seed(&rng, 9);
+  int n_accepted = 0, n_wrong = 0;
+  for (int c = 0; c < 600; c++) {
+    loom_arena *a2 = loom_arena_new();
+    loom_arena *save = a;
+    a = a2;
+    nest rs;
+    int64_t e2[2] = {1 + (int64_t)loom_rng_below(&rng, 6), 1 + (int64_t)loom_rng_below(&rng, 6)};
+    nest_init(a, &rs, 2, NULL, e2);
+    loom_expr *ri = loom_ir_ref(a, rs.vars[0]), *rj = loom_ir_ref(a, rs.vars[1]);
+    loom_expr *rf = B(ADD, B(MUL, ri, K(e2[1])), rj);
+    int64_t bound = 1 + (int64_t)loom_rng_below(&rng, (uint64_t)(e2[0] * e2[1]));
+    loom_expr *rp = B(LT, rf, K(bound));
+    int64_t dv = 1 + (int64_t)loom_rng_below(&rng, 4);
+    loom_expr *rb[2] = {B(FLOORDIV, rf, K(dv)), B(FLOORMOD, rf, K(dv))};
+    int nb = loom_rng_below(&rng, 3) == 0 ? 1 : 2;
+    if (nb == 1)
+      rb[0] = loom_rng_below(&rng, 2) ? rf : ri;
+    loom_iter_map_level level = (loom_iter_map_level)loom_rng_below(&rng, 2);
+    loom_iter_map rm;
+    loom_diag rd;
+    loom_diag_init(&rd);
+    if (loom_arith_iter_map_detect(a, rb, nb, rs.iters, 2, rp, level, &rm, &rd) == LOOM_OK) {
+      n_accepted++;
+      n_wrong += check_map_where(a, &rs, rb, nb, rp, level, &rm) != 0;
+    }
+    loom_diag_free(&rd);
+    a = save;
+    loom_arena_free(a2);
+  }
+  CHECK(n_wrong == 0);
+  CHECK(n_accepted > 100);
+  printf("predicates: 600 maps, %d accepted, %d wrong\n", n_accepted, n_wrong);
+  loom_arena_free(a);
+}
+
 /* Allocation failure: the n-th allocation fails, for every n until both
  * detection and division succeed; each run gives LOOM_NOMEM or the answer. */
 static void test_faultsim(void) {
@@ -423,10 +535,11 @@ static void test_faultsim(void) {
     loom_iter_division div[2];
     loom_diag d;
     loom_diag_init(&d);
-    loom_status st = loom_arith_iter_map_detect(out, b, 2, ns.iters, 3,
+    loom_status st = loom_arith_iter_map_detect(out, b, 2, ns.iters, 3, NULL,
                                                 LOOM_ITER_MAP_BIJECTIVE, &m, &d);
     if (st == LOOM_OK)
-      st = loom_arith_iter_map_subspace_divide(out, b, 2, ns.iters, 3, inner, 2, div, &d);
+      st = loom_arith_iter_map_subspace_divide(out, b, 2, ns.iters, 3, NULL, inner, 2, div,
+                                               &d);
     CHECK(st == LOOM_OK || st == LOOM_NOMEM);
     if (st == LOOM_OK) {
       CHECK(m.sums[0].splits[0].extent == 16 && m.sums[1].splits[0].extent == 4);
@@ -447,6 +560,7 @@ static void test_faultsim(void) {
 
 int main(void) {
   test_named();
+  test_predicates();
   test_faultsim();
   test_reshapes();
   test_random();
