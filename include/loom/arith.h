@@ -278,9 +278,10 @@ loom_status loom_arith_deps_can_interchange(loom_arith_deps *deps,
                                             bool *is_legal, loom_dep_witness *w,
                                             loom_diag *d);
 
-/* Are the instances of block b (its body and init) free of dependences on
- * each other: does no instance touch an element another writes (the
- * in-place update B[i] = B[i] + A[i] is; a prefix sum is not)? */
+/* Are the instances of block b (its body, init and the blocks nested in
+ * it) free of dependences on each other: does no instance touch an element
+ * another writes (the in-place update B[i] = B[i] + A[i] is; a prefix sum
+ * is not)? Buffers the block allocates are its instances' own. */
 loom_status loom_arith_deps_block_independent(loom_arith_deps *deps,
                                               const loom_block *b,
                                               bool *is_independent,

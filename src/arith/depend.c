@@ -453,9 +453,16 @@ static isl_map *cross_instance_pairs(loom_arith_deps *deps, const dep_pair *p,
   const block_arg *b = arg;
   const dep_stmt *sa = &deps->stmts[deps->accesses[p->src].stmt];
   const dep_stmt *sb = &deps->stmts[deps->accesses[p->dst].stmt];
-  if (sa->block != b->block || sb->block != b->block || sa->block_depth == 0)
-    return NULL;
-  const char *cond = order_text(deps, sa->block_depth, true);
+  int depth = -1;
+  for (int i = 0; i < sa->n_blocks; i++)
+    if (sa->blocks[i] == b->block)
+      depth = sa->block_depths[i];
+  bool is_in_b = false;
+  for (int i = 0; i < sb->n_blocks; i++)
+    is_in_b |= sb->blocks[i] == b->block;
+  if (depth <= 0 || !is_in_b)
+    return NULL; /* outside the block, or a block with one instance */
+  const char *cond = order_text(deps, depth, true);
   return cond ? restrict_pair(deps, p, cond) : NULL;
 }
 

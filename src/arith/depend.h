@@ -19,8 +19,9 @@ typedef struct dep_stmt {
   int *loops; /* ids into deps->loops, outermost first */
   int n_loops;
   int *ordinals; /* textual position at each depth, n_loops + 1 of them */
-  const loom_block *block; /* innermost enclosing block; NULL at top */
-  int block_depth;         /* loops around that block */
+  const loom_block **blocks; /* enclosing blocks, outermost first */
+  int *block_depths;         /* loops around each of them */
+  int n_blocks;
   loom_loc loc;
   const char *why; /* a condition it had to drop, or NULL */
   isl_set *domain;

@@ -20,6 +20,13 @@ typedef struct view {
   const loom_buffer *view, *source;
 } view;
 
+/* A block around the statements, or a buffer private to the instances of
+ * the loops around its allocation. */
+typedef struct scope {
+  const void *what;
+  int depth;
+} scope;
+
 typedef struct walk {
   loom_arith_deps *deps;
   loom_arith_ctx *actx; /* constant loop and iterator ranges, to simplify */
@@ -40,8 +47,10 @@ typedef struct walk {
   int n_views, cap_views;
   const loom_var **params;
   int n_params, cap_params;
-  const loom_block *block;
-  int block_depth;
+  scope *blocks;
+  int n_blocks, cap_blocks;
+  scope *privates; /* buffers allocated under loops */
+  int n_privates, cap_privates;
   const char *why; /* the first thing dropped for the current statement */
 } walk;
 
@@ -377,6 +386,16 @@ static void add_access(walk *w, int stmt, loom_buffer *buffer,
       break;
     }
   loom_buf_printf(&body, " -> B%d[", acc->buffer_id);
+  /* A buffer allocated under loops is a fresh one in each of their
+   * iterations: the iteration is part of the element's name. */
+  int private_depth = 0;
+  for (int i = w->n_privates - 1; i >= 0; i--)
+    if (w->privates[i].what == target) {
+      private_depth = w->privates[i].depth;
+      break;
+    }
+  for (int i = 0; i < private_depth && i < w->n_stack; i++)
+    loom_buf_printf(&body, "i%d, ", w->stack[i]);
   for (int k = 0; k < ndim; k++) {
     loom_buf_puts(&body, k ? ", " : "");
     loom_buf idx;
@@ -428,8 +447,17 @@ static void add_store(walk *w, loom_stmt *s) {
   }
   int id = deps->n_stmts - 1;
   st->loc = s->loc;
-  st->block = w->block;
-  st->block_depth = w->block_depth;
+  st->n_blocks = w->n_blocks;
+  st->blocks = loom_arena_alloc(deps->arena, (size_t)(w->n_blocks + 1) * sizeof *st->blocks);
+  st->block_depths = loom_arena_alloc(deps->arena, (size_t)(w->n_blocks + 1) * sizeof(int));
+  if (!st->blocks || !st->block_depths) {
+    deps->has_failed = true;
+    return;
+  }
+  for (int i = 0; i < w->n_blocks; i++) {
+    st->blocks[i] = w->blocks[i].what;
+    st->block_depths[i] = w->blocks[i].depth;
+  }
   st->why = w->why;
   st->n_loops = w->n_stack;
   st->loops = loom_arena_alloc(deps->arena, (size_t)(w->n_stack + 1) * sizeof(int));
@@ -547,8 +575,7 @@ static void walk_block(walk *w, loom_stmt *s, int depth) {
   const loom_block *b = s->u.realize.block;
   int old_substs = w->n_substs, old_conds = w->n_conds, old_views = w->n_views;
   int old_reads = w->n_cond_reads;
-  const loom_block *old_block = w->block;
-  int old_depth = w->block_depth;
+  int old_blocks = w->n_blocks, old_privates = w->n_privates;
   const char *old_why = w->why;
   for (int i = 0; i < b->n_iter_vars && i < s->u.realize.n_iter_values; i++) {
     const loom_iter_var *iv = &b->iter_vars[i];
@@ -571,8 +598,20 @@ static void walk_block(walk *w, loom_stmt *s, int depth) {
     push_cond_reads(w, s->u.realize.predicate);
     push_cond(w, s->u.realize.predicate, false, s->loc);
   }
-  w->block = b;
-  w->block_depth = w->n_stack;
+  scope *sc = PUSH(w, w->blocks, w->n_blocks, w->cap_blocks);
+  if (!sc) {
+    w->deps->has_failed = true;
+    return;
+  }
+  *sc = (scope){b, w->n_stack};
+  for (int i = 0; i < b->n_alloc_buffers; i++) {
+    scope *p = PUSH(w, w->privates, w->n_privates, w->cap_privates);
+    if (!p) {
+      w->deps->has_failed = true;
+      return;
+    }
+    *p = (scope){b->alloc_buffers[i], w->n_stack};
+  }
   if (b->init) {
     /* The init runs in the instances where every reduction iterator is at
      * the start of its domain. */
@@ -598,8 +637,8 @@ static void walk_block(walk *w, loom_stmt *s, int depth) {
   w->n_conds = old_conds;
   w->n_views = old_views;
   w->n_cond_reads = old_reads;
-  w->block = old_block;
-  w->block_depth = old_depth;
+  w->n_blocks = old_blocks;
+  w->n_privates = old_privates;
   w->why = old_why;
 }
 
@@ -646,7 +685,17 @@ static void walk_stmt(walk *w, loom_stmt *s, int depth) {
     walk_stmt(w, s->u.let.body, depth + 1);
     return;
   }
-  case LOOM_STMT_ALLOCATE:
+  case LOOM_STMT_ALLOCATE: {
+    scope *p = PUSH(w, w->privates, w->n_privates, w->cap_privates);
+    if (!p) {
+      w->deps->has_failed = true;
+      return;
+    }
+    *p = (scope){s->u.alloc.buffer, w->n_stack};
+    walk_stmt(w, s->u.alloc.body, depth + 1);
+    w->n_privates--;
+    return;
+  }
   case LOOM_STMT_DECL_BUFFER: walk_stmt(w, s->u.alloc.body, depth + 1); return;
   case LOOM_STMT_ATTR: walk_stmt(w, s->u.attr.body, depth + 1); return;
   case LOOM_STMT_ASSERT: walk_stmt(w, s->u.assert_.body, depth + 1); return;
@@ -670,6 +719,8 @@ loom_status dep_build_model(loom_arith_deps *deps, loom_diag *d) {
   free(w.lets);
   free(w.views);
   free(w.params);
+  free(w.blocks);
+  free(w.privates);
   loom_arith_ctx_free(w.actx);
   if (deps->has_failed || deps->assumptions.has_failed) {
     loom_loc nowhere = {0};

@@ -341,6 +341,45 @@ static void test_handwritten(void) {
   CHECK(w.kind == LOOM_DEP_WAR);
   prog_free(&p);
 
+  /* Nested blocks with a scratch buffer of their own: each instance of
+   * "rev" reverses its own slice, so i may run in parallel; shared scratch
+   * at the top makes i carry a dependence through it. */
+  static const char *nested =
+      "    for i in range(%d):\n"
+      "        with T.block(\"rev\"):\n"
+      "            vi = T.axis.remap(\"S\", [i])\n"
+      "%s"
+      "            for j in range(4):\n"
+      "                with T.block(\"load\"):\n"
+      "                    vj = T.axis.remap(\"S\", [j])\n"
+      "                    tmp[vj] = A[vi * 4 + vj]\n"
+      "            for j in range(4):\n"
+      "                with T.block(\"store\"):\n"
+      "                    vj = T.axis.remap(\"S\", [j])\n"
+      "                    A[vi * 4 + vj + %d] = tmp[3 - vj]\n";
+  char body[2048];
+  snprintf(body, sizeof body, nested, 8,
+           "            tmp = T.alloc_buffer((4,), \"int32\")\n", 0);
+  CHECK(load_body(&p, body));
+  expect_parallel(&p, "i");
+  CHECK(block_independent(&p, "rev", &w));
+  prog_free(&p);
+  snprintf(body, sizeof body, nested, 7,
+           "            tmp = T.alloc_buffer((4,), \"int32\")\n", 4);
+  CHECK(load_body(&p, body));
+  expect_carried(&p, "i", NULL);
+  CHECK(!block_independent(&p, "rev", &w));
+  CHECK(w.buffer && !strcmp(w.buffer->name, "A"));
+  prog_free(&p);
+  snprintf(body, sizeof body, "    tmp = T.alloc_buffer((4,), \"int32\")\n%s", nested);
+  char body2[2048];
+  snprintf(body2, sizeof body2, body, 8, "", 0);
+  CHECK(load_body(&p, body2));
+  expect_carried(&p, "i", NULL);
+  CHECK(!block_independent(&p, "rev", &w));
+  CHECK(w.buffer && !strcmp(w.buffer->name, "tmp"));
+  prog_free(&p);
+
   /* A scatter through an index buffer: conservative, and it says why. */
   CHECK(load_body(&p, "    for i in range(16):\n"
                       "        A[I[i]] = A[I[i]] + 1\n"));
