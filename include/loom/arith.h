@@ -152,6 +152,10 @@ typedef struct loom_iter_sum {
   loom_iter_split *splits;
   int n_splits;
   int64_t base;
+  /* Added to base: terms in variables that are not among the loops (an
+   * outer block's iterators, parameters), which the map treats as
+   * constants. NULL: none. */
+  loom_expr *symbolic_base;
 } loom_iter_sum;
 
 /* An iterator over [0, extent): var - var_min for a loop variable, or the

@@ -45,30 +45,25 @@ static isl_map *schedule(loom_arith_deps *deps, int id, int swap_a, int swap_b) 
 }
 
 static void add_pair(loom_arith_deps *deps, int src, int dst) {
-  const dep_access *a = &deps->accesses[src], *b = &deps->accesses[dst];
-  isl_map *same = isl_map_apply_range(isl_map_copy(a->map),
-                                      isl_map_reverse(isl_map_copy(b->map)));
-  isl_map *order = isl_map_lex_lt_map(isl_map_copy(deps->stmts[a->stmt].schedule),
-                                      isl_map_copy(deps->stmts[b->stmt].schedule));
-  isl_map *rel = isl_map_intersect(same, order);
-  isl_bool is_empty = isl_map_is_empty(rel);
-  if (is_empty == isl_bool_error) {
-    deps->has_failed = true;
-    isl_map_free(rel);
-    return;
-  }
-  if (is_empty) {
-    isl_map_free(rel);
-    return;
-  }
   dep_pair *p = dep_push((void **)&deps->pairs, &deps->n_pairs, &deps->cap_pairs,
                          sizeof *p);
   if (!p) {
     deps->has_failed = true;
-    isl_map_free(rel);
     return;
   }
-  *p = (dep_pair){src, dst, rel};
+  *p = (dep_pair){src, dst, NULL};
+}
+
+/* Pair p's instances that touch the same element (owned by p). */
+static isl_map *same_element(loom_arith_deps *deps, dep_pair *p) {
+  if (!p->same) {
+    const dep_access *a = &deps->accesses[p->src], *b = &deps->accesses[p->dst];
+    p->same = isl_map_apply_range(isl_map_copy(a->map),
+                                  isl_map_reverse(isl_map_copy(b->map)));
+    if (!p->same)
+      deps->has_failed = true;
+  }
+  return p->same;
 }
 
 loom_status loom_arith_deps_new(const loom_func *f, loom_arith_deps **out,
@@ -114,7 +109,7 @@ void loom_arith_deps_free(loom_arith_deps *deps) {
   if (!deps)
     return;
   for (int i = 0; i < deps->n_pairs; i++)
-    isl_map_free(deps->pairs[i].rel);
+    isl_map_free(deps->pairs[i].same);
   for (int i = 0; i < deps->n_accesses; i++)
     isl_map_free(deps->accesses[i].map);
   for (int i = 0; i < deps->n_stmts; i++) {
@@ -283,7 +278,7 @@ static loom_status no_loop(const loom_arith_deps *deps, const loom_var *v,
 
 /* src instance -> dst instance pairs of pair p that also satisfy cond, a
  * constraint over x0.. (src loops) and y0.. (dst loops). */
-static isl_map *restrict_pair(loom_arith_deps *deps, const dep_pair *p,
+static isl_map *restrict_pair(loom_arith_deps *deps, dep_pair *p,
                               const char *cond) {
   const dep_stmt *sa = &deps->stmts[deps->accesses[p->src].stmt];
   const dep_stmt *sb = &deps->stmts[deps->accesses[p->dst].stmt];
@@ -302,12 +297,17 @@ static isl_map *restrict_pair(loom_arith_deps *deps, const dep_pair *p,
     deps->has_failed = true;
     return NULL;
   }
-  return isl_map_intersect(isl_map_copy(p->rel), c);
+  isl_map *same = same_element(deps, p);
+  if (!same) {
+    isl_map_free(c);
+    return NULL;
+  }
+  return isl_map_intersect(isl_map_copy(same), c);
 }
 
 /* Tries each pair accepted by wants; the first (exact ones first) with a
  * non-empty restriction becomes the witness. */
-typedef isl_map *restrict_fn(loom_arith_deps *deps, const dep_pair *p, void *arg);
+typedef isl_map *restrict_fn(loom_arith_deps *deps, dep_pair *p, void *arg);
 
 static loom_status search(loom_arith_deps *deps, restrict_fn *fn, void *arg,
                           int *loops, int n_loops, bool *is_found,
@@ -315,7 +315,7 @@ static loom_status search(loom_arith_deps *deps, restrict_fn *fn, void *arg,
   *is_found = false;
   for (int pass = 0; pass < 2 && !*is_found; pass++) {
     for (int i = 0; i < deps->n_pairs && !*is_found; i++) {
-      const dep_pair *p = &deps->pairs[i];
+      dep_pair *p = &deps->pairs[i];
       const dep_access *a = &deps->accesses[p->src], *b = &deps->accesses[p->dst];
       bool is_exact = !a->why && !b->why && !deps->stmts[a->stmt].why &&
                       !deps->stmts[b->stmt].why;
@@ -371,7 +371,7 @@ typedef struct carried_arg {
   const char *cond;
 } carried_arg;
 
-static isl_map *carried_pairs(loom_arith_deps *deps, const dep_pair *p, void *arg) {
+static isl_map *carried_pairs(loom_arith_deps *deps, dep_pair *p, void *arg) {
   const carried_arg *c = arg;
   const dep_loop *l = &deps->loops[c->loop];
   if (!encloses(&deps->stmts[deps->accesses[p->src].stmt], l, c->loop) ||
@@ -397,16 +397,24 @@ typedef struct swap_arg {
   int outer, inner;
 } swap_arg;
 
-static isl_map *reversed_pairs(loom_arith_deps *deps, const dep_pair *p, void *arg) {
+static isl_map *reversed_pairs(loom_arith_deps *deps, dep_pair *p, void *arg) {
   const swap_arg *s = arg;
   const dep_loop *lo = &deps->loops[s->outer], *li = &deps->loops[s->inner];
   int sa = deps->accesses[p->src].stmt, sb = deps->accesses[p->dst].stmt;
   if (!encloses(&deps->stmts[sa], lo, s->outer) ||
       !encloses(&deps->stmts[sb], lo, s->outer))
     return NULL;
+  isl_map *before = isl_map_lex_lt_map(isl_map_copy(deps->stmts[sa].schedule),
+                                       isl_map_copy(deps->stmts[sb].schedule));
   isl_map *after = isl_map_lex_ge_map(schedule(deps, sa, lo->depth, li->depth),
                                       schedule(deps, sb, lo->depth, li->depth));
-  return after ? isl_map_intersect(isl_map_copy(p->rel), after) : NULL;
+  isl_map *same = same_element(deps, p);
+  if (!before || !after || !same) {
+    isl_map_free(before);
+    isl_map_free(after);
+    return NULL;
+  }
+  return isl_map_intersect(isl_map_intersect(isl_map_copy(same), before), after);
 }
 
 loom_status loom_arith_deps_can_interchange(loom_arith_deps *deps,
@@ -448,7 +456,7 @@ typedef struct block_arg {
   const loom_block *block;
 } block_arg;
 
-static isl_map *cross_instance_pairs(loom_arith_deps *deps, const dep_pair *p,
+static isl_map *cross_instance_pairs(loom_arith_deps *deps, dep_pair *p,
                                      void *arg) {
   const block_arg *b = arg;
   const dep_stmt *sa = &deps->stmts[deps->accesses[p->src].stmt];

@@ -40,9 +40,14 @@ typedef struct dep_access {
   isl_map *map;    /* statement instance -> element, on its domain */
 } dep_access;
 
+/* Two accesses to one buffer, at least one a write. Each query adds the
+ * order it needs (which also says which instance runs first), so no full
+ * program order is built: a lexicographic order over deep nests is a union
+ * of many pieces and makes every later question slow. */
 typedef struct dep_pair {
-  int src, dst; /* accesses; src runs first */
-  isl_map *rel; /* src instance -> dst instance, same element, src first */
+  int src, dst; /* accesses; the query's order puts src first */
+  isl_map *same; /* src instance -> dst instance touching the same element;
+                    made on first use */
 } dep_pair;
 
 struct loom_arith_deps {

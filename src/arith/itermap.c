@@ -18,6 +18,7 @@ typedef struct isum {
   loom_iter_split *splits;
   int n;
   int64_t base;
+  loom_expr *sym; /* terms in variables that are not loops; NULL: none */
 } isum;
 
 /* A run of digits of one loop variable, scaled: a fused binding expanded. */
@@ -45,6 +46,7 @@ typedef struct detector {
   bool is_nomem;
   const loom_iter_mark **limited; /* fused marks a predicate cut short */
   int n_limited;
+  bool *is_symbolic; /* per iter: range not constant, so it may not be used */
 } detector;
 
 static bool fail(detector *dt, const char *fmt, ...)
@@ -98,6 +100,53 @@ static bool same_split(const loom_iter_split *x, const loom_iter_split *y) {
          x->extent == y->extent;
 }
 
+/* Invariant terms: expressions in variables that are not loops (outer
+ * block iterators, parameters), carried along as TVM carries them in the
+ * base of a sum. */
+static loom_expr *sym_build(detector *dt, loom_expr_kind k, loom_expr *x,
+                            loom_expr *y) {
+  if (!loom_dtype_eq(x->dtype, y->dtype))
+    y = loom_ir_cast(dt->a, x->dtype, y);
+  loom_expr *r = y ? loom_ir_binary(dt->a, k, x, y) : NULL;
+  if (!r)
+    dt->is_nomem = true;
+  return r;
+}
+
+static loom_expr *sym_const(detector *dt, loom_dtype t, int64_t c) {
+  loom_expr *r = loom_ir_int(dt->a, t, c);
+  if (!r)
+    dt->is_nomem = true;
+  return r;
+}
+
+/* x->sym + sign * y->sym (NULL when both are absent). */
+static bool sym_add(detector *dt, const isum *x, const isum *y, int64_t sign,
+                    loom_expr **out) {
+  *out = x->sym;
+  if (!y->sym)
+    return true;
+  if (!x->sym) {
+    *out = sign == 1 ? y->sym
+                     : sym_build(dt, LOOM_EXPR_MUL, y->sym, sym_const(dt, y->sym->dtype, sign));
+    return *out != NULL;
+  }
+  loom_expr *t = y->sym;
+  if (sign != 1 && sign != -1)
+    t = sym_build(dt, LOOM_EXPR_MUL, t, sym_const(dt, t->dtype, sign));
+  *out = t ? sym_build(dt, sign == -1 ? LOOM_EXPR_SUB : LOOM_EXPR_ADD, x->sym, t) : NULL;
+  return *out != NULL;
+}
+
+/* The whole of an invariant sum (no splits) as an expression. */
+static loom_expr *sym_value(detector *dt, const isum *x) {
+  if (!x->sym)
+    return NULL;
+  if (x->base == 0)
+    return x->sym;
+  return sym_build(dt, LOOM_EXPR_ADD, x->sym, sym_const(dt, x->sym->dtype, x->base));
+}
+
 /* x + sign * y, merging splits of the same digits. */
 static bool add_sums(detector *dt, const isum *x, const isum *y, int64_t sign,
                      isum *out) {
@@ -128,13 +177,15 @@ static bool add_sums(detector *dt, const isum *x, const isum *y, int64_t sign,
     return false;
   if (__builtin_add_overflow(x->base, yb, &out->base))
     return fail(dt, "a constant overflows int64");
+  if (!sym_add(dt, x, y, sign, &out->sym))
+    return false;
   out->splits = s;
   out->n = m;
   return true;
 }
 
 static bool scale_sum(detector *dt, const isum *x, int64_t c, isum *out) {
-  isum zero = {NULL, 0, 0};
+  isum zero = {NULL, 0, 0, NULL};
   if (c == 0) {
     *out = zero;
     return true;
@@ -177,7 +228,7 @@ static const loom_iter_mark *fused_mark(detector *dt, loom_iter_split *s, int n,
   loom_iter_mark *m = loom_arena_alloc(dt->a, sizeof *m);
   if (!sum || !m)
     return NULL;
-  *sum = (loom_iter_sum){s, n, 0};
+  *sum = (loom_iter_sum){s, n, 0, NULL};
   *m = (loom_iter_mark){NULL, 0, sum, extent};
   dt->fused[dt->n_fused++] = m;
   return m;
@@ -216,8 +267,19 @@ static bool single(detector *dt, const isum *x, loom_iter_split *out) {
 /* floordiv(x, c) and floormod(x, c) for a constant c > 0. */
 static bool divmod(detector *dt, const isum *x, int64_t c, bool is_div,
                    isum *out) {
+  if (x->n == 0 && x->sym) {
+    loom_expr *v = sym_value(dt, x);
+    loom_expr *r = v ? sym_build(dt, is_div ? LOOM_EXPR_FLOORDIV : LOOM_EXPR_FLOORMOD, v,
+                                 sym_const(dt, v->dtype, c))
+                     : NULL;
+    *out = (isum){NULL, 0, 0, r};
+    return r ? true : nomem(dt);
+  }
+  if (x->sym)
+    return fail(dt, "%s by %lld of iterators plus a term that is not a loop",
+                is_div ? "division" : "remainder", (long long)c);
   if (x->n == 0) {
-    *out = (isum){NULL, 0, is_div ? floordiv64(x->base, c) : floormod64(x->base, c)};
+    *out = (isum){NULL, 0, is_div ? floordiv64(x->base, c) : floormod64(x->base, c), NULL};
     return true;
   }
   loom_iter_split s;
@@ -233,7 +295,8 @@ static bool divmod(detector *dt, const isum *x, int64_t c, bool is_div,
     /* (k*c*v + b) // c == k*v + b // c; (k*c*v + b) % c == b % c. */
     *r = s;
     r->scale = s.scale / c;
-    *out = is_div ? (isum){r, 1, floordiv64(b, c)} : (isum){NULL, 0, floormod64(b, c)};
+    *out = is_div ? (isum){r, 1, floordiv64(b, c), NULL}
+                  : (isum){NULL, 0, floormod64(b, c), NULL};
     return true;
   }
   if (c % s.scale != 0 || b % s.scale != 0)
@@ -254,11 +317,11 @@ static bool divmod(detector *dt, const isum *x, int64_t c, bool is_div,
     if (!is_within && !mul_ok(dt, s.lower_factor, c2, &lf))
       return false;
     *r = (loom_iter_split){s.source, is_within ? 1 : lf, s.extent / c2, 1};
-    *out = (isum){r, is_within ? 0 : 1, b2 / c2};
+    *out = (isum){r, is_within ? 0 : 1, b2 / c2, NULL};
   } else {
     *r = (loom_iter_split){s.source, s.lower_factor, is_within ? s.extent : c2,
                            s.scale};
-    *out = (isum){r, 1, 0};
+    *out = (isum){r, 1, 0, NULL};
   }
   return true;
 }
@@ -285,12 +348,12 @@ static bool parse_divmod(detector *dt, const loom_expr *e, isum *out,
   isum x, y;
   if (!parse(dt, e->u.bin.b, &y, depth + 1))
     return false;
-  if (y.n != 0 || y.base <= 0)
+  if (y.n != 0 || y.sym || y.base <= 0)
     return fail(dt, "the divisor must be a positive constant");
   if (!parse(dt, e->u.bin.a, &x, depth + 1))
     return false;
   bool is_trunc = e->kind == LOOM_EXPR_DIV || e->kind == LOOM_EXPR_MOD;
-  if (is_trunc && sum_min(&x) < 0)
+  if (is_trunc && (x.sym || sum_min(&x) < 0))
     return fail(dt, "truncating division of a value that may be negative");
   bool is_div = e->kind == LOOM_EXPR_DIV || e->kind == LOOM_EXPR_FLOORDIV;
   return divmod(dt, &x, y.base, is_div, out);
@@ -304,22 +367,28 @@ static bool parse(detector *dt, const loom_expr *e, isum *out, int depth) {
   isum x, y;
   switch (e->kind) {
   case LOOM_EXPR_INT:
-    *out = (isum){NULL, 0, e->u.int_value};
+    *out = (isum){NULL, 0, e->u.int_value, NULL};
     return true;
   case LOOM_EXPR_VAR: {
     int i = find_iter(dt, e->u.var);
-    if (i < 0)
-      return fail(dt, "'%s' is not one of the loops", e->u.var->name);
+    if (i < 0) {
+      /* Not a loop: an invariant, like an outer block's iterator. */
+      *out = (isum){NULL, 0, 0, (loom_expr *)e};
+      return true;
+    }
+    if (dt->is_symbolic[i])
+      return fail(dt, "loop '%s' has a range that is not constant; iterator "
+                  "maps need constant extents", e->u.var->name);
     loom_iter_mark *m = &dt->var_marks[i];
     if (m->extent == 1) {
-      *out = (isum){NULL, 0, m->var_min};
+      *out = (isum){NULL, 0, m->var_min, NULL};
       return true;
     }
     loom_iter_split *s = loom_arena_alloc(dt->a, sizeof *s);
     if (!s)
       return nomem(dt);
     *s = (loom_iter_split){m, 1, m->extent, 1};
-    *out = (isum){s, 1, m->var_min};
+    *out = (isum){s, 1, m->var_min, NULL};
     return true;
   }
   case LOOM_EXPR_ADD:
@@ -332,6 +401,18 @@ static bool parse(detector *dt, const loom_expr *e, isum *out, int depth) {
       return false;
     if (x.n != 0 && y.n != 0)
       return fail(dt, "a product of two iterators is not affine");
+    if ((x.n != 0 && y.sym) || (y.n != 0 && x.sym))
+      return fail(dt, "an iterator scaled by a term that is not a constant");
+    if (x.sym || y.sym) { /* invariant times invariant (or a constant) */
+      loom_expr *vx = x.sym ? sym_value(dt, &x) : NULL, *vy = y.sym ? sym_value(dt, &y) : NULL;
+      if (!vx)
+        vx = sym_const(dt, vy->dtype, x.base);
+      if (!vy)
+        vy = sym_const(dt, vx->dtype, y.base);
+      loom_expr *r = vx && vy ? sym_build(dt, LOOM_EXPR_MUL, vx, vy) : NULL;
+      *out = (isum){NULL, 0, 0, r};
+      return r ? true : nomem(dt);
+    }
     return x.n == 0 ? scale_sum(dt, &y, x.base, out) : scale_sum(dt, &x, y.base, out);
   case LOOM_EXPR_FLOORDIV:
   case LOOM_EXPR_FLOORMOD:
@@ -532,16 +613,20 @@ static loom_status setup(detector *dt, loom_arena *a,
   *dt = (detector){.a = a, .iters = iters, .n_iters = n_iters, .d = d,
                    .binding = -1};
   dt->var_marks = loom_arena_alloc(a, (size_t)(n_iters + 1) * sizeof *dt->var_marks);
-  if (!dt->var_marks)
+  dt->is_symbolic = loom_arena_alloc(a, (size_t)(n_iters + 1) * sizeof *dt->is_symbolic);
+  if (!dt->var_marks || !dt->is_symbolic)
     return LOOM_NOMEM;
   loom_loc nowhere = {0};
   for (int i = 0; i < n_iters; i++) {
     int64_t min, extent;
     const char *name = iters[i].var && iters[i].var->name ? iters[i].var->name : "?";
     if (!loom_ir_is_const_int(iters[i].range.min, &min) ||
-        !loom_ir_is_const_int(iters[i].range.extent, &extent))
-      return loom_diag_error(d, nowhere, "loop '%s' has a range that is not "
-                             "constant; iterator maps need constant extents", name);
+        !loom_ir_is_const_int(iters[i].range.extent, &extent)) {
+      /* An error only if a binding uses it. */
+      dt->is_symbolic[i] = true;
+      dt->var_marks[i] = (loom_iter_mark){iters[i].var, 0, NULL, 1};
+      continue;
+    }
     if (extent < 1)
       return loom_diag_error(d, nowhere, "loop '%s' has extent %lld; iterator "
                              "maps need at least one iteration", name,
@@ -567,6 +652,10 @@ static bool limit_mark(detector *dt, const loom_expr *x, int64_t bound) {
   loom_iter_split s;
   if (!parse(dt, x, &sum, 0))
     return false;
+  if (sum.sym && sum.n == 0)
+    return true; /* about the loops outside only: the same at every point */
+  if (sum.sym)
+    return fail(dt, "the predicate must bound loops by a constant");
   if (sum.n == 0)
     return sum.base < bound ? true : fail(dt, "the predicate is never true");
   if (!single(dt, &sum, &s))
@@ -619,8 +708,13 @@ static bool parse_predicate(detector *dt, const loom_expr *e, int depth) {
     break;
   default: break;
   }
-  return fail(dt, "the predicate must be a conjunction of bounds like "
-              "i * 8 + j < 100");
+  loom_buf b;
+  loom_buf_init(&b);
+  loom_script_print_expr(e, &b);
+  bool r = fail(dt, "the predicate must be a conjunction of bounds like "
+                "i * 8 + j < 100, not %s", b.data ? b.data : "?");
+  loom_buf_free(&b);
+  return r;
 }
 
 /* Parses every binding into out and checks level. */
@@ -655,7 +749,7 @@ static bool detect(detector *dt, loom_expr *const *bindings, int n,
       x.splits = s;
       x.n = 1;
     }
-    out->sums[k] = (loom_iter_sum){x.splits, x.n, x.base};
+    out->sums[k] = (loom_iter_sum){x.splits, x.n, x.base, x.sym};
   }
   if (level == LOOM_ITER_MAP_NO_CHECK)
     return true;
@@ -727,6 +821,13 @@ static loom_expr *with_base(loom_arena *a, loom_expr *acc, int64_t base,
 loom_expr *loom_arith_iter_sum_expr(loom_arena *a, const loom_iter_sum *s,
                                     loom_dtype t) {
   loom_expr *acc = NULL;
+  if (s->symbolic_base) {
+    acc = s->symbolic_base;
+    if (!loom_dtype_eq(acc->dtype, t))
+      acc = loom_ir_cast(a, t, acc);
+    if (!acc)
+      return NULL;
+  }
   for (int i = 0; i < s->n_splits; i++) {
     const loom_iter_split *x = &s->splits[i];
     loom_expr *v = digits_expr(a, mark_expr(a, x->source, t), x->source->extent,
@@ -803,6 +904,33 @@ static bool divide_one(detector *dt, const loom_iter_sum *s, loom_dtype t,
   if (!is_ok)
     return dt->is_nomem || loom_arena_status(dt->a) != LOOM_OK ? nomem(dt) : false;
   int64_t base = s->base;
+  if (s->symbolic_base) {
+    /* Invariant terms belong to the outer part, whole multiples of the
+     * inner extent only (vi_o * 16 + i_i with 16 inner iterations). */
+    loom_expr *q = s->symbolic_base;
+    if (!loom_dtype_eq(q->dtype, t))
+      q = loom_ir_cast(dt->a, t, q);
+    if (q && inner_extent > 1) {
+      loom_arith_ctx *ctx = loom_arith_ctx_new();
+      loom_expr *k = loom_ir_int(dt->a, t, inner_extent);
+      loom_expr *r = ctx && k ? loom_arith_simplify(dt->a, ctx, loom_ir_binary(
+                                    dt->a, LOOM_EXPR_FLOORMOD, q, k)) : NULL;
+      int64_t rv = -1;
+      bool is_multiple = r && loom_ir_is_const_int(r, &rv) && rv == 0;
+      q = ctx && k ? loom_arith_simplify(dt->a, ctx, loom_ir_binary(
+                         dt->a, LOOM_EXPR_FLOORDIV, q, k)) : NULL;
+      loom_arith_ctx_free(ctx);
+      if (!r || !q)
+        return nomem(dt);
+      if (!is_multiple)
+        return fail(dt, "a term that is not a loop is not a multiple of the "
+                    "inner extent %lld", (long long)inner_extent);
+    }
+    outer = q ? add_term(dt->a, outer, q, 1, t) : NULL;
+    if (!outer)
+      return nomem(dt);
+    n_outer++;
+  }
   if (n_outer == 0) {
     *out = (loom_iter_division){loom_ir_int(dt->a, t, 0),
                                 with_base(dt->a, in, base, t), 1, inner_extent};

@@ -112,9 +112,21 @@ static void test_named(void) {
   CHECK(detect(a, &ns, b8, 1, LOOM_ITER_MAP_SURJECTIVE, &m, &why) == LOOM_ERROR);
   CHECK_CONTAINS(why, "steps by 2");
   loom_var *n = loom_ir_var(a, "n", LOOM_INT32);
-  loom_expr *b9[1] = {B(ADD, i, loom_ir_ref(a, n))};
-  CHECK(detect(a, &ns, b9, 1, LOOM_ITER_MAP_SURJECTIVE, &m, &why) == LOOM_ERROR);
-  CHECK_CONTAINS(why, "'n' is not one of the loops");
+  /* A variable that is not a loop is an invariant, kept in the base. */
+  loom_expr *b9[1] = {B(ADD, i, B(MUL, loom_ir_ref(a, n), K(4)))};
+  CHECK(detect(a, &ns, b9, 1, LOOM_ITER_MAP_SURJECTIVE, &m, &why) == LOOM_OK);
+  t = expr_text(m.sums[0].symbolic_base);
+  CHECK_STREQ(t, "n * 4");
+  free(t);
+  t = expr_text(loom_arith_iter_sum_expr(a, &m.sums[0], LOOM_INT32));
+  CHECK_STREQ(t, "n * 4 + i");
+  free(t);
+  loom_expr *b9b[1] = {B(MUL, i, loom_ir_ref(a, n))};
+  CHECK(detect(a, &ns, b9b, 1, LOOM_ITER_MAP_NO_CHECK, &m, &why) == LOOM_ERROR);
+  CHECK_CONTAINS(why, "scaled by a term that is not a constant");
+  loom_expr *b9c[1] = {B(FLOORDIV, B(ADD, i, loom_ir_ref(a, n)), K(2))};
+  CHECK(detect(a, &ns, b9c, 1, LOOM_ITER_MAP_NO_CHECK, &m, &why) == LOOM_ERROR);
+  CHECK_CONTAINS(why, "plus a term that is not a loop");
   /* A fusion through truncating division of non-negative values. */
   loom_expr *b10[3] = {B(DIV, f, K(8)), B(MOD, f, K(8)), k};
   CHECK(detect(a, &ns, b10, 3, LOOM_ITER_MAP_BIJECTIVE, &m, &why) == LOOM_OK);
@@ -127,12 +139,19 @@ static void test_named(void) {
   CHECK(detect(a, &one, b11, 1, LOOM_ITER_MAP_BIJECTIVE, &m, &why) == LOOM_OK);
   CHECK(m.sums[0].base == 1);
   /* A symbolic extent is refused with the loop's name. */
-  loom_arith_relax sym = {n, {K(0), loom_ir_ref(a, n)}};
+  loom_var *nl = loom_ir_var(a, "nl", LOOM_INT32);
+  loom_arith_relax sym[2] = {{nl, {K(0), loom_ir_ref(a, n)}}, one.iters[0]};
   loom_diag d;
   loom_diag_init(&d);
-  CHECK(loom_arith_iter_map_detect(a, b11, 1, &sym, 1, NULL, LOOM_ITER_MAP_NO_CHECK, &m, &d) ==
-        LOOM_ERROR);
-  CHECK_CONTAINS(d.msg, "loop 'n'");
+  loom_expr *b12[1] = {loom_ir_ref(a, nl)};
+  CHECK(loom_arith_iter_map_detect(a, b12, 1, sym, 2, NULL, LOOM_ITER_MAP_NO_CHECK, &m,
+                                   &d) == LOOM_ERROR);
+  CHECK_CONTAINS(d.msg, "loop 'nl' has a range that is not constant");
+  loom_diag_free(&d);
+  /* ... which is no error while no binding uses it. */
+  loom_diag_init(&d);
+  CHECK(loom_arith_iter_map_detect(a, b11, 1, sym, 2, NULL, LOOM_ITER_MAP_BIJECTIVE, &m,
+                                   &d) == LOOM_OK);
   loom_diag_free(&d);
 
   /* Subspace division: (i*8 + j) with j inner is i * 8 + j. */
@@ -149,6 +168,22 @@ static void test_named(void) {
   CHECK_STREQ(t, "j");
   free(t);
   CHECK(div[1].inner_extent == 1 && div[1].outer_extent == 2);
+  /* An outer block's iterator in a binding: vo * 8 + j with j inner. */
+  loom_expr *bo[1] = {B(ADD, B(MUL, loom_ir_ref(a, n), K(8)), j)};
+  CHECK(loom_arith_iter_map_subspace_divide(a, bo, 1, ns.iters, 3, NULL, inner_j, 1, div,
+                                            &d) == LOOM_OK);
+  t = expr_text(div[0].outer);
+  CHECK_STREQ(t, "n");
+  free(t);
+  t = expr_text(div[0].inner);
+  CHECK_STREQ(t, "j");
+  free(t);
+  loom_expr *bo2[1] = {B(ADD, B(MUL, loom_ir_ref(a, n), K(3)), j)};
+  CHECK(loom_arith_iter_map_subspace_divide(a, bo2, 1, ns.iters, 3, NULL, inner_j, 1, div,
+                                            &d) == LOOM_ERROR);
+  CHECK_CONTAINS(d.msg, "not a multiple of the inner extent 8");
+  loom_diag_free(&d);
+  loom_diag_init(&d);
   /* i inner but j outer below it cannot be divided. */
   const loom_var *inner_i[1] = {ns.vars[0]};
   CHECK(loom_arith_iter_map_subspace_divide(a, b1, 2, ns.iters, 3, NULL, inner_i, 1, div, &d) ==
