@@ -256,7 +256,7 @@ static const char *const header =
     "I: T.Buffer((16,), \"int32\")):\n";
 
 static bool load_body(prog *p, const char *body) {
-  char text[4096];
+  char text[8192];
   snprintf(text, sizeof text, "%s%s", header, body);
   return prog_load(p, text, "t.py");
 }
@@ -469,19 +469,40 @@ static void test_brute_force(void) {
     int shape = (int)loom_rng_below(&rng, 3); /* 0: [0, ej); 1: [i, i + ej); 2: [0, i) */
     int n_stmts = 1 + (int)loom_rng_below(&rng, 2);
     access_fn wf[2], rf[2];
-    char body[2048], ws[128], rs[128];
+    char body[4096], ws[128], rs[128];
     int len = snprintf(body, sizeof body,
                        "    for i in range(%d):\n        for j in range(%s):\n", ei,
                        shape == 0 ? (snprintf(ws, sizeof ws, "%d", ej), ws)
                        : shape == 1 ? (snprintf(ws, sizeof ws, "i, i + %d", ej), ws)
                                     : "i");
+    /* Each statement may sit under an affine condition; with an else
+     * branch, statement s + 2 is the other side. */
+    static const char *const conds[] = {"(i + j) % 2 == 0", "i < j", "i != j",
+                                        "i * 2 + 1 >= j", "not (i == 1 and j == 2)"};
+    int cond[2] = {-1, -1};
+    bool has_else[2] = {false, false};
+    access_fn ewf[2], erf[2];
     for (int s = 0; s < n_stmts; s++) {
       random_fn(&rng, &wf[s]);
       random_fn(&rng, &rf[s]);
       print_fn(ws, sizeof ws, &wf[s]);
       print_fn(rs, sizeof rs, &rf[s]);
+      if (loom_rng_below(&rng, 3) == 0) {
+        cond[s] = (int)loom_rng_below(&rng, 5);
+        has_else[s] = loom_rng_below(&rng, 2) == 0;
+        len += snprintf(body + len, sizeof body - (size_t)len,
+                        "            if %s:\n    ", conds[cond[s]]);
+      }
       len += snprintf(body + len, sizeof body - (size_t)len,
                       "            A[%s] = A[%s] + 1\n", ws, rs);
+      if (has_else[s]) {
+        random_fn(&rng, &ewf[s]);
+        random_fn(&rng, &erf[s]);
+        print_fn(ws, sizeof ws, &ewf[s]);
+        print_fn(rs, sizeof rs, &erf[s]);
+        len += snprintf(body + len, sizeof body - (size_t)len,
+                        "            else:\n                A[%s] = A[%s] + 1\n", ws, rs);
+      }
     }
     /* Every access in execution order: the read, then the write. */
     event ev[256];
@@ -490,8 +511,23 @@ static void test_brute_force(void) {
       int64_t lo = shape == 1 ? i : 0, hi = shape == 0 ? ej : shape == 1 ? i + ej : i;
       for (int64_t j = lo; j < hi; j++)
         for (int s = 0; s < n_stmts; s++) {
-          ev[n_ev++] = (event){i, j, apply(&rf[s], i, j), s, false};
-          ev[n_ev++] = (event){i, j, apply(&wf[s], i, j), s, true};
+          bool holds = true;
+          switch (cond[s]) {
+          case 0: holds = (i + j) % 2 == 0; break;
+          case 1: holds = i < j; break;
+          case 2: holds = i != j; break;
+          case 3: holds = i * 2 + 1 >= j; break;
+          case 4: holds = !(i == 1 && j == 2); break;
+          default: break;
+          }
+          /* The textual order: s's then-branch, its else-branch, then s + 1. */
+          if (holds) {
+            ev[n_ev++] = (event){i, j, apply(&rf[s], i, j), 2 * s, false};
+            ev[n_ev++] = (event){i, j, apply(&wf[s], i, j), 2 * s, true};
+          } else if (has_else[s]) {
+            ev[n_ev++] = (event){i, j, apply(&erf[s], i, j), 2 * s + 1, false};
+            ev[n_ev++] = (event){i, j, apply(&ewf[s], i, j), 2 * s + 1, true};
+          }
         }
     }
     bool want_i = false, want_j = false, want_swap_bad = false;
@@ -509,8 +545,11 @@ static void test_brute_force(void) {
           want_swap_bad = true;
       }
     bool is_affine = true;
-    for (int s = 0; s < n_stmts; s++)
+    for (int s = 0; s < n_stmts; s++) {
       is_affine &= !wf[s].is_product && !rf[s].is_product;
+      if (has_else[s])
+        is_affine &= !ewf[s].is_product && !erf[s].is_product;
+    }
     prog p;
     if (!load_body(&p, body)) {
       n_wrong++;
