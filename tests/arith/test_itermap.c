@@ -10,7 +10,7 @@
 #define MAX_LOOPS 3
 
 typedef struct nest {
-  loom_var *vars[MAX_LOOPS];
+  loom_var *vars[MAX_LOOPS + 1]; /* the loops, then an invariant "n" = 3 */
   int64_t mins[MAX_LOOPS], extents[MAX_LOOPS];
   loom_arith_relax iters[MAX_LOOPS];
   int n;
@@ -26,6 +26,7 @@ static void nest_init(loom_arena *a, nest *ns, int n, const int64_t *mins,
     ns->extents[i] = extents[i];
     ns->iters[i] = (loom_arith_relax){ns->vars[i], {K(ns->mins[i]), K(extents[i])}};
   }
+  ns->vars[n] = loom_ir_var(a, "n", LOOM_INT32);
 }
 
 /* Steps values to the next point of the nest; false after the last. */
@@ -211,8 +212,9 @@ static int check_map_where(loom_arena *a, nest *ns, loom_expr **b, int n,
   loom_expr *sum_exprs[8];
   for (int k = 0; k < n; k++)
     sum_exprs[k] = loom_arith_iter_sum_expr(a, &m->sums[k], LOOM_INT32);
-  int64_t values[MAX_LOOPS], lo[8], hi[8];
-  env en = {ns->vars, values, ns->n};
+  int64_t values[MAX_LOOPS + 1], lo[8], hi[8];
+  env en = {ns->vars, values, ns->n + 1};
+  values[ns->n] = 3;
   int64_t size = domain_size(ns), n_wrong = 0;
   int64_t *images = calloc((size_t)size, sizeof *images);
   int n_images = 0;
@@ -408,6 +410,8 @@ static loom_expr *random_binding(loom_arena *a, loom_rng *rng, nest *ns) {
     e = loom_ir_ref(a, ns->vars[0]);
   if (loom_rng_below(rng, 4) == 0)
     e = B(ADD, e, K((int64_t)loom_rng_below(rng, 5) - 2));
+  if (loom_rng_below(rng, 5) == 0) /* an outer block's iterator, say */
+    e = B(ADD, e, B(MUL, loom_ir_ref(a, ns->vars[ns->n]), K(coefs[loom_rng_below(rng, 6)])));
   int pick = (int)loom_rng_below(rng, 4);
   int64_t c = coefs[loom_rng_below(rng, 6)] + (int64_t)loom_rng_below(rng, 2);
   if (pick == 1)
