@@ -181,7 +181,8 @@ typedef enum {
 } loom_iter_map_level;
 
 typedef struct loom_iter_map {
-  loom_iter_sum *sums; /* one per binding; at most one split each */
+  loom_iter_sum *sums; /* one per binding; one split at most, except with
+                          LOOM_ITER_MAP_NO_CHECK, which keeps sums unfused */
   int n_sums;
 } loom_iter_map;
 
