@@ -68,7 +68,7 @@ void *dep_push(void **items, int *n, int *cap, size_t size) {
   return slot;
 }
 
-#define PUSH(w, arr, n, cap) dep_push((void **)&(arr), &(n), &(cap), sizeof *(arr))
+#define PUSH(arr, n, cap) dep_push((void **)&(arr), &(n), &(cap), sizeof *(arr))
 
 static void note(walk *w, const char *what, const loom_expr *e, loom_loc loc) {
   loom_buf *b = &w->deps->assumptions;
@@ -108,7 +108,7 @@ static int param_id(walk *w, const loom_var *v) {
   for (int i = 0; i < w->n_params; i++)
     if (w->params[i] == v)
       return i;
-  const loom_var **slot = PUSH(w, w->params, w->n_params, w->cap_params);
+  const loom_var **slot = PUSH(w->params, w->n_params, w->cap_params);
   if (!slot)
     return -1;
   *slot = v;
@@ -241,7 +241,7 @@ static bool emit_cond(walk *w, loom_expr *e, bool is_negated, loom_buf *out,
 }
 
 static bool push_cond_text(walk *w, const char *text) {
-  const char **slot = PUSH(w, w->conds, w->n_conds, w->cap_conds);
+  const char **slot = PUSH(w->conds, w->n_conds, w->cap_conds);
   const char *copy = loom_arena_strdup(w->deps->arena, text);
   if (!slot || !copy) {
     w->deps->has_failed = true;
@@ -362,7 +362,7 @@ static void add_access(walk *w, int stmt, loom_buffer *buffer,
                        loom_expr **indices, int n_indices, bool is_write,
                        loom_loc loc) {
   loom_arith_deps *deps = w->deps;
-  dep_access *acc = PUSH(w, deps->accesses, deps->n_accesses, deps->cap_accesses);
+  dep_access *acc = PUSH(deps->accesses, deps->n_accesses, deps->cap_accesses);
   if (!acc) {
     deps->has_failed = true;
     return;
@@ -440,7 +440,7 @@ static void add_access(walk *w, int stmt, loom_buffer *buffer,
  * constraints in force, then its accesses. */
 static void add_store(walk *w, loom_stmt *s) {
   loom_arith_deps *deps = w->deps;
-  dep_stmt *st = PUSH(w, deps->stmts, deps->n_stmts, deps->cap_stmts);
+  dep_stmt *st = PUSH(deps->stmts, deps->n_stmts, deps->cap_stmts);
   if (!st) {
     deps->has_failed = true;
     return;
@@ -512,9 +512,9 @@ static int push_cond_reads(walk *w, loom_expr *cond) {
 
 static void walk_for(walk *w, loom_stmt *s, int depth) {
   loom_arith_deps *deps = w->deps;
-  dep_loop *l = PUSH(w, deps->loops, deps->n_loops, deps->cap_loops);
-  int *slot = PUSH(w, w->stack, w->n_stack, w->cap_stack);
-  int *ord = PUSH(w, w->ordinals, w->n_ord, w->cap_ord);
+  dep_loop *l = PUSH(deps->loops, deps->n_loops, deps->cap_loops);
+  int *slot = PUSH(w->stack, w->n_stack, w->cap_stack);
+  int *ord = PUSH(w->ordinals, w->n_ord, w->cap_ord);
   if (!l || !slot || !ord) {
     deps->has_failed = true;
     return;
@@ -562,7 +562,7 @@ static void walk_for(walk *w, loom_stmt *s, int depth) {
 }
 
 static bool push_subst(walk *w, const loom_var *v, loom_expr *value) {
-  subst *slot = PUSH(w, w->substs, w->n_substs, w->cap_substs);
+  subst *slot = PUSH(w->substs, w->n_substs, w->cap_substs);
   if (!slot) {
     w->deps->has_failed = true;
     return false;
@@ -587,7 +587,7 @@ static void walk_block(walk *w, loom_stmt *s, int depth) {
       loom_arith_bind(w->actx, iv->var, lo, ext, NULL);
   }
   for (int i = 0; i < b->n_match_buffers; i++) {
-    view *v = PUSH(w, w->views, w->n_views, w->cap_views);
+    view *v = PUSH(w->views, w->n_views, w->cap_views);
     if (!v) {
       w->deps->has_failed = true;
       return;
@@ -598,14 +598,14 @@ static void walk_block(walk *w, loom_stmt *s, int depth) {
     push_cond_reads(w, s->u.realize.predicate);
     push_cond(w, s->u.realize.predicate, false, s->loc);
   }
-  scope *sc = PUSH(w, w->blocks, w->n_blocks, w->cap_blocks);
+  scope *sc = PUSH(w->blocks, w->n_blocks, w->cap_blocks);
   if (!sc) {
     w->deps->has_failed = true;
     return;
   }
   *sc = (scope){b, w->n_stack};
   for (int i = 0; i < b->n_alloc_buffers; i++) {
-    scope *p = PUSH(w, w->privates, w->n_privates, w->cap_privates);
+    scope *p = PUSH(w->privates, w->n_privates, w->cap_privates);
     if (!p) {
       w->deps->has_failed = true;
       return;
@@ -676,7 +676,7 @@ static void walk_stmt(walk *w, loom_stmt *s, int depth) {
       walk_stmt(w, s->u.seq.stmts[i], depth + 1);
     return;
   case LOOM_STMT_LET: {
-    const loom_var **slot = PUSH(w, w->lets, w->n_lets, w->cap_lets);
+    const loom_var **slot = PUSH(w->lets, w->n_lets, w->cap_lets);
     if (!slot) {
       w->deps->has_failed = true;
       return;
@@ -686,7 +686,7 @@ static void walk_stmt(walk *w, loom_stmt *s, int depth) {
     return;
   }
   case LOOM_STMT_ALLOCATE: {
-    scope *p = PUSH(w, w->privates, w->n_privates, w->cap_privates);
+    scope *p = PUSH(w->privates, w->n_privates, w->cap_privates);
     if (!p) {
       w->deps->has_failed = true;
       return;
