@@ -127,7 +127,8 @@ loom_status loom_arith_region_union(loom_arena *a, loom_arith_ctx *ctx,
                                     const loom_buffer_region *y,
                                     loom_buffer_region *out, loom_diag *d);
 /* The common part of two regions of the same buffer; *is_empty when they
- * provably share no element (out then has zero extents). */
+ * provably share no element (a dimension where they do not meet then has
+ * extent 0). */
 loom_status loom_arith_region_intersect(loom_arena *a, loom_arith_ctx *ctx,
                                         const loom_buffer_region *x,
                                         const loom_buffer_region *y,

@@ -136,6 +136,10 @@ const char *loom_arith_deps_assumptions(const loom_arith_deps *deps) {
 static void print_access(const dep_access *a, loom_buf *b) {
   const loom_buffer *buf = a->written_buffer;
   loom_buf_puts(b, buf && buf->name ? buf->name : "?");
+  if (a->n_indices == 0 && buf && buf->ndim > 0) {
+    loom_buf_puts(b, "[...]"); /* through its pointer */
+    return;
+  }
   loom_buf_putc(b, '[');
   for (int i = 0; i < a->n_indices; i++) {
     if (i)

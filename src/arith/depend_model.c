@@ -51,6 +51,8 @@ typedef struct walk {
   int n_blocks, cap_blocks;
   scope *privates; /* buffers allocated under loops */
   int n_privates, cap_privates;
+  const loom_buffer **visible; /* by data pointer, for opaque calls */
+  int n_visible, cap_visible;
   const char *why; /* the first thing dropped for the current statement */
 } walk;
 
@@ -358,9 +360,11 @@ static const loom_buffer *resolve_view(const walk *w, const loom_buffer *b,
   return b;
 }
 
+/* An access of statement stmt; opaque (a reason) makes it touch any
+ * element, as a call that is handed the buffer's pointer may. */
 static void add_access(walk *w, int stmt, loom_buffer *buffer,
                        loom_expr **indices, int n_indices, bool is_write,
-                       loom_loc loc) {
+                       loom_loc loc, const char *opaque) {
   loom_arith_deps *deps = w->deps;
   dep_access *acc = PUSH(deps->accesses, deps->n_accesses, deps->cap_accesses);
   if (!acc) {
@@ -400,7 +404,7 @@ static void add_access(walk *w, int stmt, loom_buffer *buffer,
     loom_buf_puts(&body, k ? ", " : "");
     loom_buf idx;
     loom_buf_init(&idx);
-    bool is_affine = !is_view && n_indices == ndim &&
+    bool is_affine = !is_view && !opaque && n_indices == ndim &&
                      emit_affine(w, simplify(w, indices[k]), &idx, 0) && !idx.has_failed;
     if (is_affine) {
       loom_buf_puts(&body, idx.data);
@@ -413,7 +417,9 @@ static void add_access(walk *w, int stmt, loom_buffer *buffer,
         loom_buf_printf(&bounds, "%s0 <= o%d < %s", bounds.len ? " and " : "", k,
                         shape.data);
       loom_buf_free(&shape);
-      if (!acc->why) {
+      if (!acc->why && opaque) {
+        acc->why = opaque;
+      } else if (!acc->why) {
         acc->why = is_view ? "an access through a match_buffer view may touch "
                              "any element of the viewed buffer"
                            : "an index that is not affine may touch any element";
@@ -436,14 +442,14 @@ static void add_access(walk *w, int stmt, loom_buffer *buffer,
   loom_buf_free(&bounds);
 }
 
-/* A statement for store s (or init/body of a block): its domain from the
- * constraints in force, then its accesses. */
-static void add_store(walk *w, loom_stmt *s) {
+/* A statement at s: its domain from the constraints in force. Returns its
+ * id, or -1 when out of memory. */
+static int new_stmt(walk *w, loom_stmt *s) {
   loom_arith_deps *deps = w->deps;
   dep_stmt *st = PUSH(deps->stmts, deps->n_stmts, deps->cap_stmts);
   if (!st) {
     deps->has_failed = true;
-    return;
+    return -1;
   }
   int id = deps->n_stmts - 1;
   st->loc = s->loc;
@@ -452,7 +458,7 @@ static void add_store(walk *w, loom_stmt *s) {
   st->block_depths = loom_arena_alloc(deps->arena, (size_t)(w->n_blocks + 1) * sizeof(int));
   if (!st->blocks || !st->block_depths) {
     deps->has_failed = true;
-    return;
+    return -1;
   }
   for (int i = 0; i < w->n_blocks; i++) {
     st->blocks[i] = w->blocks[i].what;
@@ -464,7 +470,7 @@ static void add_store(walk *w, loom_stmt *s) {
   st->ordinals = loom_arena_alloc(deps->arena, (size_t)(w->n_stack + 1) * sizeof(int));
   if (!st->loops || !st->ordinals) {
     deps->has_failed = true;
-    return;
+    return -1;
   }
   for (int i = 0; i < w->n_stack; i++)
     st->loops[i] = w->stack[i];
@@ -482,7 +488,12 @@ static void add_store(walk *w, loom_stmt *s) {
   loom_buf_puts(&body, " }");
   deps->stmts[id].domain = read_isl(w, &body, false);
   loom_buf_free(&body);
+  return id;
+}
 
+/* The reads of the conditions in force and of e, for statement id. */
+static void add_reads(walk *w, int id, loom_expr *e, loom_expr **more, int n_more,
+                      loom_loc loc) {
   loom_expr **loads = NULL;
   int n_loads = 0, cap_loads = 0;
   for (int i = 0; i < w->n_cond_reads; i++) {
@@ -490,15 +501,102 @@ static void add_store(walk *w, loom_stmt *s) {
     if (slot)
       *slot = w->cond_reads[i];
   }
-  collect_loads(w, s->u.store.value, &loads, &n_loads, &cap_loads, 0);
-  for (int i = 0; i < s->u.store.n_indices; i++)
-    collect_loads(w, s->u.store.indices[i], &loads, &n_loads, &cap_loads, 0);
+  collect_loads(w, e, &loads, &n_loads, &cap_loads, 0);
+  for (int i = 0; i < n_more; i++)
+    collect_loads(w, more[i], &loads, &n_loads, &cap_loads, 0);
   for (int i = 0; i < n_loads; i++)
     add_access(w, id, loads[i]->u.load.buffer, loads[i]->u.load.indices,
-               loads[i]->u.load.n_indices, false, s->loc);
-  add_access(w, id, s->u.store.buffer, s->u.store.indices, s->u.store.n_indices,
-             true, s->loc);
+               loads[i]->u.load.n_indices, false, loc, NULL);
   free(loads);
+}
+
+/* A buffer store: a statement that reads its loads, then writes. */
+static void add_store(walk *w, loom_stmt *s) {
+  int id = new_stmt(w, s);
+  if (id < 0)
+    return;
+  add_reads(w, id, s->u.store.value, s->u.store.indices, s->u.store.n_indices, s->loc);
+  add_access(w, id, s->u.store.buffer, s->u.store.indices, s->u.store.n_indices,
+             true, s->loc, NULL);
+}
+
+static const loom_buffer *buffer_of_data(const walk *w, const loom_var *data) {
+  for (int i = w->n_visible - 1; i >= 0; i--)
+    if (w->visible[i]->data == data)
+      return w->visible[i];
+  return NULL;
+}
+
+/* The buffers whose data pointers e hands out (A.data, T.tvm_access_ptr). */
+static void collect_pointers(walk *w, const loom_expr *e, const loom_buffer **out,
+                             int *n, int cap, int depth) {
+  if (!e || depth > 256)
+    return;
+  if (e->kind == LOOM_EXPR_VAR) {
+    const loom_buffer *b = buffer_of_data(w, e->u.var);
+    for (int i = 0; b && i < *n; i++)
+      if (out[i] == b)
+        b = NULL;
+    if (b && *n < cap)
+      out[(*n)++] = b;
+    return;
+  }
+  if (e->kind == LOOM_EXPR_CALL)
+    for (int i = 0; i < e->u.call.n_args; i++)
+      collect_pointers(w, e->u.call.args[i], out, n, cap, depth + 1);
+  else if (e->kind == LOOM_EXPR_LET)
+    collect_pointers(w, e->u.let.value, out, n, cap, depth + 1);
+  else if (e->kind == LOOM_EXPR_CAST)
+    collect_pointers(w, e->u.unary.a, out, n, cap, depth + 1);
+}
+
+/* T.evaluate of a call: it may read and write any element of every buffer
+ * whose pointer it is handed (a tensor intrinsic, an extern kernel). */
+static void add_evaluate(walk *w, loom_stmt *s) {
+  const loom_buffer *bufs[16];
+  int n_bufs = 0;
+  collect_pointers(w, s->u.evaluate.value, bufs, &n_bufs, 16, 0);
+  bool is_call = s->u.evaluate.value && s->u.evaluate.value->kind == LOOM_EXPR_CALL;
+  if (n_bufs == 16 || (n_bufs == 0 && is_call))
+    note(w, n_bufs ? "T.evaluate hands out too many buffers; the first 16 are modelled"
+                   : "effects of T.evaluate on anything but buffers are not modelled",
+         s->u.evaluate.value, s->loc);
+  if (n_bufs > 0)
+    note(w, "T.evaluate is assumed to read and write all of each buffer it is "
+         "handed", s->u.evaluate.value, s->loc);
+  int id = new_stmt(w, s);
+  if (id < 0)
+    return;
+  add_reads(w, id, s->u.evaluate.value, NULL, 0, s->loc);
+  for (int i = 0; i < n_bufs; i++) {
+    const char *why = "a call handed the buffer's pointer may touch any element";
+    add_access(w, id, (loom_buffer *)bufs[i], NULL, 0, false, s->loc, why);
+    add_access(w, id, (loom_buffer *)bufs[i], NULL, 0, true, s->loc, why);
+  }
+}
+
+static bool push_visible(walk *w, const loom_buffer *b) {
+  const loom_buffer **slot = PUSH(w->visible, w->n_visible, w->cap_visible);
+  if (!slot) {
+    w->deps->has_failed = true;
+    return false;
+  }
+  *slot = b;
+  return true;
+}
+
+/* A T.decl_buffer over another buffer's pointer is a view of it. */
+static void push_alias(walk *w, const loom_buffer *b) {
+  const loom_buffer *orig = b->data ? buffer_of_data(w, b->data) : NULL;
+  if (orig && orig != b) {
+    view *v = PUSH(w->views, w->n_views, w->cap_views);
+    if (!v) {
+      w->deps->has_failed = true;
+      return;
+    }
+    *v = (view){b, orig};
+  }
+  push_visible(w, b);
 }
 
 static void walk_stmt(walk *w, loom_stmt *s, int depth);
@@ -576,6 +674,7 @@ static void walk_block(walk *w, loom_stmt *s, int depth) {
   int old_substs = w->n_substs, old_conds = w->n_conds, old_views = w->n_views;
   int old_reads = w->n_cond_reads;
   int old_blocks = w->n_blocks, old_privates = w->n_privates;
+  int old_visible = w->n_visible;
   const char *old_why = w->why;
   for (int i = 0; i < b->n_iter_vars && i < s->u.realize.n_iter_values; i++) {
     const loom_iter_var *iv = &b->iter_vars[i];
@@ -593,7 +692,10 @@ static void walk_block(walk *w, loom_stmt *s, int depth) {
       return;
     }
     *v = (view){b->match_buffers[i].buffer, b->match_buffers[i].source.buffer};
+    push_visible(w, b->match_buffers[i].buffer);
   }
+  for (int i = 0; i < b->n_alloc_buffers; i++)
+    push_visible(w, b->alloc_buffers[i]);
   if (s->u.realize.predicate) {
     push_cond_reads(w, s->u.realize.predicate);
     push_cond(w, s->u.realize.predicate, false, s->loc);
@@ -639,6 +741,7 @@ static void walk_block(walk *w, loom_stmt *s, int depth) {
   w->n_cond_reads = old_reads;
   w->n_blocks = old_blocks;
   w->n_privates = old_privates;
+  w->n_visible = old_visible;
   w->why = old_why;
 }
 
@@ -692,16 +795,24 @@ static void walk_stmt(walk *w, loom_stmt *s, int depth) {
       return;
     }
     *p = (scope){s->u.alloc.buffer, w->n_stack};
+    int old_visible = w->n_visible;
+    push_visible(w, s->u.alloc.buffer);
     walk_stmt(w, s->u.alloc.body, depth + 1);
     w->n_privates--;
+    w->n_visible = old_visible;
     return;
   }
-  case LOOM_STMT_DECL_BUFFER: walk_stmt(w, s->u.alloc.body, depth + 1); return;
+  case LOOM_STMT_DECL_BUFFER: {
+    int old_visible = w->n_visible, old_views = w->n_views;
+    push_alias(w, s->u.alloc.buffer);
+    walk_stmt(w, s->u.alloc.body, depth + 1);
+    w->n_visible = old_visible;
+    w->n_views = old_views;
+    return;
+  }
   case LOOM_STMT_ATTR: walk_stmt(w, s->u.attr.body, depth + 1); return;
   case LOOM_STMT_ASSERT: walk_stmt(w, s->u.assert_.body, depth + 1); return;
-  case LOOM_STMT_EVALUATE:
-    note(w, "effects of T.evaluate are not modelled", s->u.evaluate.value, s->loc);
-    return;
+  case LOOM_STMT_EVALUATE: add_evaluate(w, s); return;
   default: return;
   }
 }
@@ -710,6 +821,9 @@ loom_status dep_build_model(loom_arith_deps *deps, loom_diag *d) {
   walk w = {.deps = deps, .actx = loom_arith_ctx_new()};
   if (!w.actx)
     return LOOM_NOMEM;
+  for (int i = 0; i < deps->f->n_params; i++)
+    if (deps->f->params[i].buffer)
+      push_visible(&w, deps->f->params[i].buffer);
   walk_stmt(&w, deps->f->body, 0);
   free(w.stack);
   free(w.ordinals);
@@ -721,6 +835,7 @@ loom_status dep_build_model(loom_arith_deps *deps, loom_diag *d) {
   free(w.params);
   free(w.blocks);
   free(w.privates);
+  free(w.visible);
   loom_arith_ctx_free(w.actx);
   if (deps->has_failed || deps->assumptions.has_failed) {
     loom_loc nowhere = {0};

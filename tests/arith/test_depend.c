@@ -407,6 +407,32 @@ static void test_handwritten(void) {
   expect_parallel(&p, "i");
   prog_free(&p);
 
+  /* An extern call handed A's pointer may touch all of A; one that is
+   * handed no buffer touches none (and the assumption says so). */
+  CHECK(load_body(&p, "    for i in range(8):\n"
+                      "        T.evaluate(T.call_extern(\"int32\", \"f\", A.data, i))\n"
+                      "    for j in range(8):\n"
+                      "        T.evaluate(T.call_extern(\"void\", \"trace\", j))\n"));
+  carried(&p, "i", &is_carried, &w);
+  CHECK(is_carried && !w.is_exact);
+  CHECK_CONTAINS(w.text, "A[...] read at 4:9 is written at 4:9 by iteration i + 1");
+  CHECK_CONTAINS(w.text, "assumed: a call handed the buffer's pointer");
+  expect_parallel(&p, "j");
+  CHECK_CONTAINS(loom_arith_deps_assumptions(p.deps), "4:9: T.evaluate is assumed to read "
+                                                      "and write all of each buffer");
+  CHECK_CONTAINS(loom_arith_deps_assumptions(p.deps), "6:9: effects of T.evaluate on "
+                                                      "anything but buffers");
+  prog_free(&p);
+
+  /* A T.decl_buffer over A's pointer is A itself, seen through a view. */
+  CHECK(load_body(&p, "    for i in range(8):\n"
+                      "        Al = T.decl_buffer((64,), \"int32\", data=A.data)\n"
+                      "        Al[i + 1] = A[i]\n"));
+  carried(&p, "i", &is_carried, &w);
+  CHECK(is_carried && !w.is_exact);
+  CHECK(w.buffer && !strcmp(w.buffer->name, "A"));
+  prog_free(&p);
+
   /* A loop that is not in the function. */
   CHECK(load_body(&p, "    for i in range(4):\n        A[i] = 0\n"));
   loom_arena *a = loom_arena_new();
