@@ -34,6 +34,7 @@ bench: all
 	build/bench/bench_codegen
 	build/bench/bench_runtime
 	build/bench/bench_tune
+	build/bench/bench_arith
 
 clean:
 	rm -rf build build-asan build-fuzz
