@@ -35,6 +35,7 @@ bench: all
 	build/bench/bench_runtime
 	build/bench/bench_tune
 	build/bench/bench_arith
+	build/bench/bench_sched
 
 clean:
 	rm -rf build build-asan build-fuzz
