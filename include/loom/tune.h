@@ -95,6 +95,10 @@ loom_status loom_tune_runner_run(loom_tune_runner *r, const loom_kernel *kernels
                                  int n, loom_measured *out, loom_diag *d);
 void loom_tune_runner_free(LOOM_TAKE loom_tune_runner *r);
 
+/* Float operations of one call of f (for GFLOP/s): float arithmetic and
+ * math in stored values times the constant trip counts around them. */
+double loom_tune_flops(const loom_func *f);
+
 /* The relative and absolute tolerance results of dtype t are checked with. */
 double loom_tune_tolerance(loom_dtype t);
 
@@ -153,6 +157,7 @@ typedef struct loom_tune_progress {
   double best_ms;       /* 0 until one candidate succeeded */
   double baseline_ms;   /* the unscheduled function */
   double elapsed_s;
+  double flops;         /* per call, 0 when not a float computation */
 } loom_tune_progress;
 
 typedef struct loom_tune_options {

@@ -1,6 +1,6 @@
 /* `loom tune FILE --space SCRIPT --trials N [--func NAME] [--target cpu]
  * [--db PATH] [--seed N] [--strategy evolutionary|replay-trace|replay-func]
- * [--batch N] [--threads N]`: tunes each task of FILE over the design space
+ * [--batch N] [--threads N] [--json]`: tunes each task of FILE over the design space
  * SCRIPT describes (a schedule script with sampling instructions), records
  * every measurement in the database, and prints for each task the best
  * latency, its speedup over the unscheduled function and the best trace. */
@@ -15,6 +15,7 @@
 
 typedef struct tune_opts {
   const char *file, *func, *space, *db;
+  bool is_json;
   loom_tune_options t;
 } tune_opts;
 
@@ -38,6 +39,10 @@ static int parse_opts(int argc, char **argv, tune_opts *o) {
     const char *a = argv[i];
     long long v;
     bool has_value = i + 1 < argc;
+    if (!strcmp(a, "--json")) {
+      o->is_json = true;
+      continue;
+    }
     if (a[0] != '-' || !a[1]) {
       if (o->file)
         return cli_usage_error("tune", "one FILE expected, got '%s' too", a);
@@ -98,7 +103,9 @@ static void progress(void *ctx, const loom_tune_progress *p) {
   double left = p->trials ? p->elapsed_s * (p->max_trials - p->trials) / p->trials : 0;
   fprintf(stderr, "[%s] trials %d/%d, failures %d, best ", p->task, p->trials,
           p->max_trials, p->failures);
-  if (p->best_ms > 0)
+  if (p->best_ms > 0 && p->flops > 0)
+    fprintf(stderr, "%.4f ms (%.2f GFLOP/s)", p->best_ms, p->flops / (p->best_ms * 1e6));
+  else if (p->best_ms > 0)
     fprintf(stderr, "%.4f ms", p->best_ms);
   else
     fputs("none yet", stderr);
@@ -118,17 +125,37 @@ static int tune_task(const tune_opts *o, const loom_task *t, const char *space,
   loom_diag_set_source(&d, space, len);
   loom_tune_result r;
   int rc = 0;
+  double flops = loom_tune_flops(t->func);
   if (loom_tune_task(t, space, len, o->space, db, &o->t, &r, &d) != LOOM_OK) {
     if (d.has_error)
       cli_print_diag(&d);
     else
       fprintf(stderr, "%s: error: out of memory\n", o->file);
     rc = EXIT_USER;
+  } else if (o->is_json) {
+    loom_buf b;
+    loom_buf_init(&b);
+    loom_buf_puts(&b, "{\"task\": ");
+    loom_json_print_str(t->func->name, &b);
+    loom_buf_printf(&b, ", \"weight\": %d, \"trials\": %d, \"failures\": %d, "
+                    "\"best_ms\": %.17g, \"baseline_ms\": %.17g, \"gflops\": %.17g, "
+                    "\"trace\": ", t->weight, r.trials, r.failures, r.best_ms,
+                    r.baseline_ms, r.best_ms > 0 ? flops / (r.best_ms * 1e6) : 0.0);
+    if (r.best_trace)
+      loom_json_print_str(r.best_trace, &b);
+    else
+      loom_buf_puts(&b, "null");
+    loom_buf_puts(&b, "}\n");
+    if (b.data)
+      fputs(b.data, stdout);
+    loom_buf_free(&b);
   } else if (!r.best_trace) {
     printf("%s: no candidate succeeded (%d trials, %d failures)\n", t->func->name,
            r.trials, r.failures);
   } else {
     printf("%s: best %.6f ms", t->func->name, r.best_ms);
+    if (flops > 0)
+      printf(" (%.2f GFLOP/s)", flops / (r.best_ms * 1e6));
     if (r.baseline_ms > 0)
       printf(", %.2fx over the unscheduled %.6f ms", r.baseline_ms / r.best_ms, r.baseline_ms);
     printf(" (%d trials, %d failures, weight %d)\n%s", r.trials, r.failures, t->weight,

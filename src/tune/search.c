@@ -321,7 +321,7 @@ static void report(search *S) {
     return;
   loom_tune_progress p = {S->task->func->name, S->res->trials, S->o->trials,
                           S->res->failures, S->res->best_ms, S->res->baseline_ms,
-                          now_s() - S->t0};
+                          now_s() - S->t0, loom_tune_flops(S->task->func)};
   S->o->progress(S->o->progress_ctx, &p);
 }
 

@@ -106,7 +106,32 @@ static void test_gradient(void) {
   CHECK(counts[0] > 0 && counts[1] > 0);
 }
 
+static void test_flops(void) {
+  static const char *text =
+      "@T.prim_func\n"
+      "def mm(A: T.Buffer((32, 16), \"float32\"), B: T.Buffer((16, 8), \"float32\"), C: T.Buffer((32, 8), \"float32\"), D: T.Buffer((32, 8), \"float32\")):\n"
+      "    for i, j, k in T.grid(32, 8, 16):\n"
+      "        with T.block(\"C\"):\n"
+      "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+      "            with T.init():\n"
+      "                C[vi, vj] = T.float32(0.0)\n"
+      "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n"
+      "    for i, j in T.grid(32, 8):\n"
+      "        D[i, j] = T.exp(C[i, j]) / T.float32(2.0) + T.Cast(\"float32\", i * 2 + j)\n";
+  loom_arena *a = loom_arena_new();
+  loom_module *m;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_script_read(text, strlen(text), "f.py", a, &m, &d) == LOOM_OK);
+  /* 2 per matmul step; exp, divide and add per element (integer index
+   * arithmetic does not count). */
+  CHECK(loom_tune_flops(m->funcs[0]) == 2.0 * 32 * 8 * 16 + 3.0 * 32 * 8);
+  loom_diag_free(&d);
+  loom_arena_free(a);
+}
+
 int main(void) {
+  test_flops();
   test_extract();
   test_round_robin();
   test_gradient();
