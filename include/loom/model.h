@@ -45,6 +45,15 @@ enum {
   LOOM_FEAT_INTENSITY,         /* flops / bytes (not log-scaled) */
   LOOM_FEAT_UNIQUE_BYTES,      /* slog: footprint of all accesses */
   LOOM_FEAT_INTENSITY_UNIQUE,  /* slog: flops / footprint */
+  /* Working sets: slog of the bytes all accesses of the store touch within
+   * the innermost 1, 2, ... 6 loops (one run of those loops), the sizes
+   * the caches must hold for the reuse those loops offer. */
+  LOOM_FEAT_FOOTPRINT_1,
+  LOOM_FEAT_FOOTPRINT_2,
+  LOOM_FEAT_FOOTPRINT_3,
+  LOOM_FEAT_FOOTPRINT_4,
+  LOOM_FEAT_FOOTPRINT_5,
+  LOOM_FEAT_FOOTPRINT_6,
   /* Buffers allocated in scope of the store (ALLOCATE around it). */
   LOOM_FEAT_ALLOC_NUM,
   LOOM_FEAT_ALLOC_BYTES,       /* slog */
@@ -77,6 +86,7 @@ enum {
   LOOM_FEAT_BUF_REUSE_NONE,    /* neither */
   LOOM_FEAT_BUF_REUSE_DIST,    /* slog: iterations between reuses */
   LOOM_FEAT_BUF_REUSE_COUNT,   /* slog: times each element is reused */
+  LOOM_FEAT_BUF_REUSE_BYTES,   /* slog: bytes the store touches between reuses */
   LOOM_FEAT_BUF_INNER_STRIDE,  /* slog: elements the innermost loop steps by */
   LOOM_FEAT_BUF_IS_CONTIGUOUS, /* flag: innermost moving loop has stride 1 */
   LOOM_FEAT_BUF_MIN_STRIDE,    /* slog: smallest nonzero stride over the loops */

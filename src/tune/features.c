@@ -371,23 +371,42 @@ static int by_bytes_desc(const void *x, const void *y) {
   return (a->bytes < b->bytes) - (a->bytes > b->bytes);
 }
 
-static void access_features(const walker *w, const access *a, double trips,
-                            buf_feat *out) {
-  float *f = out->f;
-  memset(out, 0, sizeof *out);
-  double eb = a->elem_bytes, line = LOOM_MODEL_CACHE_LINE;
-  int n = a->n_reads + a->n_writes;
-  double moving = 1, span = 1, min_stride = 0;
-  for (int i = 0; i < w->depth; i++) {
+/* Distinct elements a touches in one run of the loops from `from` inward:
+ * the lesser of the iterations that move it and the span its strides
+ * cover. */
+static double footprint(const walker *w, const access *a, int from) {
+  double moving = 1, span = 1;
+  for (int i = from < 0 ? 0 : from; i < w->depth; i++) {
     double c = fabs(a->index.coef[i]), e = w->loops[i].extent;
     if (c == 0 || e <= 1)
       continue;
     moving *= e;
     span += c * (e - 1);
-    if (min_stride == 0 || c < min_stride)
+  }
+  return moving < span ? moving : span;
+}
+
+/* Bytes all accesses of s touch in one run of the loops from `from` in. */
+static double footprint_bytes(const walker *w, const store_info *s, int from) {
+  double bytes = 0;
+  for (int i = 0; i < s->n_acc; i++)
+    bytes += footprint(w, &s->acc[i], from) * s->acc[i].elem_bytes;
+  return bytes;
+}
+
+static void access_features(const walker *w, const store_info *s,
+                            const access *a, double trips, buf_feat *out) {
+  float *f = out->f;
+  memset(out, 0, sizeof *out);
+  double eb = a->elem_bytes, line = LOOM_MODEL_CACHE_LINE;
+  int n = a->n_reads + a->n_writes;
+  double min_stride = 0;
+  for (int i = 0; i < w->depth; i++) {
+    double c = fabs(a->index.coef[i]);
+    if (c != 0 && w->loops[i].extent > 1 && (min_stride == 0 || c < min_stride))
       min_stride = c;
   }
-  double unique = moving < span ? moving : span;
+  double unique = footprint(w, a, 0);
   double step = min_stride * eb < line ? min_stride * eb : line;
   double unique_lines = ceil(unique * (step > 0 ? step : line) / line);
   if (unique_lines > unique)
@@ -423,8 +442,9 @@ static void access_features(const walker *w, const access *a, double trips,
       reuse_loop = i;
       break;
     }
-  double dist = 0, count = 0;
+  double dist = 0, count = 0, dist_bytes = 0;
   if (reuse_loop >= 0) {
+    dist_bytes = footprint_bytes(w, s, reuse_loop + 1);
     dist = 1;
     for (int i = reuse_loop + 1; i < w->depth; i++)
       dist *= w->loops[i].extent;
@@ -447,6 +467,7 @@ static void access_features(const walker *w, const access *a, double trips,
   f[LOOM_FEAT_BUF_UNIQUE_LINES] = slog(unique_lines);
   f[LOOM_FEAT_BUF_REUSE_DIST] = slog(dist);
   f[LOOM_FEAT_BUF_REUSE_COUNT] = slog(count);
+  f[LOOM_FEAT_BUF_REUSE_BYTES] = slog(dist_bytes);
   f[LOOM_FEAT_BUF_INNER_STRIDE] = slog(inner_stride);
   f[LOOM_FEAT_BUF_IS_CONTIGUOUS] = is_contiguous;
   f[LOOM_FEAT_BUF_MIN_STRIDE] = slog(min_stride);
@@ -536,7 +557,7 @@ static void visit_store(walker *w, const loom_stmt *st) {
 
   double bytes = 0, unique = 0;
   for (int i = 0; i < s->n_acc; i++) {
-    access_features(w, &s->acc[i], trips, &bf[i]);
+    access_features(w, s, &s->acc[i], trips, &bf[i]);
     bytes += bf[i].bytes;
     unique += exp2(bf[i].f[LOOM_FEAT_BUF_UNIQUE_BYTES]) - 1;
   }
@@ -544,6 +565,8 @@ static void visit_store(walker *w, const loom_stmt *st) {
   row[LOOM_FEAT_INTENSITY] = (float)(bytes > 0 ? flops / bytes : 0);
   row[LOOM_FEAT_UNIQUE_BYTES] = slog(unique);
   row[LOOM_FEAT_INTENSITY_UNIQUE] = slog(unique > 0 ? flops / unique : 0);
+  for (int k = 0; k < 6; k++)
+    row[LOOM_FEAT_FOOTPRINT_1 + k] = slog(footprint_bytes(w, s, w->depth - 1 - k));
   qsort(bf, (size_t)s->n_acc, sizeof *bf, by_bytes_desc);
   for (int i = 0; i < s->n_acc && i < LOOM_MODEL_BUFFERS; i++)
     memcpy(row + LOOM_FEAT_BUFFERS_ + i * LOOM_FEAT_BUF_DIM_, bf[i].f,
@@ -763,7 +786,8 @@ static const char *const loop_names[LOOM_FEAT_BUFFERS_] = {
     "unroll_len", "vector_is_innermost", "vector_pos", "parallel_pos",
     "float_addsub", "float_mul", "float_div", "float_math", "int_ops",
     "compares", "selects", "casts", "flops", "bytes", "intensity",
-    "unique_bytes", "intensity_unique", "alloc_num", "alloc_bytes",
+    "unique_bytes", "intensity_unique", "footprint_1", "footprint_2",
+    "footprint_3", "footprint_4", "footprint_5", "footprint_6", "alloc_num", "alloc_bytes",
     "store_is_local", "store_scope_global", "store_scope_shared",
     "store_scope_local", "prog_flops", "prog_bytes", "prog_stores",
     "prog_parallel", "prog_par_per_core",
@@ -772,7 +796,7 @@ static const char *const loop_names[LOOM_FEAT_BUFFERS_] = {
 static const char *const buf_names[LOOM_FEAT_BUF_DIM_] = {
     "present", "is_read", "is_write", "bytes", "unique_bytes", "lines",
     "unique_lines", "reuse_loop", "reuse_serial", "reuse_none", "reuse_dist",
-    "reuse_count", "inner_stride", "is_contiguous", "min_stride",
+    "reuse_count", "reuse_bytes", "inner_stride", "is_contiguous", "min_stride",
     "bytes_per_line", "nonaffine",
 };
 

@@ -104,6 +104,13 @@ static void test_matmul(loom_arena *a, const char *order, double a_stride,
   CHECK(fabs(unslog(upd[LOOM_FEAT_BYTES]) - 4096.0 * 16) < 1);
   CHECK(fabs(upd[LOOM_FEAT_INTENSITY] - 8192.0 / (4096.0 * 16)) < 1e-4);
   CHECK(upd[LOOM_FEAT_SERIAL_NUM] == 3 && upd[LOOM_FEAT_VECTOR_NUM] == 0);
+  /* working sets: the innermost loop touches a row or column of 16 of
+   * two buffers and one element of the third; the two innermost, one whole
+   * buffer and rows of the others; the nest, all three */
+  CHECK(fabs(unslog(upd[LOOM_FEAT_FOOTPRINT_1]) - (16 + 16 + 1) * 4) < 1e-2);
+  CHECK(fabs(unslog(upd[LOOM_FEAT_FOOTPRINT_2]) - (256 + 16 + 16) * 4) < 1e-1);
+  CHECK(fabs(unslog(upd[LOOM_FEAT_FOOTPRINT_3]) - 3 * 1024) < 1);
+  CHECK(upd[LOOM_FEAT_FOOTPRINT_6] == upd[LOOM_FEAT_FOOTPRINT_3]);
   /* the init runs only when k == 0: 256 times, no flops */
   CHECK(fabs(unslog(init[LOOM_FEAT_LOOP_TRIPS]) - 256) < 1e-3);
   CHECK(init[LOOM_FEAT_FLOPS] == 0);
@@ -117,6 +124,10 @@ static void test_matmul(loom_arena *a, const char *order, double a_stride,
     CHECK(fabs(unslog(buf_feat(upd, kc, LOOM_FEAT_BUF_INNER_STRIDE)) - c_stride) < 1e-4);
     CHECK(fabs(unslog(buf_feat(upd, kc, LOOM_FEAT_BUF_UNIQUE_LINES)) - 16) < 1e-3);
     CHECK(buf_feat(upd, kc, LOOM_FEAT_BUF_REUSE_LOOP) == 1); /* k leaves C */
+    /* innermost k leaves C in place: reused each iteration, after the
+     * store touched one element of each buffer */
+    if (c_stride == 0)
+      CHECK(fabs(unslog(buf_feat(upd, kc, LOOM_FEAT_BUF_REUSE_BYTES)) - 12) < 1e-3);
   }
   /* A and B: by elimination, the reads; their strides are a_stride and
    * b_stride in some order (same bytes, so the sort may put either first) */
