@@ -14,6 +14,9 @@ loom_status loom_model_update(loom_model *m, uint64_t workload,
                               const double *latency, int n, loom_diag *d) {
   if (n < 0)
     return loom_diag_error(d, (loom_loc){0}, "negative candidate count %d", n);
+  if (n > 0 && (!cands || !latency))
+    return loom_diag_error(d, (loom_loc){0},
+                           "no candidates or latencies given for %d", n);
   TRY(model_check_inputs(cands, n, d));
   return m->vt->update(m, workload, cands, latency, n, d);
 }
@@ -22,6 +25,9 @@ loom_status loom_model_predict(loom_model *m, const loom_model_input *cands,
                                int n, double *scores, loom_diag *d) {
   if (n < 0)
     return loom_diag_error(d, (loom_loc){0}, "negative candidate count %d", n);
+  if (n > 0 && (!cands || !scores))
+    return loom_diag_error(d, (loom_loc){0},
+                           "no candidates or scores given for %d", n);
   TRY(model_check_inputs(cands, n, d));
   return m->vt->predict(m, cands, n, scores, d);
 }

@@ -244,6 +244,38 @@ static void test_odd(loom_arena *a) {
               "buf1_inner_stride");
 }
 
+/* What cannot be lowered or nests too deep fails with a diagnostic and no
+ * rows. */
+static void test_refused(loom_arena *a) {
+  const char *wide =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((128,), \"float32\")):\n"
+      "    A[T.Ramp(0, 1, 128)] = T.Broadcast(T.float32(1.0), 128)\n";
+  loom_buf deep;
+  loom_buf_init(&deep);
+  loom_buf_puts(&deep, "@T.prim_func\ndef main(A: T.Buffer((2,), \"float32\")):\n");
+  for (int i = 0; i < 70; i++)
+    loom_buf_printf(&deep, "%*sfor i%d in range(1):\n", 4 + 4 * i, "", i);
+  loom_buf_printf(&deep, "%*sA[0] = A[1]\n", 4 + 4 * 70, "");
+  const char *text[2] = {wide, deep.data};
+  const char *why[2] = {"lanes", "too many nested loops"};
+  for (int i = 0; i < 2; i++) {
+    const loom_func *f = read_func(a, text[i]);
+    CHECK(f != NULL);
+    if (!f)
+      continue;
+    loom_diag d;
+    loom_diag_init(&d);
+    float *rows = (float *)&d;
+    int n = -1;
+    CHECK(loom_model_features(f, 1, &rows, &n, &d) == LOOM_ERROR);
+    CHECK(rows == NULL && n == 0);
+    CHECK_CONTAINS(d.msg, why[i]);
+    loom_diag_free(&d);
+  }
+  loom_buf_free(&deep);
+}
+
 int main(void) {
   loom_arena *a = loom_arena_new();
   /* i j k: A[i, k] moves by 1, B[k, j] by 16, C[i, j] not at all */
@@ -252,6 +284,7 @@ int main(void) {
   test_matmul(a, "ikj", 0, 1, 1);
   test_vectorized(a);
   test_odd(a);
+  test_refused(a);
   loom_arena_free(a);
   return test_summary("model/features");
 }
