@@ -6,6 +6,7 @@
 #include "loom/script.h"
 #include "test.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -276,7 +277,77 @@ static void test_refused(loom_arena *a) {
   loom_buf_free(&deep);
 }
 
-int main(void) {
+/* Every function of every script in a folder (and one level of subfolders):
+ * features are finite, or refused with a message. Returns the count of
+ * functions with features. */
+static int n_featured, n_refused;
+
+static void check_file(const char *path) {
+  char *text;
+  size_t len;
+  loom_diag d;
+  loom_diag_init(&d);
+  if (loom_read_file(path, &text, &len, &d) != LOOM_OK) {
+    loom_diag_free(&d);
+    return;
+  }
+  loom_arena *a = loom_arena_new();
+  loom_module *m;
+  if (loom_script_read(text, len, path, a, &m, &d) == LOOM_OK) {
+    for (int i = 0; i < m->n_funcs; i++) {
+      loom_diag e;
+      loom_diag_init(&e);
+      float *rows;
+      int n;
+      if (loom_model_features(m->funcs[i], 4, &rows, &n, &e) == LOOM_OK) {
+        if (!all_finite(rows, n))
+          fprintf(stderr, "%s: a feature is not finite\n", path);
+        CHECK(all_finite(rows, n));
+        n_featured++;
+      } else {
+        CHECK(e.msg != NULL && rows == NULL);
+        n_refused++;
+      }
+      free(rows);
+      loom_diag_free(&e);
+    }
+  }
+  loom_arena_free(a);
+  loom_diag_free(&d);
+  free(text);
+}
+
+static void check_dir(const char *path, int depth) {
+  DIR *dp = opendir(path);
+  for (struct dirent *e; dp && (e = readdir(dp));) {
+    if (e->d_name[0] == '.')
+      continue;
+    char sub[4096];
+    snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+    size_t n = strlen(e->d_name);
+    if (n > 3 && !strcmp(e->d_name + n - 3, ".py"))
+      check_file(sub);
+    else if (depth > 0)
+      check_dir(sub, depth - 1);
+  }
+  if (dp)
+    closedir(dp);
+}
+
+static void test_corpus(const char *root) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/tests/script/cases", root);
+  check_dir(path, 0);
+  CHECK(n_featured >= 8); /* the repository's own cases are always there */
+  /* the shared corpus and conformance cases, when present */
+  snprintf(path, sizeof path, "%s/../shared/corpus", root);
+  check_dir(path, 0);
+  snprintf(path, sizeof path, "%s/../shared/conformance", root);
+  check_dir(path, 1);
+  printf("features of %d functions, %d refused\n", n_featured, n_refused);
+}
+
+int main(int argc, char **argv) {
   loom_arena *a = loom_arena_new();
   /* i j k: A[i, k] moves by 1, B[k, j] by 16, C[i, j] not at all */
   test_matmul(a, "ijk", 1, 16, 0);
@@ -285,6 +356,7 @@ int main(void) {
   test_vectorized(a);
   test_odd(a);
   test_refused(a);
+  test_corpus(argc > 1 ? argv[1] : ".");
   loom_arena_free(a);
   return test_summary("model/features");
 }
