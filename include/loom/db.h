@@ -80,6 +80,14 @@ void loom_db_workloads_free(loom_db_workloads *w);
 loom_status loom_db_list_workloads(loom_db *db, loom_db_workloads *out,
                                    loom_diag *d);
 
+/* Named state kept with the records, such as a cost model's, so that a new
+ * tuning run starts where the last one stopped. Saving replaces. */
+loom_status loom_db_save_state(loom_db *db, const char *key, const void *bytes,
+                               size_t len, loom_diag *d);
+/* Appends the state to out; *found is false (out untouched) when absent. */
+loom_status loom_db_load_state(loom_db *db, const char *key, loom_buf *out,
+                               bool *found, loom_diag *d);
+
 /* Every record as a JSON line: {"workload": SCRIPT, "target", "trace",
  * "latencies_ms", "error", "created"}. */
 loom_status loom_db_export_jsonl(loom_db *db, loom_buf *out, loom_diag *d);

@@ -9,6 +9,7 @@
 
 #include "loom/db.h"
 #include "loom/interp.h"
+#include "loom/model.h"
 #include "loom/runtime.h"
 
 /* The calling convention of include/loom/codegen.h. */
@@ -170,9 +171,9 @@ typedef struct loom_tune_options {
   const char *target;    /* recorded with each measurement; NULL: "cpu" */
   loom_builder_options builder;
   loom_runner_options runner;
-  /* Ranks candidates before measuring, higher is better (NULL: random). */
-  double (*score)(void *ctx, const loom_func *candidate);
-  void *score_ctx;
+  /* Ranks candidates before measuring (higher is better) and learns from
+   * each measured batch; NULL: random ranks. Borrowed. */
+  loom_model *model;
   void (*progress)(void *ctx, const loom_tune_progress *p);
   void *progress_ctx;
 } loom_tune_options;

@@ -1,6 +1,6 @@
 /* `loom tune FILE --space SCRIPT --trials N [--func NAME] [--target cpu]
  * [--db PATH] [--seed N] [--strategy evolutionary|replay-trace|replay-func]
- * [--batch N] [--threads N] [--json]`: tunes each task of FILE over the design space
+ * [--model xgb|random] [--batch N] [--threads N] [--json]`: tunes each task of FILE over the design space
  * SCRIPT describes (a schedule script with sampling instructions), records
  * every measurement in the database, and prints for each task the best
  * latency, its speedup over the unscheduled function and the best trace. */
@@ -15,7 +15,7 @@
 
 typedef struct tune_opts {
   const char *file, *func, *space, *db;
-  bool is_json;
+  bool is_json, is_random_model;
   loom_tune_options t;
 } tune_opts;
 
@@ -74,6 +74,10 @@ static int parse_opts(int argc, char **argv, tune_opts *o) {
         return cli_usage_error("tune", "bad seed '%s' (a non-negative integer)", val);
       o->t.seed = (uint64_t)v;
       o->t.runner.seed = (uint64_t)v;
+    } else if (!strcmp(a, "--model")) {
+      if (strcmp(val, "xgb") && strcmp(val, "random"))
+        return cli_usage_error("tune", "unknown model '%s' (xgb or random)", val);
+      o->is_random_model = val[0] == 'r';
     } else if (!strcmp(a, "--strategy")) {
       if (!strcmp(val, "evolutionary"))
         o->t.strategy = LOOM_SEARCH_EVOLUTIONARY;
@@ -168,6 +172,45 @@ static int tune_task(const tune_opts *o, const loom_task *t, const char *space,
   return rc;
 }
 
+/* The database keeps the cost model's training, so a run starts warm. */
+#define MODEL_KEY "model.xgb"
+
+static loom_status open_model(const tune_opts *o, loom_db *db, loom_model **out) {
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_status st = o->is_random_model ? loom_model_random_new(o->t.seed, out, &d)
+                   : loom_model_xgb_new(&(loom_model_options){.seed = o->t.seed}, out, &d);
+  loom_buf state;
+  loom_buf_init(&state);
+  bool found = false;
+  if (st == LOOM_OK && !o->is_random_model &&
+      loom_db_load_state(db, MODEL_KEY, &state, &found, &d) == LOOM_OK && found &&
+      loom_model_load(*out, state.data, state.len, &d) != LOOM_OK) {
+    /* A state this Loom cannot read: start cold rather than fail. */
+    fprintf(stderr, "loom tune: the database's cost model is unreadable (%s); "
+            "starting a new one\n", d.msg ? d.msg : "?");
+    loom_model_free(*out);
+    st = loom_model_xgb_new(&(loom_model_options){.seed = o->t.seed}, out, &d);
+  }
+  loom_buf_free(&state);
+  loom_diag_free(&d);
+  return st;
+}
+
+static void save_model(const loom_model *m, loom_db *db) {
+  if (strcmp(loom_model_name(m), "xgboost"))
+    return;
+  loom_buf state;
+  loom_buf_init(&state);
+  loom_diag d;
+  loom_diag_init(&d);
+  if (loom_model_save(m, &state, &d) != LOOM_OK ||
+      loom_db_save_state(db, MODEL_KEY, state.data, state.len, &d) != LOOM_OK)
+    fprintf(stderr, "loom tune: the cost model was not saved: %s\n", d.msg ? d.msg : "out of memory");
+  loom_buf_free(&state);
+  loom_diag_free(&d);
+}
+
 int cli_tune(int argc, char **argv) {
   tune_opts o;
   int rc = parse_opts(argc, argv, &o);
@@ -200,6 +243,12 @@ int cli_tune(int argc, char **argv) {
     cli_print_diag(&d);
     rc = EXIT_USER;
   }
+  loom_model *model = NULL;
+  if (rc == 0 && open_model(&o, db, &model) != LOOM_OK) {
+    fprintf(stderr, "%s: error: out of memory\n", o.file);
+    rc = EXIT_USER;
+  }
+  o.t.model = model;
   int n_tuned = 0;
   for (int i = 0; i < n && rc == 0; i++)
     if (!o.func || !strcmp(tasks[i].func->name, o.func)) {
@@ -210,6 +259,9 @@ int cli_tune(int argc, char **argv) {
     fprintf(stderr, "%s: error: no function named '%s'\n", o.file, o.func);
     rc = EXIT_USER;
   }
+  if (rc == 0 && model)
+    save_model(model, db);
+  loom_model_free(model);
   loom_db_close(db);
   loom_arena_free(a);
   cli_program_free(&p);

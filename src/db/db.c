@@ -29,7 +29,11 @@ static const char schema[] =
     "  mean_ms REAL,"
     "  error TEXT,"
     "  created INTEGER NOT NULL);"
-    "CREATE INDEX IF NOT EXISTS record_best ON record(workload, mean_ms);";
+    "CREATE INDEX IF NOT EXISTS record_best ON record(workload, mean_ms);"
+    "CREATE TABLE IF NOT EXISTS state ("
+    "  key TEXT PRIMARY KEY,"
+    "  value BLOB NOT NULL,"
+    "  updated INTEGER NOT NULL);";
 
 loom_status db_error(loom_db *db, loom_diag *d, const char *what) {
   loom_loc loc = {db->path, 0, 0};

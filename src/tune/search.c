@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct parent {
   loom_sched *s;
@@ -21,6 +22,8 @@ typedef struct cand {
   loom_sched *s;
   uint64_t hash;
   double score;
+  float *rows;    /* the cost model's features; heap */
+  int n_rows;
 } cand;
 
 typedef struct search {
@@ -41,6 +44,7 @@ typedef struct search {
   loom_tune_result *res;
   loom_sched *best;
   double t0;
+  int cores;
 } search;
 
 static double now_s(void) {
@@ -136,6 +140,63 @@ static const parent *pick_parent(search *S) {
   return a->ms <= b->ms ? a : b;
 }
 
+static void free_cand(cand *c) {
+  loom_sched_free(c->s);
+  free(c->rows);
+  c->s = NULL;
+  c->rows = NULL;
+}
+
+/* Scores the pool with the cost model; a candidate whose features cannot
+ * be had ranks last. Without a model the random scores stand. */
+static void rank(search *S, cand *pool, int n) {
+  if (!S->o->model || n == 0)
+    return;
+  loom_model_input *in = calloc((size_t)n, sizeof *in);
+  double *scores = calloc((size_t)n, sizeof *scores);
+  for (int i = 0; in && scores && i < n; i++) {
+    loom_diag d;
+    loom_diag_init(&d);
+    if (loom_model_features(loom_sched_module(pool[i].s)->funcs[0], S->cores,
+                            &pool[i].rows, &pool[i].n_rows, &d) != LOOM_OK) {
+      pool[i].rows = NULL;
+      pool[i].n_rows = 0;
+    }
+    loom_diag_free(&d);
+    in[i] = (loom_model_input){pool[i].rows, pool[i].n_rows};
+  }
+  loom_diag d;
+  loom_diag_init(&d);
+  if (in && scores && loom_model_predict(S->o->model, in, n, scores, &d) == LOOM_OK)
+    for (int i = 0; i < n; i++)
+      pool[i].score = pool[i].rows ? scores[i] : -INFINITY;
+  loom_diag_free(&d);
+  free(in);
+  free(scores);
+}
+
+/* Teaches the model a measured batch (failures get the worst label). */
+static void learn(search *S, const cand *cands, const loom_measured *m, int n) {
+  if (!S->o->model || n == 0)
+    return;
+  loom_model_input *in = calloc((size_t)n, sizeof *in);
+  double *lat = calloc((size_t)n, sizeof *lat);
+  int k = 0;
+  for (int i = 0; in && lat && i < n; i++) {
+    if (!cands[i].rows)
+      continue;
+    in[k] = (loom_model_input){cands[i].rows, cands[i].n_rows};
+    lat[k++] = m[i].error ? NAN : m[i].timing.median_ms;
+  }
+  loom_diag d;
+  loom_diag_init(&d);
+  if (k > 0)
+    loom_model_update(S->o->model, S->task->hash, in, lat, k, &d);
+  loom_diag_free(&d);
+  free(in);
+  free(lat);
+}
+
 static int by_score(const void *x, const void *y) {
   double a = ((const cand *)x)->score, b = ((const cand *)y)->score;
   return a > b ? -1 : a < b;
@@ -154,14 +215,16 @@ static int propose(search *S, cand *out, int want) {
     if (!s)
       continue;
     uint64_t h = cand_hash(s);
-    if (was_seen(S, h) || !mark_seen(S, h)) {
+    bool is_dup = was_seen(S, h);
+    for (int i = 0; i < n && !is_dup; i++)
+      is_dup = pool[i].hash == h;
+    if (is_dup) {
       loom_sched_free(s);
       continue;
     }
-    double score = S->o->score ? S->o->score(S->o->score_ctx, loom_sched_module(s)->funcs[0])
-                               : loom_rng_double(&S->rng);
-    pool[n++] = (cand){s, h, score};
+    pool[n++] = (cand){s, h, loom_rng_double(&S->rng), NULL, 0};
   }
+  rank(S, pool, n);
   qsort(pool, (size_t)n, sizeof *pool, by_score);
   /* The best by score, and a few random picks from the rest (epsilon
    * greedy) so a poor model cannot starve the search. */
@@ -175,9 +238,16 @@ static int propose(search *S, cand *out, int want) {
     if (need > 0 && loom_rng_below(&S->rng, (uint64_t)left) < (uint64_t)need)
       out[k++] = pool[i];
     else
-      loom_sched_free(pool[i].s);
+      free_cand(&pool[i]);
   }
   free(pool);
+  /* Only what is measured counts as seen: the rest may be drawn again. */
+  for (int i = 0; i < k; i++)
+    if (!mark_seen(S, out[i].hash)) {
+      for (int j = i; j < k; j++)
+        free_cand(&out[j]);
+      return i;
+    }
   return k;
 }
 
@@ -239,6 +309,8 @@ static loom_status measure(search *S, cand *cands, int n, loom_diag *d) {
     st = loom_tune_runner_run(S->runner, kernels, n, m, d);
   S->res->build_s += t1 - t0;
   S->res->run_s += now_s() - t1;
+  if (st == LOOM_OK)
+    learn(S, cands, m, n);
   for (int i = 0; i < n; i++) {
     if (st == LOOM_OK && !kernels[i] && b.items[i].error) {
       free(m[i].error);
@@ -247,6 +319,8 @@ static loom_status measure(search *S, cand *cands, int n, loom_diag *d) {
     if (st == LOOM_OK)
       st = record(S, cands[i].s, &m[i], d);
     S->res->trials++;
+    free(cands[i].rows);
+    cands[i].rows = NULL;
     if (st != LOOM_OK || m[i].error) {
       S->res->failures += st == LOOM_OK;
       loom_sched_free(cands[i].s);
@@ -367,6 +441,8 @@ loom_status loom_tune_task(const loom_task *task, const char *space,
   search S = {.task = task, .o = o, .space = space, .len = space_len,
               .file = space_file, .db = db, .res = out, .t0 = now_s()};
   loom_rng_seed(&S.rng, o->seed);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  S.cores = cores > 0 ? (int)cores : 1;
   S.mod = a ? loom_ir_module(a) : NULL;
   loom_func **fs = a ? loom_arena_alloc(a, sizeof *fs) : NULL;
   loom_status st = S.mod && fs ? LOOM_OK : LOOM_NOMEM;

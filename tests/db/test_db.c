@@ -129,10 +129,20 @@ static void test_workloads_and_records(void) {
     CHECK_CONTAINS(ws.items[0].script, "def main(");
   }
   loom_db_workloads_free(&ws);
+
+  loom_buf st;
+  loom_buf_init(&st);
+  bool found = true;
+  CHECK(loom_db_load_state(db, "model", &st, &found, &d) == LOOM_OK && !found);
+  CHECK(loom_db_save_state(db, "model", "\0\1\2", 3, &d) == LOOM_OK);
+  CHECK(loom_db_save_state(db, "model", "abcd\0e", 6, &d) == LOOM_OK); /* replaces */
   loom_db_close(db);
 
   db = open_db(); /* reopened: everything is there */
   CHECK(db && count_records(db) == 7);
+  CHECK(loom_db_load_state(db, "model", &st, &found, &d) == LOOM_OK && found);
+  CHECK(st.len == 6 && !memcmp(st.data, "abcd\0e", 6));
+  loom_buf_free(&st);
   loom_db_close(db);
   loom_diag_free(&d);
   loom_arena_free(a);

@@ -139,9 +139,27 @@ int main(void) {
   loom_tune_applied_free(&res);
 
   loom_db_close(db);
+  unlink(db_path);
+
+  /* The evolutionary search ranked by the XGBoost model, which learns from
+   * each batch: every trial measured, and a state worth saving. */
+  loom_model *model;
+  CHECK(loom_model_xgb_new(NULL, &model, &d) == LOOM_OK);
+  loom_tune_options mo = options(LOOM_SEARCH_EVOLUTIONARY, 11);
+  mo.model = model;
+  CHECK(loom_tune_task(&tasks[0], space, strlen(space), "space.py", NULL, &mo, &r, &d) == LOOM_OK);
+  if (r.trials != 12 || r.failures)
+    fprintf(stderr, "model run: %d trials, %d failures\n", r.trials, r.failures);
+  CHECK(r.trials == 12 && r.failures == 0 && r.best_ms > 0);
+  loom_tune_result_free(&r);
+  loom_buf state;
+  loom_buf_init(&state);
+  CHECK(loom_model_save(model, &state, &d) == LOOM_OK && state.len > 1000);
+  loom_buf_free(&state);
+  loom_model_free(model);
+
   loom_diag_free(&d);
   loom_arena_free(a);
-  unlink(db_path);
   char side[300];
   snprintf(side, sizeof side, "%s-wal", db_path);
   unlink(side);
