@@ -11,7 +11,7 @@ static const cli_command commands[] = {
      "parse TVMScript and print it in canonical form"},
     {"equal", cli_equal, "FILE1 FILE2",
      "exit 0 if two modules are structurally equal, else print the first difference"},
-    {"interp", cli_interp, "FILE [--func NAME] [--seed N] [--dump]",
+    {"interp", cli_interp, "FILE [--func NAME] [--seed N] [--arg NAME=VALUE]... [--dump]",
      "run each function on seeded random inputs with the reference interpreter"},
 };
 
