@@ -184,35 +184,6 @@ static loom_status eval_select(const enode *n, frame *fr, ival *out) {
   return LOOM_OK;
 }
 
-/* Loads of float32, float64, int32 and int64 read memory directly on
- * little-endian hosts; everything else goes through load_elem. */
-static ilane load_one(loom_dtype t, const unsigned char *data, int64_t i) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  ilane r;
-  if (t.code == LOOM_DT_FLOAT && t.bits == 32) {
-    float f;
-    memcpy(&f, data + i * 4, 4);
-    r.f = f != f ? NAN : f;
-    return r;
-  }
-  if (t.code == LOOM_DT_FLOAT && t.bits == 64) {
-    memcpy(&r.f, data + i * 8, 8);
-    return r;
-  }
-  if (t.code == LOOM_DT_INT && t.bits == 32) {
-    int32_t v;
-    memcpy(&v, data + i * 4, 4);
-    r.u = (uint64_t)(int64_t)v;
-    return r;
-  }
-  if (t.code == LOOM_DT_INT && t.bits == 64) {
-    memcpy(&r.u, data + i * 8, 8);
-    return r;
-  }
-#endif
-  return load_elem(t, data, i);
-}
-
 /* The indices of scalar access n (kids from first on) into idx, then the
  * bounds check that fails: the slow path of a load or store that is out of
  * bounds, evaluating everything as the general path would. */
@@ -247,6 +218,20 @@ static loom_status scalar_load(const enode *n, frame *fr, ilane *out) {
     return access_error((const enode *const *)n->kids, n->n_kids, fr, v, false);
   *out = load_one(n->t, v->data, f);
   return LOOM_OK;
+}
+
+static loom_status scalar_load_vars(const enode *n, frame *fr, ilane *out) {
+  return load_vars(n, fr, out);
+}
+
+int *variable_slots(compiler *c, enode *const *es, int m) {
+  for (int k = 0; k < m; k++)
+    if (es[k]->leaf != LEAF_VAR)
+      return NULL;
+  int *slots = cnew(c, (size_t)(m ? m : 1) * sizeof *slots);
+  for (int k = 0; slots && k < m; k++)
+    slots[k] = es[k]->slot;
+  return slots;
 }
 
 /* Evaluates the indices of an access into idx (lane by lane) and the number
@@ -566,7 +551,11 @@ static enode *compile_load(compiler *c, const loom_expr *e, int depth) {
   for (int k = 0; k < m; k++)
     if (loom_dtype_is_float(n->kids[k]->t))
       return n;
-  return as_scalar(n, scalar_load, b->dtype);
+  n->index_slots = variable_slots(c, n->kids, m);
+  if (!n->index_slots)
+    return as_scalar(n, scalar_load, b->dtype);
+  n->leaf = LEAF_LOAD;
+  return as_scalar(n, scalar_load_vars, b->dtype);
 }
 
 static enode *compile_binary(compiler *c, const loom_expr *e, int depth) {

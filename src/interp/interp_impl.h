@@ -6,6 +6,7 @@
 #include "loom/interp.h"
 
 #include <math.h>
+#include <string.h>
 
 /* One lane. Integers and bools live in u as the two's-complement bit pattern
  * already wrapped to the dtype's width (signed types sign-extended), floats in
@@ -22,6 +23,12 @@ typedef struct ival {
 
 static inline int64_t lane_i64(ilane x) { return (int64_t)x.u; }
 
+/* IEEE-style binary format with mbits mantissa and ebits exponent bits, by
+ * hand: encodes with round to nearest even, overflow to inf, gradual
+ * underflow, and decodes (every NaN to NAN). float16 and bfloat16 use it;
+ * float32 uses C's conversions, which give the same bits. */
+uint64_t encode_float(double x, int mbits, int ebits);
+double decode_float(uint64_t bits, int mbits, int ebits);
 /* Bytes one element of t takes in memory (bool: 1). */
 int elem_bytes(loom_dtype t);
 /* Wraps an integer to t's width or rounds a double to t's precision. */
@@ -97,18 +104,110 @@ struct enode {
   enode **kids;
   int n_kids;
   int slot;  /* variable slot, or view slot of a load */
+  int *index_slots; /* a load whose indices are all scalar variables: theirs */
   ilane k;   /* constant */
-  enum { LEAF_NONE, LEAF_VAR, LEAF_CONST } leaf; /* read inline, not called */
+  /* Nodes read inline rather than called: variables, constants, loads at
+   * variable indices. */
+  enum { LEAF_NONE, LEAF_VAR, LEAF_CONST, LEAF_LOAD } leaf;
   const char *error; /* an error node's message */
 };
 
-/* The value of scalar node n: leaves are read in place, which saves a call
- * per variable or constant in the innermost loops. */
-static inline loom_status get_scalar(const enode *n, frame *fr, ilane *out) {
+/* Loads and stores element i of an array of dtype t, directly for float32,
+ * float64, int32 and int64 on little-endian hosts. */
+__attribute__((always_inline)) static inline ilane
+load_one(loom_dtype t, const unsigned char *data, int64_t i) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  ilane r;
+  if (t.code == LOOM_DT_FLOAT && t.bits == 32) {
+    float f;
+    memcpy(&f, data + i * 4, 4);
+    r.f = f != f ? NAN : f;
+    return r;
+  }
+  if (t.code == LOOM_DT_FLOAT && t.bits == 64) {
+    memcpy(&r.f, data + i * 8, 8);
+    return r;
+  }
+  if (t.code == LOOM_DT_INT && t.bits == 32) {
+    int32_t v;
+    memcpy(&v, data + i * 4, 4);
+    r.u = (uint64_t)(int64_t)v;
+    return r;
+  }
+  if (t.code == LOOM_DT_INT && t.bits == 64) {
+    memcpy(&r.u, data + i * 8, 8);
+    return r;
+  }
+#endif
+  return load_elem(t, data, i);
+}
+
+static inline void store_one(loom_dtype t, unsigned char *data, int64_t i, ilane x) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  if (t.code == LOOM_DT_FLOAT && t.bits == 32 && x.f == x.f) {
+    float f = (float)x.f;
+    memcpy(data + i * 4, &f, 4);
+    return;
+  }
+  if ((t.code == LOOM_DT_FLOAT || t.code == LOOM_DT_INT) && t.bits == 64) {
+    memcpy(data + i * 8, &x.u, 8);
+    return;
+  }
+  if (t.code == LOOM_DT_INT && t.bits == 32) {
+    uint32_t u = (uint32_t)x.u;
+    memcpy(data + i * 4, &u, 4);
+    return;
+  }
+#endif
+  store_elem(t, data, i, x);
+}
+
+/* The error of a scalar access at kids[0..m) into v, found out of bounds:
+ * evaluates the indices again and reports what flat_index says. */
+loom_status access_error(const enode *const *kids, int m, frame *fr,
+                         const view *v, bool is_store);
+
+/* A load whose indices are scalar variables: the innermost loops' case.
+ * Each index is checked as it is read; an unsigned compare covers both
+ * bounds, as extents are never negative. */
+__attribute__((always_inline)) static inline loom_status
+load_vars(const enode *n, frame *fr, ilane *out) {
+  const view *v = &fr->views[n->slot];
+  uint64_t uf = (uint64_t)v->offset;
+  if (n->n_kids == 2) { /* the commonest case, without the loop */
+    uint64_t i = fr->sv[n->index_slots[0]].u, j = fr->sv[n->index_slots[1]].u;
+    int64_t f = (int64_t)(uf + i * (uint64_t)v->strides[0] +
+                          j * (uint64_t)v->strides[1]);
+    if (i >= (uint64_t)v->shape[0] || j >= (uint64_t)v->shape[1] || f < 0 ||
+        f > v->max_flat)
+      return access_error((const enode *const *)n->kids, 2, fr, v, false);
+    *out = load_one(n->t, v->data, f);
+    return LOOM_OK;
+  }
+  for (int k = 0; k < n->n_kids; k++) {
+    uint64_t i = fr->sv[n->index_slots[k]].u;
+    if (i >= (uint64_t)v->shape[k])
+      return access_error((const enode *const *)n->kids, n->n_kids, fr, v,
+                          false);
+    uf += i * (uint64_t)v->strides[k];
+  }
+  int64_t f = (int64_t)uf;
+  if (f < 0 || f > v->max_flat)
+    return access_error((const enode *const *)n->kids, n->n_kids, fr, v, false);
+  *out = load_one(n->t, v->data, f);
+  return LOOM_OK;
+}
+
+/* The value of scalar node n: leaves are computed in place, which saves a
+ * call per variable, constant or load in the innermost loops. */
+__attribute__((always_inline)) static inline loom_status
+get_scalar(const enode *n, frame *fr, ilane *out) {
   if (n->leaf == LEAF_VAR) {
     *out = fr->sv[n->slot];
     return LOOM_OK;
   }
+  if (n->leaf == LEAF_LOAD)
+    return load_vars(n, fr, out);
   if (n->leaf == LEAF_CONST) {
     *out = n->k;
     return LOOM_OK;
@@ -119,9 +218,7 @@ static inline loom_status get_scalar(const enode *n, frame *fr, ilane *out) {
 typedef struct snode snode;
 typedef loom_status (*exec_fn)(const snode *n, frame *fr);
 
-/* How a view is laid out when it is made: shape, strides (a stride or
- * offset that is a variable nobody defined takes the default and binds the
- * variable to it), and where the storage comes from. */
+/* Where a view's storage comes from. */
 typedef enum {
   SITE_PARAM, /* a parameter's array, given by the caller */
   SITE_ALLOC, /* fresh zeroed storage */
@@ -129,6 +226,9 @@ typedef enum {
   SITE_MATCH, /* a region of another view (T.match_buffer) */
 } site_kind;
 
+/* How a view is laid out when it is made: shape, strides (a stride or
+ * offset that is a variable nobody defined takes the default and binds the
+ * variable to it), and where the storage comes from. */
 typedef struct layout {
   site_kind kind;
   const loom_buffer *buf;
@@ -146,7 +246,8 @@ typedef struct layout {
 } layout;
 
 /* Whether an iter var's value is checked against its domain: never (a
- * float), always (a scalar integer), or when its runtime type says so. */
+ * float, or a loop variable whose every value lies inside), always (a
+ * scalar integer), or when its runtime type says so. */
 enum { ITER_CHECK_NEVER, ITER_CHECK_ALWAYS, ITER_CHECK_BY_TYPE };
 
 /* A statement. Fields are used by kind; kids are sub-statements. */
@@ -168,6 +269,8 @@ struct snode {
   int *reduce, n_reduce;   /* the REDUCE iter vars */
   int *checked, n_checked; /* the iter vars whose domain is checked */
   bool is_cast;            /* a store's value needs a cast to the buffer's */
+  loom_dtype elem_t;       /* a store's buffer dtype, one lane */
+  int *index_slots;        /* a store whose indices are all scalar variables */
   enode **dom_min, **dom_ext;
   int64_t *dom_lo, *dom_n; /* the domains when all are constants, else NULL */
   enode *predicate;
@@ -227,10 +330,8 @@ loom_status eval_int(const enode *n, frame *fr, int64_t *out);
  * and the storage; is_store picks the words of the message. */
 loom_status flat_index(frame *fr, const view *v, const int64_t *idx,
                        bool is_store, int64_t *flat);
-/* The error of a scalar access at kids[0..m) into v, found out of bounds:
- * evaluates the indices again and reports what flat_index says. */
-loom_status access_error(const enode *const *kids, int m, frame *fr,
-                         const view *v, bool is_store);
+/* Slots of the scalar variables es[0..m) when all are, else NULL. */
+int *variable_slots(compiler *c, enode *const *es, int m);
 /* Makes the view of site l: storage data of nbytes (owned when owns_data),
  * strides defaulting to given (NULL: row-major), offset to base. */
 loom_status push_view(frame *fr, const layout *l, unsigned char *data,

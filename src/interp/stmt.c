@@ -123,6 +123,45 @@ static loom_status run_block(const snode *n, frame *fr) {
   return st;
 }
 
+/* A realize whose iter vars share their values' slots, lie in their
+ * domains by construction, and whose block makes no buffers: only the init
+ * test is left. */
+static inline loom_status run_plain(const snode *n, frame *fr) {
+  fr->loc = n->loc;
+  if (n->init) {
+    bool is_first = true;
+    for (int i = 0; i < n->n_reduce; i++) {
+      int k = n->reduce[i];
+      is_first &= (int64_t)fr->sv[n->iter_slot[k]].u == n->dom_lo[k];
+    }
+    if (is_first)
+      TRY(n->init->run(n->init, fr));
+  }
+  return run_kid(n->body, fr);
+}
+
+static loom_status exec_plain_realize(const snode *n, frame *fr) {
+  return run_plain(n, fr);
+}
+
+/* A loop whose body is a plain realize, the shape every loop nest over a
+ * block has: the realize runs inline. */
+static loom_status exec_for_plain(const snode *n, frame *fr) {
+  fr->loc = n->loc;
+  int64_t lo, ext;
+  TRY(eval_int(n->exprs[0], fr, &lo));
+  TRY(eval_int(n->exprs[1], fr, &ext));
+  ilane *v = &fr->sv[n->slot];
+  loom_dtype t = n->s->u.loop.var->dtype;
+  t.lanes = 1;
+  const snode *body = n->kids[0];
+  for (int64_t i = 0; i < ext; i++) {
+    v->u = wrap_to(t, (uint64_t)lo + (uint64_t)i);
+    TRY(run_plain(body, fr));
+  }
+  return LOOM_OK;
+}
+
 static loom_status exec_realize(const snode *n, frame *fr) {
   fr->loc = n->loc;
   for (int i = 0; i < n->n_copied; i++) {
@@ -140,28 +179,6 @@ static loom_status exec_realize(const snode *n, frame *fr) {
       return LOOM_OK;
   }
   return run_block(n, fr);
-}
-
-/* Stores of float32, float64, int32 and int64 write memory directly on
- * little-endian hosts; everything else goes through store_elem. */
-static void store_one(loom_dtype t, unsigned char *data, int64_t i, ilane x) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  if (t.code == LOOM_DT_FLOAT && t.bits == 32 && x.f == x.f) {
-    float f = (float)x.f;
-    memcpy(data + i * 4, &f, 4);
-    return;
-  }
-  if ((t.code == LOOM_DT_FLOAT || t.code == LOOM_DT_INT) && t.bits == 64) {
-    memcpy(data + i * 8, &x.u, 8);
-    return;
-  }
-  if (t.code == LOOM_DT_INT && t.bits == 32) {
-    uint32_t u = (uint32_t)x.u;
-    memcpy(data + i * 4, &u, 4);
-    return;
-  }
-#endif
-  store_elem(t, data, i, x);
 }
 
 /* A store of one lane at scalar indices (at most 8). */
@@ -188,6 +205,35 @@ static loom_status exec_scalar_store(const snode *n, frame *fr) {
   if (n->is_cast)
     x = cast_lane(value->t, t, x);
   store_one(t, v->data, f, x);
+  return LOOM_OK;
+}
+
+/* A store of one lane at indices that are scalar variables. */
+static loom_status exec_store_vars(const snode *n, frame *fr) {
+  fr->loc = n->loc;
+  const enode *value = n->exprs[0];
+  ilane x;
+  TRY(get_scalar(value, fr, &x));
+  const view *v = &fr->views[n->slot];
+  uint64_t uf = (uint64_t)v->offset;
+  int m = n->n_exprs - 1;
+  bool is_in = true;
+  if (m == 2) { /* the commonest case, without the loop */
+    uint64_t i = fr->sv[n->index_slots[0]].u, j = fr->sv[n->index_slots[1]].u;
+    is_in = i < (uint64_t)v->shape[0] && j < (uint64_t)v->shape[1];
+    uf += i * (uint64_t)v->strides[0] + j * (uint64_t)v->strides[1];
+  }
+  for (int k = 0; m != 2 && k < m && is_in; k++) {
+    uint64_t i = fr->sv[n->index_slots[k]].u;
+    is_in = i < (uint64_t)v->shape[k];
+    uf += i * (uint64_t)v->strides[k];
+  }
+  int64_t f = (int64_t)uf;
+  if (!is_in || f < 0 || f > v->max_flat)
+    return access_error((const enode *const *)n->exprs + 1, m, fr, v, true);
+  if (n->is_cast)
+    x = cast_lane(value->t, n->elem_t, x);
+  store_one(n->elem_t, v->data, f, x);
   return LOOM_OK;
 }
 
@@ -381,6 +427,8 @@ static snode *compile_for(compiler *c, const loom_stmt *s, const loom_loc *loc,
   bool is_ok = stmt_at(c, n, 0, s->u.loop.body, depth + 1);
   scope_pop(c, mark, slot_mark, c->n_views);
   n->run = exec_for;
+  if (is_ok && n->kids[0] && n->kids[0]->run == exec_plain_realize)
+    n->run = exec_for_plain;
   return is_ok ? n : NULL;
 }
 
@@ -460,6 +508,15 @@ static void skip_proven_checks(snode *n, const loom_block *b,
       n->checked[n->n_checked++] = k;
 }
 
+static bool is_plain(const snode *n) {
+  if (n->n_copied || n->predicate || n->n_checked || n->n_layouts || !n->dom_lo)
+    return false;
+  for (int i = 0; i < n->n_reduce; i++)
+    if (n->iter_check[n->reduce[i]] == ITER_CHECK_BY_TYPE)
+      return false;
+  return true;
+}
+
 static snode *compile_realize(compiler *c, const loom_stmt *s,
                               const loom_loc *loc, int depth) {
   const loom_block *b = s->u.realize.block;
@@ -512,6 +569,8 @@ static snode *compile_realize(compiler *c, const loom_stmt *s,
   }
   scope_pop(c, mark, slot_mark, view_mark);
   n->run = exec_realize;
+  if (is_ok && is_plain(n))
+    n->run = exec_plain_realize;
   return is_ok && !c->is_nomem ? n : NULL;
 }
 
@@ -539,7 +598,10 @@ static snode *compile_store(compiler *c, const loom_stmt *s,
   loom_dtype t = b->dtype;
   t.lanes = 1;
   n->is_cast = !loom_dtype_eq(n->exprs[0]->t, t);
+  n->elem_t = t;
   n->run = is_scalar ? exec_scalar_store : exec_store;
+  if (is_scalar && (n->index_slots = variable_slots(c, n->exprs + 1, m)))
+    n->run = exec_store_vars;
   return n;
 }
 
