@@ -569,7 +569,10 @@ static enode *compile_binary(compiler *c, const loom_expr *e, int depth) {
   /* The lanes are computed in the left operand's type, as in eval_binary. */
   n->op_t = n->kids[0]->t;
   scalar_fn f = fast_binary(e->kind, n->op_t);
-  return as_scalar(n, f ? f : scalar_binary, e->dtype);
+  as_scalar(n, f ? f : scalar_binary, e->dtype);
+  if ((f = fast_add_mul(n)))
+    n->scalar = f;
+  return n;
 }
 
 static enode *compile_call(compiler *c, const loom_expr *e, int depth) {

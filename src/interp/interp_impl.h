@@ -350,6 +350,9 @@ static inline double round_f32(double x) {
   return r != r ? NAN : r;
 }
 
+/* A fused evaluator for scalar node n when it is a float add whose right
+ * operand is a float multiply, or NULL. */
+scalar_fn fast_add_mul(const enode *n);
 /* The scalar evaluator for binary op k on operands of type op_t, or NULL
  * when the general lane function serves. */
 scalar_fn fast_binary(loom_expr_kind k, loom_dtype op_t);
