@@ -558,6 +558,10 @@ static enode *compile_load(compiler *c, const loom_expr *e, int depth) {
   return as_scalar(n, scalar_load_vars, b->dtype);
 }
 
+static bool is_leaf(const enode *n) {
+  return n->leaf == LEAF_VAR || n->leaf == LEAF_CONST;
+}
+
 static enode *compile_binary(compiler *c, const loom_expr *e, int depth) {
   enode *n = new_node(c, e, 2);
   loom_expr *es[2] = {e->u.bin.a, e->u.bin.b};
@@ -572,6 +576,10 @@ static enode *compile_binary(compiler *c, const loom_expr *e, int depth) {
   as_scalar(n, f ? f : scalar_binary, e->dtype);
   if ((f = fast_add_mul(n)))
     n->scalar = f;
+  if (e->kind == LOOM_EXPR_ADD && n->op_t.code == LOOM_DT_INT &&
+      (n->op_t.bits == 32 || n->op_t.bits == 64) && is_leaf(n->kids[0]) &&
+      is_leaf(n->kids[1]))
+    n->leaf = LEAF_ADD;
   return n;
 }
 

@@ -106,9 +106,10 @@ struct enode {
   int slot;  /* variable slot, or view slot of a load */
   int *index_slots; /* a load whose indices are all scalar variables: theirs */
   ilane k;   /* constant */
-  /* Nodes read inline rather than called: variables, constants, loads at
-   * variable indices. */
-  enum { LEAF_NONE, LEAF_VAR, LEAF_CONST, LEAF_LOAD } leaf;
+  /* Nodes computed inline rather than called: variables, constants, loads
+   * at variable indices, int32/int64 sums of two variables or constants
+   * (index arithmetic such as h + rh). */
+  enum { LEAF_NONE, LEAF_VAR, LEAF_CONST, LEAF_LOAD, LEAF_ADD } leaf;
   const char *error; /* an error node's message */
 };
 
@@ -198,8 +199,13 @@ load_vars(const enode *n, frame *fr, ilane *out) {
   return LOOM_OK;
 }
 
+/* The value of a variable or constant node. */
+static inline uint64_t leaf_bits(const enode *n, const frame *fr) {
+  return n->leaf == LEAF_VAR ? fr->sv[n->slot].u : n->k.u;
+}
+
 /* The value of scalar node n: leaves are computed in place, which saves a
- * call per variable, constant or load in the innermost loops. */
+ * call per variable, constant, load or index sum in the innermost loops. */
 __attribute__((always_inline)) static inline loom_status
 get_scalar(const enode *n, frame *fr, ilane *out) {
   if (n->leaf == LEAF_VAR) {
@@ -210,6 +216,12 @@ get_scalar(const enode *n, frame *fr, ilane *out) {
     return load_vars(n, fr, out);
   if (n->leaf == LEAF_CONST) {
     *out = n->k;
+    return LOOM_OK;
+  }
+  if (n->leaf == LEAF_ADD) {
+    uint64_t u = leaf_bits(n->kids[0], fr) + leaf_bits(n->kids[1], fr);
+    out->u = n->op_t.bits == 32 ? ((u & 0xffffffffu) ^ 0x80000000u) - 0x80000000u
+                                : u;
     return LOOM_OK;
   }
   return n->scalar(n, fr, out);
