@@ -22,7 +22,7 @@ static const cli_command commands[] = {
      "inspect the tuning database (loom.db by default)"},
     {"build", cli_build, "FILE --emit c",
      "print the C file the C backend makes for FILE"},
-    {"interp", cli_interp, "FILE [--func NAME] [--seed N] [--dump]",
+    {"interp", cli_interp, "FILE [--func NAME] [--seed N] [--arg NAME=VALUE]... [--dump]",
      "run each function on seeded random inputs with the reference interpreter"},
     {"sched", cli_sched, "FILE SCRIPT [--dialect tir|tirx]",
      "apply a schedule script (.py) or JSON trace (.json) and print the result"},

@@ -27,7 +27,7 @@ static double round_even(double v) {
 
 /* IEEE-style binary format with mbits mantissa and ebits exponent bits:
  * encodes x with round to nearest even, overflow to inf, gradual underflow. */
-static uint64_t encode_float(double x, int mbits, int ebits) {
+uint64_t encode_float(double x, int mbits, int ebits) {
   uint64_t sign = (uint64_t)(signbit(x) ? 1 : 0) << (mbits + ebits);
   uint64_t expmask = ((uint64_t)1 << ebits) - 1;
   int bias = (1 << (ebits - 1)) - 1, emin = 1 - bias, emax = bias;
@@ -52,7 +52,7 @@ static uint64_t encode_float(double x, int mbits, int ebits) {
          ((uint64_t)q - ((uint64_t)1 << mbits));
 }
 
-static double decode_float(uint64_t bits, int mbits, int ebits) {
+double decode_float(uint64_t bits, int mbits, int ebits) {
   uint64_t expmask = ((uint64_t)1 << ebits) - 1;
   int bias = (1 << (ebits - 1)) - 1;
   uint64_t mant = bits & (((uint64_t)1 << mbits) - 1);
@@ -63,6 +63,13 @@ static double decode_float(uint64_t bits, int mbits, int ebits) {
   if (ex == 0)
     return s * ldexp((double)mant, 1 - bias - mbits);
   return s * ldexp((double)(mant | (uint64_t)1 << mbits), (int)ex - bias - mbits);
+}
+
+/* float32 bits as the decoder reads them: every NaN is the one NaN. */
+static double f32_value(uint32_t bits) {
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f != f ? NAN : f;
 }
 
 uint16_t loom_interp_f16_bits(double x) { return (uint16_t)encode_float(x, 10, 5); }
@@ -96,7 +103,7 @@ ilane norm_float(loom_dtype t, double f) {
   else if (t.bits == 16)
     r.f = decode_float(encode_float(f, 10, 5), 10, 5);
   else if (t.bits == 32)
-    r.f = decode_float(encode_float(f, 23, 8), 23, 8);
+    r.f = round_f32(f);
   else
     r.f = f;
   return r;
@@ -172,6 +179,12 @@ uint64_t lane_to_bits(loom_dtype t, ilane x) {
     return encode_float(x.f, 7, 8);
   if (t.bits == 16)
     return encode_float(x.f, 10, 5);
+  if (t.bits == 32 && x.f == x.f) { /* see round_f32 */
+    float f = (float)x.f;
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+  }
   if (t.bits == 32)
     return encode_float(x.f, 23, 8);
   uint64_t b;
@@ -188,7 +201,7 @@ ilane lane_from_bits(loom_dtype t, uint64_t bits) {
   else if (t.bits == 16)
     r.f = decode_float(bits, 10, 5);
   else if (t.bits == 32)
-    r.f = decode_float(bits, 23, 8);
+    r.f = f32_value((uint32_t)bits);
   else
     memcpy(&r.f, &bits, 8);
   return r;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `loom interp`: exit codes, --dump of a program with a known result, and a
-# runtime error reported as file:line:col: error:.
+# `loom interp`: exit codes, --dump of a program with a known result, a
+# runtime error reported as file:line:col: error:, and scalar parameters
+# given with --arg.
 #   usage: interp.sh LOOM SOURCE_ROOT
 set -u
 loom=$1
@@ -53,6 +54,26 @@ expect_in "dump B" "$tmp/out" '^main\.B = \[0\.3333333432674408, 0\.5\]$'
 
 expect "out of bounds" 1 "$loom" interp "$tmp/oob.py"
 expect_in "oob location" "$tmp/err" "oob\.py:5:[0-9]+: error: out-of-bounds store to B\[100\] \(shape \(100,\)\)"
+
+cat >"$tmp/scalar.py" <<'PY'
+# from tvm.script import tir as T
+@T.prim_func
+def main(a: T.handle, n: T.int32, s: T.float32):
+    A = T.match_buffer(a, (n,), "float32")
+    for i in range(n):
+        A[i] = T.Cast("float32", i) * s
+PY
+
+expect "scalar without --arg" 1 "$loom" interp "$tmp/scalar.py" --arg n=3
+expect_in "names the parameter" "$tmp/err" "scalar parameter 's' of 'main' needs a value: pass --arg s=VALUE"
+expect "scalar with --arg" 0 "$loom" interp "$tmp/scalar.py" --arg n=3 --arg s=3 --dump
+expect_in "symbolic shape from --arg" "$tmp/out" '^main\.A = \[0, 3, 6\]$'
+expect "unused --arg" 1 "$loom" interp "$tmp/scalar.py" --arg n=3 --arg s=1 --arg m=2
+expect_in "unused --arg named" "$tmp/err" "no function run has a scalar parameter named 'm'"
+expect "bad --arg" 2 "$loom" interp "$tmp/scalar.py" --arg n
+expect "bad --arg value" 2 "$loom" interp "$tmp/scalar.py" --arg n=x
+expect "--arg without value" 2 "$loom" interp "$tmp/scalar.py" --arg
+expect "negative extent" 1 "$loom" interp "$tmp/scalar.py" --arg n=-1 --arg s=1
 
 echo "interp.sh: $pass passed, $fail failed"
 [ "$fail" = 0 ]

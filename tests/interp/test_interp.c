@@ -2,6 +2,7 @@
  * matmul, reduction init, predicates, softmax and the seed programs against C
  * references, dtype semantics (wrap-around, floor vs trunc division, float16
  * and bfloat16 rounding) and runtime errors with their locations. */
+#include "interp/interp_impl.h"
 #include "loom/interp.h"
 #include "loom/script.h"
 #include "test.h"
@@ -553,6 +554,49 @@ static void test_symbolic_shape(void) {
   loom_arena_free(a);
 }
 
+/* float32 is rounded, stored and loaded with C's conversions; they must
+ * agree bit for bit with the by-hand encoder and decoder on normal,
+ * subnormal, overflowing, halfway and NaN values. */
+static int f32_agrees(double x) {
+  ilane want = {.f = decode_float(encode_float(x, 23, 8), 23, 8)};
+  ilane got = norm_float(LOOM_FLOAT32, x), got2 = {.f = round_f32(x)};
+  ilane xl = {.f = x};
+  uint64_t bits = encode_float(x, 23, 8);
+  ilane back = lane_from_bits(LOOM_FLOAT32, bits);
+  return want.u == got.u && want.u == got2.u &&
+         lane_to_bits(LOOM_FLOAT32, xl) == bits && back.u == want.u;
+}
+
+static void test_float32_rounding(void) {
+  loom_rng r;
+  loom_rng_seed(&r, 11);
+  int n_bad = 0;
+  for (int i = 0; i < 200000; i++) {
+    uint64_t bits = loom_rng_next(&r);
+    double x;
+    if (i % 4 == 0) { /* near float32's range: exponents -160 .. 140 */
+      int e = (int)loom_rng_below(&r, 300) - 160;
+      x = ldexp(1.0 + loom_rng_double(&r), e) * (bits & 1 ? -1 : 1);
+    } else if (i % 4 == 1) { /* exact halfway points between floats */
+      float f = (float)ldexp(loom_rng_double(&r), (int)loom_rng_below(&r, 280) - 150);
+      x = (double)f + ldexp(1.0, -24) * fabs((double)f);
+    } else {
+      memcpy(&x, &bits, sizeof x);
+    }
+    if (!f32_agrees(x) && n_bad++ < 5)
+      fprintf(stderr, "float32 conversions of %a differ\n", x);
+  }
+  CHECK(n_bad == 0);
+  double edge[] = {3.4028235677973366e38, 3.4028235677973362e38, -3.5e38,
+                   1.401298464324817e-45, 7.006492321624085e-46,
+                   7.006492321624087e-46, -0.0, INFINITY, NAN, -NAN};
+  for (size_t i = 0; i < sizeof edge / sizeof *edge; i++)
+    CHECK(f32_agrees(edge[i]));
+  /* Every NaN pattern reads as the one NaN. */
+  CHECK(lane_from_bits(LOOM_FLOAT32, 0xffc00001u).u ==
+        (ilane){.f = decode_float(0xffc00001u, 23, 8)}.u);
+}
+
 int main(int argc, char **argv) {
   root = argc > 1 ? argv[1] : ".";
   test_matmul();
@@ -569,5 +613,6 @@ int main(int argc, char **argv) {
   test_qmul_and_alias();
   test_fill_and_compare();
   test_symbolic_shape();
+  test_float32_rounding();
   return test_summary("interp");
 }
