@@ -44,7 +44,7 @@ static bool parse_int(const char *s, long long lo, long long hi, long long *out)
 static int parse_opts(int argc, char **argv, run_opts *o) {
   memset(o, 0, sizeof *o);
   o->repeat = 5;
-  o->timeout_ms = 120000;
+  o->timeout_ms = 600000;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     long long v;
