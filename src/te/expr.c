@@ -269,9 +269,15 @@ static double extreme(loom_dtype t, bool is_max) {
 }
 
 loom_expr *loom_te_min_value(loom_te *te, loom_dtype t) {
+  if (t.code == LOOM_DT_INT && t.bits == 64) /* not exact as a double */
+    return loom_ir_int(te->arena, t, INT64_MIN);
   return loom_te_const(te, t, extreme(t, false));
 }
 
 loom_expr *loom_te_max_value(loom_te *te, loom_dtype t) {
+  if (t.code == LOOM_DT_INT && t.bits == 64)
+    return loom_ir_int(te->arena, t, INT64_MAX);
+  if (t.code == LOOM_DT_UINT && t.bits == 64)
+    return loom_ir_int(te->arena, t, -1); /* all bits set */
   return loom_te_const(te, t, extreme(t, true));
 }
