@@ -115,6 +115,16 @@ loom_expr *loom_te_sum(loom_te *te, loom_expr *src, loom_var *const *axes,
 loom_status loom_te_create_prim_func(loom_te *te, loom_te_tensor *const *args,
                                      int n_args, loom_func **out, loom_diag *d);
 
+/* ---- TE scripts --------------------------------------------------------------
+ * Runs a TE script, the Python subset TVM users write (te.placeholder,
+ * te.var, te.reduce_axis, te.compute with lambdas, te.sum / max / min with
+ * where=, te.if_then_else, tir math and helpers, te.create_prim_func), and
+ * returns the function of the last te.create_prim_func call. Nodes go into
+ * arena a; errors are located at FILE:LINE:COL of the offending expression
+ * (d's source is set to text). */
+loom_status loom_te_read_script(const char *text, size_t len, const char *file,
+                                loom_arena *a, loom_func **out, loom_diag *d);
+
 /* ---- the operator library ------------------------------------------------ */
 
 /* One parameter of an operator: its key and its default, as text. */

@@ -1,8 +1,9 @@
-/* `loom op`: prints the TensorIR of an operator from the library. */
+/* `loom op` and `loom te`: TensorIR from the operator library and from TE scripts. */
 #include "cli/cli.h"
 #include "loom/te.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void list_ops(void) {
@@ -65,5 +66,54 @@ int cli_op(int argc, char **argv) {
   }
   loom_diag_free(&d);
   loom_arena_free(a);
+  return rc;
+}
+
+/* `loom te FILE`: runs a TE script and prints the TensorIR it defines. */
+int cli_te(int argc, char **argv) {
+  loom_dialect dialect = LOOM_DIALECT_TIR;
+  const char *path = NULL;
+  for (int i = 0; i < argc; i++) {
+    int r = cli_dialect_option("te", argc, argv, &i, &dialect);
+    if (r < 0)
+      return EXIT_USAGE;
+    if (r > 0)
+      continue;
+    if (argv[i][0] == '-' || path)
+      return cli_usage_error("te", "unexpected argument '%s'", argv[i]);
+    path = argv[i];
+  }
+  if (!path)
+    return cli_usage_error("te", "missing FILE");
+  loom_diag d;
+  loom_diag_init(&d);
+  char *text;
+  size_t len;
+  if (loom_read_file(path, &text, &len, &d) != LOOM_OK) {
+    cli_print_diag(&d);
+    loom_diag_free(&d);
+    return EXIT_USAGE;
+  }
+  loom_arena *a = loom_arena_new();
+  loom_func *f = NULL;
+  int rc = 0;
+  if (!a) {
+    fprintf(stderr, "loom te: out of memory\n");
+    rc = EXIT_USER;
+  } else if (loom_te_read_script(text, len, path, a, &f, &d) != LOOM_OK) {
+    cli_print_diag(&d);
+    rc = EXIT_USER;
+  } else {
+    loom_print_opts o = {dialect};
+    loom_buf b;
+    loom_buf_init(&b);
+    loom_script_print_func(f, &o, &b);
+    if (b.data)
+      fputs(b.data, stdout);
+    loom_buf_free(&b);
+  }
+  loom_diag_free(&d);
+  loom_arena_free(a);
+  free(text);
   return rc;
 }
