@@ -30,7 +30,12 @@ loom_expr *loom_te_int(loom_te *te, int64_t v) {
 loom_expr *loom_te_const(loom_te *te, loom_dtype t, double v) {
   if (loom_dtype_is_float(t))
     return loom_ir_float(te->arena, t, v);
-  return loom_ir_int(te->arena, t, (int64_t)v);
+  /* Saturate rather than convert out of range, which C leaves undefined. */
+  int64_t i = v != v                  ? 0
+              : v >= 9.2233720368547758e18  ? INT64_MAX
+              : v <= -9.2233720368547758e18 ? INT64_MIN
+                                            : (int64_t)v;
+  return loom_ir_int(te->arena, t, i);
 }
 
 loom_expr *loom_te_ref(loom_te *te, loom_var *v) {
@@ -70,17 +75,17 @@ static int64_t floordiv64(int64_t a, int64_t b) {
 /* Folds two integer constants; returns 0 when the kind does not fold. */
 static int fold_int(loom_expr_kind k, int64_t a, int64_t b, int64_t *r) {
   switch (k) {
-  case LOOM_EXPR_ADD: *r = a + b; return 1;
-  case LOOM_EXPR_SUB: *r = a - b; return 1;
-  case LOOM_EXPR_MUL: *r = a * b; return 1;
+  case LOOM_EXPR_ADD: return !__builtin_add_overflow(a, b, r);
+  case LOOM_EXPR_SUB: return !__builtin_sub_overflow(a, b, r);
+  case LOOM_EXPR_MUL: return !__builtin_mul_overflow(a, b, r);
   case LOOM_EXPR_MIN: *r = a < b ? a : b; return 1;
   case LOOM_EXPR_MAX: *r = a > b ? a : b; return 1;
   case LOOM_EXPR_FLOORDIV:
-    if (b == 0) return 0;
+    if (b == 0 || (a == INT64_MIN && b == -1)) return 0;
     *r = floordiv64(a, b);
     return 1;
   case LOOM_EXPR_FLOORMOD:
-    if (b == 0) return 0;
+    if (b == 0 || (a == INT64_MIN && b == -1)) return 0;
     *r = a - floordiv64(a, b) * b;
     return 1;
   default: return 0;

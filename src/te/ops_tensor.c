@@ -3,6 +3,7 @@
  * and pad. */
 #include "ops.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -299,6 +300,16 @@ loom_status op_pad(loom_te *te, const loom_te_args *args, loom_func **out,
   if (end == value || *end)
     return loom_diag_error(d, (loom_loc){0}, "pad: value=%s is not a number",
                            value);
+  if (!loom_dtype_is_float(t)) {
+    loom_expr *lo = loom_te_min_value(te, t), *hi = loom_te_max_value(te, t);
+    if (!lo || !hi)
+      return LOOM_NOMEM;
+    if (v != floor(v) || v < (double)lo->u.int_value ||
+        v > (double)hi->u.int_value)
+      return loom_diag_error(d, (loom_loc){0},
+                             "pad: value=%s is not a value of the dtype",
+                             value);
+  }
   loom_te_tensor *a = ops_input(te, "A", s, n, t);
   loom_te_tensor *y = ops_pad(te, a, before, after, loom_te_const(te, t, v),
                               "PadInput");

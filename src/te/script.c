@@ -100,7 +100,11 @@ static const char *kind_name(val_kind k) {
 static loom_status to_expr(sc_ctx *c, const py_expr *at, const val *v,
                            loom_expr **out) {
   switch (v->kind) {
-  case V_INT: *out = loom_te_int(c->te, v->i); break;
+  case V_INT:
+    if (v->i < INT32_MIN || v->i > INT32_MAX)
+      return err(c, at, "integer %lld does not fit in int32", (long long)v->i);
+    *out = loom_te_int(c->te, v->i);
+    break;
   case V_FLOAT: *out = loom_te_const(c->te, LOOM_FLOAT32, v->f); break;
   case V_BOOL: *out = loom_ir_int(c->a, LOOM_BOOL, v->i); break;
   case V_EXPR: *out = v->e; break;
@@ -602,16 +606,18 @@ static int num_binop(py_op op, const val *x, const val *y, val *out) {
   if (x->kind == V_INT && y->kind == V_INT) {
     int64_t a = x->i, b = y->i;
     out->kind = V_INT;
+    /* Out of int64 or a division by zero falls through to the expression
+     * path, which reports it as too large or leaves it to the program. */
     switch (op) {
-    case PY_OP_ADD: out->i = a + b; return 1;
-    case PY_OP_SUB: out->i = a - b; return 1;
-    case PY_OP_MUL: out->i = a * b; return 1;
+    case PY_OP_ADD: return !__builtin_add_overflow(a, b, &out->i);
+    case PY_OP_SUB: return !__builtin_sub_overflow(a, b, &out->i);
+    case PY_OP_MUL: return !__builtin_mul_overflow(a, b, &out->i);
     case PY_OP_FLOORDIV:
-      if (!b) return 0;
+      if (!b || (a == INT64_MIN && b == -1)) return 0;
       out->i = py_floordiv(a, b);
       return 1;
     case PY_OP_MOD:
-      if (!b) return 0;
+      if (!b || (a == INT64_MIN && b == -1)) return 0;
       out->i = a - py_floordiv(a, b) * b;
       return 1;
     default: break;
@@ -841,7 +847,7 @@ static loom_status eval_inner(sc_ctx *c, const py_expr *e, val *out) {
     TRY(eval(c, e->u.unary.a, &x));
     if (e->u.unary.op == PY_OP_POS)
       return *out = x, LOOM_OK;
-    if (e->u.unary.op == PY_OP_NEG && x.kind == V_INT)
+    if (e->u.unary.op == PY_OP_NEG && x.kind == V_INT && x.i != INT64_MIN)
       return out->kind = V_INT, out->i = -x.i, LOOM_OK;
     if (e->u.unary.op == PY_OP_NEG && x.kind == V_FLOAT)
       return out->kind = V_FLOAT, out->f = -x.f, LOOM_OK;

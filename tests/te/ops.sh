@@ -47,6 +47,7 @@ expect_exit 2 "$loom" op conv2d groups=3
 expect_exit 2 "$loom" op matmul dtype=float32x4
 expect_exit 2 "$loom" op reshape new_shape=5,5
 expect_exit 2 "$loom" op add a_shape=3,4 b_shape=5,4
+expect_exit 2 "$loom" op pad value=300 dtype=uint8
 expect_exit 2 "$loom" op
 expect_exit 2 "$loom" op matmul M
 
