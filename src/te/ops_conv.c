@@ -48,13 +48,6 @@ static loom_expr *conv_body(loom_te *te, void *user, loom_expr *const *idx) {
       wi[hw0 + i] = loom_te_ref(te, c->r[i + 1]);
     wi[c->is_nhwc ? c->nsp : 0] = oc;
     wi[c->is_nhwc ? c->nsp + 1 : 1] = ops_int(te, 0);
-  } else if (c->is_transpose) {
-    /* IOHW with the kernel flipped. */
-    wi[0] = loom_te_ref(te, c->r[0]);
-    wi[1] = oc;
-    for (int i = 0; i < c->nsp; i++)
-      wi[2 + i] = loom_te_sub(te, ops_int(te, c->k - 1),
-                              loom_te_ref(te, c->r[i + 1]));
   } else if (c->is_nhwc) {
     /* HWIO */
     for (int i = 0; i < c->nsp; i++)
@@ -88,34 +81,36 @@ static loom_expr *conv_body(loom_te *te, void *user, loom_expr *const *idx) {
 
 typedef struct dil_ctx {
   loom_te_tensor *x;
-  int64_t stride, before;
-  int nsp;
+  int64_t stride, k;
 } dil_ctx;
 
-/* The transposed convolution's input spread out by the stride and padded
- * by k - 1 - pad: a point reads the input where it lands on the grid. */
+/* topi's dilate: the input spread out by the stride, zeros between. */
 static loom_expr *dilate_body(loom_te *te, void *user, loom_expr *const *idx) {
   dil_ctx *c = user;
-  int n = c->nsp + 2;
-  loom_expr *xi[5], *cond = NULL;
-  xi[0] = idx[0];
-  xi[1] = idx[1];
-  for (int i = 0; i < c->nsp; i++) {
-    loom_expr *p = loom_te_sub(te, idx[2 + i], ops_int(te, c->before));
-    loom_expr *q = loom_te_bin(te, LOOM_EXPR_FLOORDIV, p, ops_int(te, c->stride));
-    loom_expr *ok = loom_te_bin(
-        te, LOOM_EXPR_AND, loom_te_bin(te, LOOM_EXPR_LE, ops_int(te, 0), p),
-        loom_te_bin(te, LOOM_EXPR_LT, q, loom_te_dim(c->x, 2 + i)));
-    ok = loom_te_bin(
-        te, LOOM_EXPR_AND, ok,
-        loom_te_bin(te, LOOM_EXPR_EQ,
-                    loom_te_bin(te, LOOM_EXPR_FLOORMOD, p, ops_int(te, c->stride)),
-                    ops_int(te, 0)));
-    cond = cond ? loom_te_bin(te, LOOM_EXPR_AND, cond, ok) : ok;
-    xi[2 + i] = q;
+  loom_expr *xi[4] = {idx[0], idx[1], NULL, NULL}, *cond = NULL;
+  for (int i = 2; i < 4; i++) {
+    xi[i] = loom_te_bin(te, LOOM_EXPR_FLOORDIV, idx[i], ops_int(te, c->stride));
+    if (c->stride == 1)
+      continue;
+    loom_expr *on = loom_te_bin(
+        te, LOOM_EXPR_EQ,
+        loom_te_bin(te, LOOM_EXPR_FLOORMOD, idx[i], ops_int(te, c->stride)),
+        ops_int(te, 0));
+    cond = cond ? loom_te_bin(te, LOOM_EXPR_AND, cond, on) : on;
   }
-  return loom_te_if_then_else(te, cond, loom_te_at(te, c->x, xi, n),
-                              loom_te_const(te, loom_te_dtype(c->x), 0));
+  loom_expr *v = loom_te_at(te, c->x, xi, 4);
+  return cond ? loom_te_if_then_else(te, cond, v,
+                                     loom_te_const(te, loom_te_dtype(c->x), 0))
+              : v;
+}
+
+/* The IOHW weight as OIHW with the kernel flipped. */
+static loom_expr *flip_body(loom_te *te, void *user, loom_expr *const *idx) {
+  dil_ctx *c = user;
+  loom_expr *wi[4] = {idx[1], idx[0],
+                      loom_te_sub(te, ops_int(te, c->k - 1), idx[2]),
+                      loom_te_sub(te, ops_int(te, c->k - 1), idx[3])};
+  return loom_te_at(te, c->x, wi, 4);
 }
 
 static loom_status conv_keys(const loom_te_args *args, int64_t *v,
@@ -205,16 +200,26 @@ static loom_status build_conv(loom_te *te, const loom_te_args *args, int nsp,
       ws[2 + i] = R;
   }
   loom_te_tensor *x = ops_input(te, "A", xs, n, t);
-  c.w = ops_input(te, "W", ws, n, t);
-  const char *pname = c.is_nhwc ? "PaddedInput" : "pad_temp";
+  loom_te_tensor *w = ops_input(te, "W", ws, n, t);
+  c.w = w;
+  const char *pname = c.is_nhwc && nsp == 2 ? "PaddedInput" : "pad_temp";
   if (is_transpose) {
-    dil_ctx dc = {x, c.stride, R - 1 - pad, nsp};
-    loom_expr *shape[5];
-    shape[0] = ops_int(te, N);
-    shape[1] = ops_int(te, C);
-    for (int i = 0; i < nsp; i++)
-      shape[2 + i] = ops_int(te, (H - 1) * c.stride + 1 + 2 * (R - 1 - pad));
-    c.x = loom_te_compute(te, "data_pad", shape, n, NULL, dilate_body, &dc);
+    /* As topi builds it: dilate, pad by k - 1 - pad, flip the kernel, then
+     * a stride-1 convolution. */
+    dil_ctx dc = {x, c.stride, R};
+    loom_expr *shape[4] = {ops_int(te, N), ops_int(te, C),
+                           ops_int(te, (H - 1) * c.stride + 1),
+                           ops_int(te, (H - 1) * c.stride + 1)};
+    loom_te_tensor *dil = loom_te_compute(te, "data_dilate", shape, 4, NULL,
+                                          dilate_body, &dc);
+    int64_t before[4] = {0, 0, R - 1 - pad, R - 1 - pad};
+    c.x = ops_pad(te, dil, before, before, loom_te_const(te, t, 0), "data_pad");
+    static const char *const kn[] = {"o", "i", "h", "w"};
+    loom_expr *kshape[4] = {ops_int(te, K), ops_int(te, C), ops_int(te, R),
+                            ops_int(te, R)};
+    dc.x = c.w;
+    c.w = loom_te_compute(te, "kernel_transform", kshape, 4, kn, flip_body,
+                          &dc);
   } else {
     int64_t before[5] = {0}, after[5] = {0};
     for (int i = 0; i < nsp; i++)
@@ -224,7 +229,8 @@ static loom_status build_conv(loom_te *te, const loom_te_args *args, int nsp,
   }
   static const char *const rn_nchw[] = {"rc", "ry", "rx", "rz"};
   static const char *const rn_dw[] = {"rc", "di", "dj", "dk"};
-  const char *const *rn = is_depthwise ? rn_dw : rn_nchw;
+  static const char *const rn_tr[] = {"dc", "dh", "dw", "dd"};
+  const char *const *rn = is_depthwise ? rn_dw : is_transpose ? rn_tr : rn_nchw;
   c.r[0] = loom_te_reduce_axis(te, ops_int(te, C / c.groups), rn[0]);
   for (int i = 0; i < nsp; i++)
     c.r[i + 1] = loom_te_reduce_axis(te, ops_int(te, R), rn[i + 1]);
@@ -236,23 +242,27 @@ static loom_status build_conv(loom_te *te, const loom_te_args *args, int nsp,
   static const char *const an_nchw[] = {"nn", "ff", "yy", "xx", "zz"};
   static const char *const an_nhwc[] = {"nn", "yy", "xx", "zz", "ff"};
   static const char *const an_dw[] = {"b", "i", "j", "k", "c"};
+  static const char *const an_tr[] = {"b", "c", "h", "w"};
   const char *an[5];
   for (int i = 0; i < n; i++)
-    an[i] = is_depthwise && c.is_nhwc ? (i == n - 1 ? "c" : an_dw[i])
+    an[i] = is_transpose ? an_tr[i]
+            : is_depthwise && c.is_nhwc ? (i == n - 1 ? "c" : an_dw[i])
             : c.is_nhwc               ? (i == n - 1 ? "ff" : an_nhwc[i])
                                       : an_nchw[i];
   char name[40];
   if (is_depthwise)
     snprintf(name, sizeof name, "DepthwiseConv2d");
   else if (is_transpose)
-    snprintf(name, sizeof name, "conv2d_transpose_nchw");
+    snprintf(name, sizeof name, "compute");
+  else if (c.is_nhwc && nsp == 3)
+    snprintf(name, sizeof name, "conv3d_ndhwc");
   else if (c.is_nhwc)
-    snprintf(name, sizeof name, "Conv%dd%s", nsp, "Output");
+    snprintf(name, sizeof name, "Conv%ddOutput", nsp);
   else
     snprintf(name, sizeof name, "conv%dd_%s", nsp,
              nsp == 1 ? "ncw" : nsp == 2 ? "nchw" : "ncdhw");
   loom_te_tensor *y = loom_te_compute(te, name, shape, n, an, conv_body, &c);
-  loom_te_tensor *all[3] = {x, c.w, y};
+  loom_te_tensor *all[3] = {x, w, y};
   return ops_finish(te, all, 3, out, d);
 }
 

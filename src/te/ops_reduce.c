@@ -70,10 +70,20 @@ static loom_te_tensor *reduce_axis(loom_te *te, loom_te_tensor *x, int axis,
                          reduce_body, &c);
 }
 
+/* Parses shape, dtype and axis; axis=all gives *axis = -1. */
 static loom_status shape_axis(const loom_te_args *args, int64_t *s, int *n,
                               int *axis, loom_dtype *t, loom_diag *d) {
   int64_t ax;
+  const char *as;
   TRY(loom_te_args_ints(args, "shape", s, TE_MAX_RANK, n, d));
+  TRY(loom_te_args_str(args, "axis", &as, d));
+  if (!strcmp(as, "all") && strcmp(args->op->name, "argmax") &&
+      strncmp(args->op->name, "softmax", 7) &&
+      strcmp(args->op->name, "log_softmax")) {
+    TRY(loom_te_args_dtype(args, "dtype", t, d));
+    *axis = -1;
+    return LOOM_OK;
+  }
   TRY(loom_te_args_int(args, "axis", &ax, d));
   TRY(loom_te_args_dtype(args, "dtype", t, d));
   for (int i = 0; i < *n; i++)
@@ -97,6 +107,48 @@ static loom_expr *divide_body(loom_te *te, void *user, loom_expr *const *idx) {
                      c->count);
 }
 
+typedef struct all_ctx {
+  loom_te_tensor *x;
+  loom_var *k[TE_MAX_RANK];
+  loom_te_reducer r;
+} all_ctx;
+
+static loom_expr *all_body(loom_te *te, void *user, loom_expr *const *idx) {
+  (void)idx;
+  all_ctx *c = user;
+  int n = loom_te_ndim(c->x);
+  loom_expr *xi[TE_MAX_RANK];
+  for (int i = 0; i < n; i++)
+    xi[i] = loom_te_ref(te, c->k[i]);
+  return loom_te_reduce(te, c->r, loom_te_at(te, c->x, xi, n), c->k, n, NULL);
+}
+
+/* A reduction over every axis into a scalar (topi's axis=None). */
+static loom_te_tensor *reduce_all(loom_te *te, loom_te_tensor *x,
+                                  loom_te_reducer r) {
+  all_ctx c = {0};
+  c.x = x;
+  c.r = r;
+  for (int i = 0; i < loom_te_ndim(x); i++) {
+    char kn[8];
+    snprintf(kn, sizeof kn, "k%d", i);
+    c.k[i] = loom_te_reduce_axis(te, loom_te_dim(x, i), kn);
+  }
+  return loom_te_compute(te, "A_red", NULL, 0, NULL, all_body, &c);
+}
+
+/* argmax: the first index along the axis where the maximum is reached. */
+static loom_expr *argmax_body(loom_te *te, void *user, loom_expr *const *idx) {
+  red_ctx *c = user;
+  loom_expr *xi[TE_MAX_RANK];
+  full_index(te, c, idx, xi);
+  loom_expr *hit = loom_te_bin(te, LOOM_EXPR_EQ,
+                               loom_te_at(te, c->x, xi, loom_te_ndim(c->x)),
+                               loom_te_at(te, c->y, idx, loom_te_ndim(c->y)));
+  return loom_te_reduce(te, LOOM_TE_MIN, loom_te_ref(te, c->k[0]), c->k, 1,
+                        hit);
+}
+
 loom_status op_reduce(loom_te *te, const loom_te_args *args, loom_func **out,
                       loom_diag *d) {
   int64_t s[TE_MAX_RANK];
@@ -104,20 +156,32 @@ loom_status op_reduce(loom_te *te, const loom_te_args *args, loom_func **out,
   loom_dtype t;
   TRY(shape_axis(args, s, &n, &axis, &t, d));
   const char *w = args->op->name;
-  loom_te_reducer r = !strcmp(w, "max")   ? LOOM_TE_MAX
-                      : !strcmp(w, "min") ? LOOM_TE_MIN
-                                          : LOOM_TE_SUM;
+  loom_te_reducer r = !strcmp(w, "max") || !strcmp(w, "argmax") ? LOOM_TE_MAX
+                      : !strcmp(w, "min")                        ? LOOM_TE_MIN
+                      : !strcmp(w, "prod")                       ? LOOM_TE_PROD
+                                                                 : LOOM_TE_SUM;
   loom_te_tensor *a = ops_input(te, "A", s, n, t);
-  loom_te_tensor *y = reduce_axis(te, a, axis, r, NULL, "", "A_red");
+  loom_te_tensor *y = axis < 0 ? reduce_all(te, a, r)
+                               : reduce_axis(te, a, axis, r, NULL, "", "A_red");
+  int m = axis < 0 ? 0 : n - 1;
+  loom_expr *shape[TE_MAX_RANK];
+  for (int i = 0; y && i < m; i++)
+    shape[i] = loom_te_dim(y, i);
   if (!strcmp(w, "mean")) {
     red_ctx c = {0};
     c.x = y;
-    c.count = loom_te_const(te, t, (double)s[axis]);
-    loom_expr *shape[TE_MAX_RANK];
-    for (int i = 0; y && i < n - 1; i++)
-      shape[i] = loom_te_dim(y, i);
-    y = loom_te_compute(te, "T_divide", shape, n - 1, ax_names, divide_body,
-                        &c);
+    double count = 1;
+    for (int i = 0; i < n; i++)
+      count *= axis < 0 || i == axis ? (double)s[i] : 1;
+    c.count = loom_te_const(te, t, count);
+    y = loom_te_compute(te, "T_divide", shape, m, ax_names, divide_body, &c);
+  } else if (!strcmp(w, "argmax")) {
+    red_ctx c = {0};
+    c.x = a;
+    c.y = y;
+    c.axis = axis;
+    c.k[0] = loom_te_reduce_axis(te, ops_int(te, s[axis]), "k");
+    y = loom_te_compute(te, "T_argmax", shape, m, ax_names, argmax_body, &c);
   }
   loom_te_tensor *all[2] = {a, y};
   return ops_finish(te, all, 2, out, d);

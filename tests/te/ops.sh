@@ -79,6 +79,9 @@ tanh tanh shape=32,32
 cast cast shape=64,64
 add_broadcast add a_shape=32,1,16 b_shape=8,16
 pad pad shape=1,3,16,16
+conv2d_transpose_nchw conv2d_transpose C=16 H=14 K=8 R=4 stride=2 pad=1
+max_all max shape=16,32 axis=all
+prod_int32 prod shape=8,16
 LIST
   echo "conformance: $matched of $total operators equal to TVM's programs"
 fi

@@ -383,6 +383,35 @@ static void test_elementwise(void) {
   done(&r);
 }
 
+/* argmax on data with ties (small integers as floats): the first index. */
+static void test_argmax(void) {
+  const char *set[3] = {"shape=4,9,3", "axis=1", "dtype=int8"};
+  run r;
+  CHECK(build_run(&r, "argmax", set, 3));
+  if (r.args) {
+    double want[12];
+    for (int i = 0; i < 4; i++)
+      for (int k = 0; k < 3; k++) {
+        int best = 0;
+        for (int j = 1; j < 9; j++)
+          if (at(&r, 0, (i * 9 + j) * 3 + k) > at(&r, 0, (i * 9 + best) * 3 + k))
+            best = j;
+        want[i * 3 + k] = best;
+      }
+    check_out(&r, want, 0, "argmax");
+  }
+  done(&r);
+  const char *ps[2] = {"shape=2,3", "axis=all"}; /* fits in int32 */
+  CHECK(build_run(&r, "prod", ps, 2));
+  if (r.args) {
+    double p = 1;
+    for (int i = 0; i < 6; i++)
+      p *= at(&r, 0, i);
+    check_out(&r, &p, 0, "prod");
+  }
+  done(&r);
+}
+
 /* ---- the C API directly --------------------------------------------------- */
 
 typedef struct tri_ctx {
@@ -516,6 +545,7 @@ int main(void) {
   test_dequant("dequant_gemv_i4", 1, 5, 64, 32);
   test_dequant("dequant_matmul_i8", 3, 4, 32, 8);
   test_elementwise();
+  test_argmax();
   test_where();
   test_symbolic();
   test_errors();
