@@ -59,6 +59,7 @@ void loom_te_set_attr_int(loom_te *te, loom_te_tensor *t, const char *key,
 void loom_te_set_attr_str(loom_te *te, loom_te_tensor *t, const char *key,
                           const char *v);
 
+/* Accessors; a NULL tensor has rank 0 and NULL dimensions. */
 int loom_te_ndim(const loom_te_tensor *t);
 loom_expr *loom_te_dim(const loom_te_tensor *t, int i);
 loom_dtype loom_te_dtype(const loom_te_tensor *t);

@@ -160,13 +160,15 @@ static loom_status stage_nest(pf_ctx *c, const loom_te_tensor *t,
   const te_reduce *r = t->reduce;
   int ns = t->buffer->ndim, nr = r ? r->n_axes : 0, n = ns + nr;
   loom_block *b = loom_ir_block(a, name);
+  if (!b)
+    return LOOM_NOMEM;
   loom_var **from = loom_arena_alloc(a, sizeof *from * (size_t)(n + 1));
   loom_expr **to = loom_arena_alloc(a, sizeof *to * (size_t)(n + 1));
   loom_var **loops = loom_arena_alloc(a, sizeof *loops * (size_t)(n + 1));
   loom_expr **idx = loom_arena_alloc(a, sizeof *idx * (size_t)(ns + 1));
   loom_expr **bind = loom_arena_alloc(a, sizeof *bind * (size_t)(n + 1));
   b->iter_vars = loom_arena_alloc(a, sizeof *b->iter_vars * (size_t)(n + 1));
-  if (!b || !from || !to || !loops || !idx || !bind || !b->iter_vars)
+  if (!from || !to || !loops || !idx || !bind || !b->iter_vars)
     return LOOM_NOMEM;
   b->n_iter_vars = n;
   for (int i = 0; i < n; i++) {
@@ -174,8 +176,8 @@ static loom_status stage_nest(pf_ctx *c, const loom_te_tensor *t,
     loom_expr *extent = i < ns ? t->buffer->shape[i]
                                : te_axis_extent(c->te, axis);
     loom_iter_var *iv = &b->iter_vars[i];
-    iv->var = loom_ir_var(a, loom_arena_printf(a, "v_%s", axis->name),
-                          LOOM_INT32);
+    const char *ivname = loom_arena_printf(a, "v_%s", axis->name);
+    iv->var = ivname ? loom_ir_var(a, ivname, LOOM_INT32) : NULL;
     iv->dom.min = loom_te_int(c->te, 0);
     iv->dom.extent = extent;
     iv->kind = i < ns ? LOOM_ITER_SPATIAL : LOOM_ITER_REDUCE;
@@ -185,7 +187,7 @@ static loom_status stage_nest(pf_ctx *c, const loom_te_tensor *t,
     bind[i] = loom_ir_ref(a, loops[i]);
     if (i < ns)
       idx[i] = to[i];
-    if (!to[i] || !bind[i] || !iv->dom.min)
+    if (!iv->var || !loops[i] || !to[i] || !bind[i] || !iv->dom.min)
       return LOOM_NOMEM;
   }
   if (r) {
@@ -355,6 +357,10 @@ static loom_status build(pf_ctx *c, loom_func **out) {
 loom_status loom_te_create_prim_func(loom_te *te, loom_te_tensor *const *args,
                                      int n_args, loom_func **out,
                                      loom_diag *d) {
+  if (loom_arena_status(te->arena) != LOOM_OK) {
+    loom_diag_error(d, (loom_loc){0}, "out of memory");
+    return LOOM_NOMEM;
+  }
   if (te->error)
     return loom_diag_error(d, (loom_loc){0}, "%s", te->error);
   if (n_args < 1 || n_args > TE_MAX_TENSORS)

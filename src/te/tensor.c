@@ -169,12 +169,18 @@ void loom_te_set_attr_str(loom_te *te, loom_te_tensor *t, const char *key,
     a->value = loom_ir_value_str(te->arena, v);
 }
 
-int loom_te_ndim(const loom_te_tensor *t) { return t->buffer->ndim; }
+/* The accessors take NULL (a tensor whose construction failed) so that a
+ * builder may run on and report the first error once at its end. */
+int loom_te_ndim(const loom_te_tensor *t) { return t ? t->buffer->ndim : 0; }
 loom_expr *loom_te_dim(const loom_te_tensor *t, int i) {
-  return t->buffer->shape[i];
+  return t && i >= 0 && i < t->buffer->ndim ? t->buffer->shape[i] : NULL;
 }
-loom_dtype loom_te_dtype(const loom_te_tensor *t) { return t->buffer->dtype; }
-const char *loom_te_name(const loom_te_tensor *t) { return t->buffer->name; }
+loom_dtype loom_te_dtype(const loom_te_tensor *t) {
+  return t ? t->buffer->dtype : LOOM_FLOAT32;
+}
+const char *loom_te_name(const loom_te_tensor *t) {
+  return t ? t->buffer->name : "";
+}
 
 loom_expr *loom_te_at(loom_te *te, loom_te_tensor *t, loom_expr *const *idx,
                       int n) {

@@ -526,6 +526,35 @@ static void test_errors(void) {
   loom_arena_free(a);
 }
 
+/* Allocation failure: failing the 1st, 2nd, ... allocation of the arena
+ * gives a clean out-of-memory status until the build succeeds. */
+static void test_faultsim(const char *op, const char *script) {
+  for (long n = 1; n < 100000; n++) {
+    loom_faultsim fs = {n, 0};
+    loom_arena *a = loom_arena_new();
+    loom_arena_set_faultsim(a, &fs);
+    loom_diag d;
+    loom_diag_init(&d);
+    loom_func *f = NULL;
+    loom_status s =
+        op ? loom_te_op_build(loom_te_op_find(op), NULL, 0, a, &f, &d)
+           : loom_te_read_script(script, strlen(script), "fs.py", a, &f, &d);
+    loom_diag_free(&d);
+    loom_arena_free(a);
+    if (s == LOOM_OK) {
+      CHECK(f != NULL);
+      return;
+    }
+    if (s != LOOM_NOMEM) {
+      printf("  faultsim %s: status %d at allocation %ld\n",
+             op ? op : "script", (int)s, n);
+      CHECK(s == LOOM_NOMEM);
+      return;
+    }
+  }
+  CHECK(!"faultsim never succeeded");
+}
+
 int main(void) {
   test_matmul("NN", 7, 5, 9, "float32", 0, "none");
   test_matmul("NT", 4, 6, 3, "float32", 1, "relu");
@@ -549,5 +578,19 @@ int main(void) {
   test_where();
   test_symbolic();
   test_errors();
+  test_faultsim("matmul", NULL);
+  test_faultsim("conv2d_transpose", NULL);
+  test_faultsim("softmax", NULL);
+  test_faultsim("layer_norm", NULL);
+  test_faultsim("dequant_gemv_i4", NULL);
+  test_faultsim("argmax", NULL);
+  test_faultsim(NULL,
+                "from tvm import te\n"
+                "n = te.var('n')\n"
+                "A = te.placeholder((n, 8), name='A')\n"
+                "k = te.reduce_axis((0, 8), name='k')\n"
+                "B = te.compute((n,), lambda i: te.sum(A[i, k] * 2.0, axis=k,"
+                " where=k < i), name='B', attrs={'axis': 1})\n"
+                "te.create_prim_func([A, B])\n");
   return test_summary("te/ops");
 }
