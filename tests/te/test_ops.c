@@ -78,6 +78,8 @@ static double tol_of(const char *dtype) {
 static void test_matmul(const char *layout, int M, int N, int K,
                         const char *dtype, int bias, const char *epi) {
   char s[8][32];
+  /* int8 products accumulate in int32, as quantized kernels do. */
+  snprintf(s[7], 32, "out_dtype=%s", strcmp(dtype, "int8") ? dtype : "int32");
   snprintf(s[0], 32, "M=%d", M);
   snprintf(s[1], 32, "N=%d", N);
   snprintf(s[2], 32, "K=%d", K);
@@ -85,9 +87,9 @@ static void test_matmul(const char *layout, int M, int N, int K,
   snprintf(s[4], 32, "dtype=%s", dtype);
   snprintf(s[5], 32, "bias=%d", bias);
   snprintf(s[6], 32, "epilogue=%s", epi);
-  const char *set[7] = {s[0], s[1], s[2], s[3], s[4], s[5], s[6]};
+  const char *set[8] = {s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]};
   run r;
-  CHECK(build_run(&r, "matmul", set, 7));
+  CHECK(build_run(&r, "matmul", set, 8));
   if (r.args) {
     double *want = calloc((size_t)(M * N), sizeof *want);
     bool ta = layout[0] == 'T', tb = layout[1] == 'T';
@@ -146,6 +148,88 @@ static void test_conv2d(int C, int H, int K, int R, int stride, int pad,
           want[(k * O + y) * O + x] = acc;
         }
     check_out(&r, want, 1e-4 * C * R * R, "conv2d");
+    free(want);
+  }
+  done(&r);
+}
+
+/* conv2d in NHWC (HWIO weights) and depthwise in both layouts, N = 1. */
+static void test_conv2d_layouts(const char *op, const char *layout, int C,
+                                int H, int K, int R, int stride, int pad,
+                                int dil, int groups) {
+  char s[9][32];
+  snprintf(s[0], 32, "C=%d", C);
+  snprintf(s[1], 32, "H=%d", H);
+  snprintf(s[2], 32, "K=%d", K);
+  snprintf(s[3], 32, "R=%d", R);
+  snprintf(s[4], 32, "stride=%d", stride);
+  snprintf(s[5], 32, "pad=%d", pad);
+  snprintf(s[6], 32, "dilation=%d", dil);
+  snprintf(s[7], 32, "groups=%d", groups);
+  snprintf(s[8], 32, "layout=%s", layout);
+  const char *set[9] = {s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]};
+  run r;
+  CHECK(build_run(&r, op, set, 9));
+  if (r.args) {
+    bool is_dw = !strcmp(op, "depthwise_conv2d");
+    bool is_nhwc = !strcmp(layout, "NHWC");
+    int O = (H + 2 * pad - (R - 1) * dil - 1) / stride + 1;
+    int KO = is_dw ? C : K, cg = is_dw ? 1 : C / groups, kg = is_dw ? 1 : K / groups;
+    double *want = calloc((size_t)(KO * O * O), sizeof *want);
+    for (int k = 0; k < KO; k++)
+      for (int y = 0; y < O; y++)
+        for (int x = 0; x < O; x++) {
+          double acc = 0;
+          for (int c = 0; c < cg; c++)
+            for (int ry = 0; ry < R; ry++)
+              for (int rx = 0; rx < R; rx++) {
+                int iy = y * stride + ry * dil - pad;
+                int ix = x * stride + rx * dil - pad;
+                if (iy < 0 || iy >= H || ix < 0 || ix >= H)
+                  continue;
+                int ci = is_dw ? k : k / kg * cg + c;
+                int64_t xi = is_nhwc ? ((int64_t)iy * H + ix) * C + ci
+                                     : ((int64_t)ci * H + iy) * H + ix;
+                int64_t wi = is_dw ? (is_nhwc ? (ry * R + rx) * C + k
+                                              : (k * R + ry) * R + rx)
+                             : is_nhwc ? ((ry * R + rx) * cg + c) * K + k
+                                       : ((k * cg + c) * R + ry) * R + rx;
+                acc += at(&r, 0, xi) * at(&r, 1, wi);
+              }
+          want[is_nhwc ? (y * O + x) * KO + k : (k * O + y) * O + x] = acc;
+        }
+    check_out(&r, want, 1e-4 * C * R * R, op);
+    free(want);
+  }
+  done(&r);
+}
+
+/* conv1d NCW: OIW weights. */
+static void test_conv1d(int C, int W, int K, int R, int stride, int pad,
+                        int dil) {
+  char s[7][32];
+  snprintf(s[0], 32, "C=%d", C);
+  snprintf(s[1], 32, "H=%d", W);
+  snprintf(s[2], 32, "K=%d", K);
+  snprintf(s[3], 32, "R=%d", R);
+  snprintf(s[4], 32, "stride=%d", stride);
+  snprintf(s[5], 32, "pad=%d", pad);
+  snprintf(s[6], 32, "dilation=%d", dil);
+  const char *set[7] = {s[0], s[1], s[2], s[3], s[4], s[5], s[6]};
+  run r;
+  CHECK(build_run(&r, "conv1d", set, 7));
+  if (r.args) {
+    int O = (W + 2 * pad - (R - 1) * dil - 1) / stride + 1;
+    double *want = calloc((size_t)(K * O), sizeof *want);
+    for (int k = 0; k < K; k++)
+      for (int x = 0; x < O; x++)
+        for (int c = 0; c < C; c++)
+          for (int rx = 0; rx < R; rx++) {
+            int ix = x * stride + rx * dil - pad;
+            if (ix >= 0 && ix < W)
+              want[k * O + x] += at(&r, 0, c * W + ix) * at(&r, 1, (k * C + c) * R + rx);
+          }
+    check_out(&r, want, 1e-4 * C * R, "conv1d");
     free(want);
   }
   done(&r);
@@ -560,9 +644,15 @@ int main(void) {
   test_matmul("NT", 4, 6, 3, "float32", 1, "relu");
   test_matmul("TN", 5, 3, 8, "float16", 0, "none");
   test_matmul("TT", 3, 4, 5, "float32", 1, "none");
+  test_matmul("NN", 3, 5, 7, "int8", 0, "relu");
   test_conv2d(4, 9, 6, 3, 2, 1, 2, 2);
   test_conv2d(3, 7, 5, 3, 1, 1, 1, 1);
   test_conv2d(4, 8, 4, 2, 2, 0, 1, 4);
+  test_conv2d_layouts("conv2d", "NHWC", 4, 9, 6, 3, 2, 1, 2, 2);
+  test_conv2d_layouts("conv2d", "NHWC", 3, 6, 5, 2, 1, 0, 1, 1);
+  test_conv2d_layouts("depthwise_conv2d", "NHWC", 5, 7, 5, 3, 2, 1, 1, 1);
+  test_conv2d_layouts("depthwise_conv2d", "NCHW", 3, 8, 3, 3, 1, 2, 2, 1);
+  test_conv1d(3, 11, 4, 3, 2, 1, 2);
   test_conv2d_transpose(3, 5, 2, 4, 2, 1);
   test_conv2d_transpose(2, 4, 3, 3, 1, 0);
   test_softmax("softmax", 3, 17);
