@@ -25,6 +25,8 @@ int cli_tune(int argc, char **argv);
 int cli_apply(int argc, char **argv);
 int cli_sched(int argc, char **argv);
 int cli_trace(int argc, char **argv);
+int cli_op(int argc, char **argv);
+int cli_te(int argc, char **argv);
 
 /* Prints a usage error for `cmd` and returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

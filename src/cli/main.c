@@ -28,6 +28,10 @@ static const cli_command commands[] = {
      "apply a schedule script (.py) or JSON trace (.json) and print the result"},
     {"trace", cli_trace, "FILE SCRIPT [--json] [--dialect tir|tirx]",
      "replay a schedule script or JSON trace and print its trace"},
+    {"op", cli_op, "NAME [KEY=VALUE...] | --list",
+     "print the TensorIR of an operator from the library"},
+    {"te", cli_te, "FILE [--dialect tir|tirx]",
+     "run a TE script (te.compute ...) and print the TensorIR it defines"},
 };
 
 #define N_COMMANDS (int)(sizeof commands / sizeof *commands)

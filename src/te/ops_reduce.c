@@ -1,0 +1,369 @@
+/* Reductions and the operators built from them: sum, max, min and mean
+ * over an axis, pooling, softmax and log-softmax, layer and RMS norm. */
+#include "ops.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const ax_names[] = {"ax0", "ax1", "ax2", "ax3", "ax4",
+                                       "ax5", "ax6", "ax7", "ax8", "ax9",
+                                       "ax10", "ax11", "ax12", "ax13", "ax14",
+                                       "ax15"};
+
+typedef struct red_ctx {
+  loom_te_tensor *x, *y, *z, *gamma, *beta;
+  loom_var *k[4];
+  int axis, nk;
+  loom_te_reducer r;
+  loom_expr *count, *eps;
+  int64_t stride, window;
+  const char *what;
+} red_ctx;
+
+/* The index of x with the reduced axis put back at c->axis. */
+static void full_index(loom_te *te, red_ctx *c, loom_expr *const *idx,
+                       loom_expr **xi) {
+  int n = loom_te_ndim(c->x);
+  for (int i = 0, j = 0; i < n; i++)
+    xi[i] = i == c->axis ? loom_te_ref(te, c->k[0]) : idx[j++];
+}
+
+static loom_expr *reduce_body(loom_te *te, void *user, loom_expr *const *idx) {
+  red_ctx *c = user;
+  loom_expr *xi[TE_MAX_RANK];
+  full_index(te, c, idx, xi);
+  loom_expr *v = loom_te_at(te, c->x, xi, loom_te_ndim(c->x));
+  if (c->y) { /* sum of exp(x - max) or of (x - mean)^2 */
+    loom_expr *m = loom_te_at(te, c->y, idx, loom_te_ndim(c->y));
+    loom_expr *dv = loom_te_sub(te, v, m);
+    v = !strcmp(c->what, "var") ? loom_te_mul(te, dv, dv)
+                                : loom_te_call1(te, LOOM_OP_EXP, dv);
+  } else if (!strcmp(c->what, "sq")) {
+    v = loom_te_mul(te, v, v);
+  }
+  return loom_te_reduce(te, c->r, v, c->k, 1, NULL);
+}
+
+/* Reduces x over `axis` into a tensor of one rank less. y, when given, is
+ * the per-row value subtracted first (what says how it is used). */
+static loom_te_tensor *reduce_axis(loom_te *te, loom_te_tensor *x, int axis,
+                                   loom_te_reducer r, loom_te_tensor *y,
+                                   const char *what, const char *name) {
+  red_ctx c = {0};
+  c.x = x;
+  c.y = y;
+  c.axis = axis;
+  c.r = r;
+  c.what = what;
+  char kn[8];
+  snprintf(kn, sizeof kn, "k%d", axis);
+  c.k[0] = loom_te_reduce_axis(te, loom_te_dim(x, axis),
+                               !strcmp(what, "softmax") ? "k" : kn);
+  int n = loom_te_ndim(x);
+  loom_expr *shape[TE_MAX_RANK];
+  for (int i = 0, j = 0; i < n; i++)
+    if (i != axis)
+      shape[j++] = loom_te_dim(x, i);
+  return loom_te_compute(te, name, shape, n - 1,
+                         !strcmp(what, "softmax") ? NULL : ax_names,
+                         reduce_body, &c);
+}
+
+/* Parses shape, dtype and axis; axis=all gives *axis = -1. */
+static loom_status shape_axis(const loom_te_args *args, int64_t *s, int *n,
+                              int *axis, loom_dtype *t, loom_diag *d) {
+  int64_t ax;
+  const char *as;
+  TRY(loom_te_args_ints(args, "shape", s, TE_MAX_RANK, n, d));
+  TRY(loom_te_args_str(args, "axis", &as, d));
+  if (!strcmp(as, "all") && strcmp(args->op->name, "argmax") &&
+      strncmp(args->op->name, "softmax", 7) &&
+      strcmp(args->op->name, "log_softmax")) {
+    TRY(loom_te_args_dtype(args, "dtype", t, d));
+    *axis = -1;
+    return LOOM_OK;
+  }
+  TRY(loom_te_args_int(args, "axis", &ax, d));
+  TRY(loom_te_args_dtype(args, "dtype", t, d));
+  for (int i = 0; i < *n; i++)
+    if (s[i] < 1)
+      return loom_diag_error(d, (loom_loc){0}, "%s: extents are at least 1",
+                             args->op->name);
+  if (ax < 0)
+    ax += *n;
+  if (ax < 0 || ax >= *n || *n < 2)
+    return loom_diag_error(d, (loom_loc){0},
+                           "%s: axis must name one of the %d dimensions of "
+                           "shape, which needs at least 2",
+                           args->op->name, *n);
+  *axis = (int)ax;
+  return LOOM_OK;
+}
+
+static loom_expr *divide_body(loom_te *te, void *user, loom_expr *const *idx) {
+  red_ctx *c = user;
+  return loom_te_div(te, loom_te_at(te, c->x, idx, loom_te_ndim(c->x)),
+                     c->count);
+}
+
+typedef struct all_ctx {
+  loom_te_tensor *x;
+  loom_var *k[TE_MAX_RANK];
+  loom_te_reducer r;
+} all_ctx;
+
+static loom_expr *all_body(loom_te *te, void *user, loom_expr *const *idx) {
+  (void)idx;
+  all_ctx *c = user;
+  int n = loom_te_ndim(c->x);
+  loom_expr *xi[TE_MAX_RANK];
+  for (int i = 0; i < n; i++)
+    xi[i] = loom_te_ref(te, c->k[i]);
+  return loom_te_reduce(te, c->r, loom_te_at(te, c->x, xi, n), c->k, n, NULL);
+}
+
+/* A reduction over every axis into a scalar (topi's axis=None). */
+static loom_te_tensor *reduce_all(loom_te *te, loom_te_tensor *x,
+                                  loom_te_reducer r) {
+  all_ctx c = {0};
+  c.x = x;
+  c.r = r;
+  for (int i = 0; i < loom_te_ndim(x); i++) {
+    char kn[8];
+    snprintf(kn, sizeof kn, "k%d", i);
+    c.k[i] = loom_te_reduce_axis(te, loom_te_dim(x, i), kn);
+  }
+  return loom_te_compute(te, "A_red", NULL, 0, NULL, all_body, &c);
+}
+
+/* argmax: the first index along the axis where the maximum is reached. */
+static loom_expr *argmax_body(loom_te *te, void *user, loom_expr *const *idx) {
+  red_ctx *c = user;
+  loom_expr *xi[TE_MAX_RANK];
+  full_index(te, c, idx, xi);
+  loom_expr *hit = loom_te_bin(te, LOOM_EXPR_EQ,
+                               loom_te_at(te, c->x, xi, loom_te_ndim(c->x)),
+                               loom_te_at(te, c->y, idx, loom_te_ndim(c->y)));
+  return loom_te_reduce(te, LOOM_TE_MIN, loom_te_ref(te, c->k[0]), c->k, 1,
+                        hit);
+}
+
+loom_status op_reduce(loom_te *te, const loom_te_args *args, loom_func **out,
+                      loom_diag *d) {
+  int64_t s[TE_MAX_RANK];
+  int n, axis;
+  loom_dtype t;
+  TRY(shape_axis(args, s, &n, &axis, &t, d));
+  const char *w = args->op->name;
+  loom_te_reducer r = !strcmp(w, "max") || !strcmp(w, "argmax") ? LOOM_TE_MAX
+                      : !strcmp(w, "min")                        ? LOOM_TE_MIN
+                      : !strcmp(w, "prod")                       ? LOOM_TE_PROD
+                                                                 : LOOM_TE_SUM;
+  loom_te_tensor *a = ops_input(te, "A", s, n, t);
+  loom_te_tensor *y = axis < 0 ? reduce_all(te, a, r)
+                               : reduce_axis(te, a, axis, r, NULL, "", "A_red");
+  int m = axis < 0 ? 0 : n - 1;
+  loom_expr *shape[TE_MAX_RANK];
+  for (int i = 0; y && i < m; i++)
+    shape[i] = loom_te_dim(y, i);
+  if (!strcmp(w, "mean")) {
+    red_ctx c = {0};
+    c.x = y;
+    double count = 1;
+    for (int i = 0; i < n; i++)
+      count *= axis < 0 || i == axis ? (double)s[i] : 1;
+    c.count = loom_te_const(te, t, count);
+    y = loom_te_compute(te, "T_divide", shape, m, ax_names, divide_body, &c);
+  } else if (!strcmp(w, "argmax")) {
+    red_ctx c = {0};
+    c.x = a;
+    c.y = y;
+    c.axis = axis;
+    c.k[0] = loom_te_reduce_axis(te, ops_int(te, s[axis]), "k");
+    y = loom_te_compute(te, "T_argmax", shape, m, ax_names, argmax_body, &c);
+  }
+  loom_te_tensor *all[2] = {a, y};
+  return ops_finish(te, all, 2, out, d);
+}
+
+/* ---- softmax ------------------------------------------------------------------ */
+
+static loom_expr *softmax_body(loom_te *te, void *user, loom_expr *const *idx) {
+  red_ctx *c = user;
+  int n = loom_te_ndim(c->x);
+  loom_expr *ri[TE_MAX_RANK];
+  for (int i = 0, j = 0; i < n; i++)
+    if (i != c->axis)
+      ri[j++] = idx[i];
+  loom_expr *x = loom_te_at(te, c->x, idx, n);
+  loom_expr *m = loom_te_at(te, c->y, ri, n - 1);
+  loom_expr *s = loom_te_at(te, c->z, ri, n - 1);
+  if (!strcmp(c->what, "log_softmax"))
+    return loom_te_sub(te, loom_te_sub(te, x, m),
+                       loom_te_call1(te, LOOM_OP_LOG, s));
+  return loom_te_div(te, loom_te_call1(te, LOOM_OP_EXP, loom_te_sub(te, x, m)),
+                     s);
+}
+
+loom_status op_softmax(loom_te *te, const loom_te_args *args, loom_func **out,
+                       loom_diag *d) {
+  int64_t s[TE_MAX_RANK];
+  int n, axis;
+  loom_dtype t;
+  TRY(shape_axis(args, s, &n, &axis, &t, d));
+  red_ctx c = {0};
+  c.what = args->op->name;
+  c.x = ops_input(te, "A", s, n, t);
+  c.axis = axis;
+  c.y = reduce_axis(te, c.x, axis, LOOM_TE_MAX, NULL, "softmax",
+                    "T_softmax_maxelem");
+  c.z = reduce_axis(te, c.x, axis, LOOM_TE_SUM, c.y, "softmax",
+                    !strcmp(c.what, "softmax") ? "T_softmax_expsum"
+                                               : "compute");
+  loom_expr *shape[TE_MAX_RANK];
+  for (int i = 0; i < n; i++)
+    shape[i] = ops_int(te, s[i]);
+  loom_te_tensor *y = loom_te_compute(
+      te, !strcmp(c.what, "softmax") ? "T_softmax_norm" : "compute", shape, n,
+      NULL, softmax_body, &c);
+  loom_te_set_attr_int(te, y, "axis", axis);
+  loom_te_tensor *all[2] = {c.x, y};
+  return ops_finish(te, all, 2, out, d);
+}
+
+/* ---- layer norm and RMS norm over the last axis ------------------------------ */
+
+static loom_expr *norm_body(loom_te *te, void *user, loom_expr *const *idx) {
+  red_ctx *c = user;
+  int n = loom_te_ndim(c->x);
+  loom_expr *x = loom_te_at(te, c->x, idx, n);
+  loom_expr *g = loom_te_at(te, c->gamma, &idx[n - 1], 1);
+  loom_expr *sq = loom_te_at(te, c->z, idx, n - 1);
+  loom_expr *r = loom_te_call1(
+      te, LOOM_OP_RSQRT, loom_te_add(te, loom_te_div(te, sq, c->count), c->eps));
+  if (!c->y) /* RMS norm */
+    return loom_te_mul(te, loom_te_mul(te, x, r), g);
+  loom_expr *m = loom_te_at(te, c->y, idx, n - 1);
+  return loom_te_add(te, loom_te_mul(te, loom_te_mul(te, loom_te_sub(te, x, m), r),
+                                     g),
+                     loom_te_at(te, c->beta, &idx[n - 1], 1));
+}
+
+loom_status op_norm(loom_te *te, const loom_te_args *args, loom_func **out,
+                    loom_diag *d) {
+  int64_t s[TE_MAX_RANK];
+  int n;
+  loom_dtype t;
+  const char *eps;
+  TRY(loom_te_args_ints(args, "shape", s, TE_MAX_RANK, &n, d));
+  TRY(loom_te_args_dtype(args, "dtype", &t, d));
+  TRY(loom_te_args_str(args, "eps", &eps, d));
+  char *end;
+  double e = strtod(eps, &end);
+  if (n < 2 || end == eps || *end)
+    return loom_diag_error(d, (loom_loc){0},
+                           "%s: shape needs at least 2 dimensions and eps a "
+                           "number", args->op->name);
+  for (int i = 0; i < n; i++)
+    if (s[i] < 1)
+      return loom_diag_error(d, (loom_loc){0}, "%s: extents are at least 1",
+                             args->op->name);
+  bool is_layer = !strcmp(args->op->name, "layer_norm");
+  red_ctx c = {0};
+  c.x = ops_input(te, "A", s, n, t);
+  c.gamma = ops_input(te, "gamma", &s[n - 1], 1, t);
+  c.beta = is_layer ? ops_input(te, "beta", &s[n - 1], 1, t) : NULL;
+  c.count = loom_te_const(te, t, (double)s[n - 1]);
+  c.eps = loom_te_const(te, t, e);
+  loom_expr *shape[TE_MAX_RANK];
+  for (int i = 0; i < n; i++)
+    shape[i] = ops_int(te, s[i]);
+  if (is_layer) {
+    loom_te_tensor *sum = reduce_axis(te, c.x, n - 1, LOOM_TE_SUM, NULL, "",
+                                      "A_sum");
+    red_ctx mc = {0};
+    mc.x = sum;
+    mc.count = c.count;
+    c.y = loom_te_compute(te, "A_mean", shape, n - 1, ax_names, divide_body,
+                          &mc);
+    c.z = reduce_axis(te, c.x, n - 1, LOOM_TE_SUM, c.y, "var", "A_var_sum");
+  } else {
+    c.z = reduce_axis(te, c.x, n - 1, LOOM_TE_SUM, NULL, "sq", "A_sq_sum");
+  }
+  loom_te_tensor *y = loom_te_compute(te, is_layer ? "T_layer_norm"
+                                                   : "T_rms_norm",
+                                      shape, n, ax_names, norm_body, &c);
+  loom_te_tensor *all[4] = {c.x, c.gamma, is_layer ? c.beta : y, y};
+  return ops_finish(te, all, is_layer ? 4 : 3, out, d);
+}
+
+/* ---- pooling (NCHW) ------------------------------------------------------------ */
+
+static loom_expr *pool_body(loom_te *te, void *user, loom_expr *const *idx) {
+  red_ctx *c = user;
+  loom_expr *xi[4] = {idx[0], idx[1], NULL, NULL};
+  for (int i = 0; i < 2; i++)
+    xi[2 + i] = loom_te_add(te, loom_te_mul(te, idx[2 + i],
+                                            ops_int(te, c->stride)),
+                            loom_te_ref(te, c->k[i]));
+  return loom_te_reduce(te, c->r, loom_te_at(te, c->x, xi, 4), c->k, 2, NULL);
+}
+
+loom_status op_pool(loom_te *te, const loom_te_args *args, loom_func **out,
+                    loom_diag *d) {
+  int64_t s[TE_MAX_RANK], k, stride, pad;
+  int n;
+  loom_dtype t;
+  const char *w = args->op->name;
+  bool is_global = !strncmp(w, "global", 6), is_max = strstr(w, "max") != NULL;
+  TRY(loom_te_args_ints(args, "shape", s, 4, &n, d));
+  TRY(loom_te_args_dtype(args, "dtype", &t, d));
+  if (n != 4 || s[0] < 1 || s[1] < 1 || s[2] < 1 || s[3] < 1 || s[2] != s[3])
+    return loom_diag_error(d, (loom_loc){0},
+                           "%s: shape is N,C,H,W with H equal to W", w);
+  if (is_global) {
+    k = stride = s[2];
+    pad = 0;
+  } else {
+    TRY(loom_te_args_int(args, "kernel", &k, d));
+    TRY(loom_te_args_int(args, "stride", &stride, d));
+    TRY(loom_te_args_int(args, "pad", &pad, d));
+    if (k < 1 || stride < 1 || pad < 0 || pad >= k || s[2] + 2 * pad < k)
+      return loom_diag_error(d, (loom_loc){0},
+                             "%s: kernel and stride are at least 1 and pad "
+                             "less than kernel, and the window must fit",
+                             w);
+  }
+  red_ctx c = {0};
+  loom_te_tensor *a = ops_input(te, "A", s, 4, t);
+  int64_t before[4] = {0, 0, pad, pad};
+  loom_expr *fill = is_max ? loom_te_min_value(te, t) : loom_te_const(te, t, 0);
+  c.x = pad ? ops_pad(te, a, before, before, fill, "pad_temp") : a;
+  c.stride = stride;
+  c.r = is_max ? LOOM_TE_MAX : LOOM_TE_SUM;
+  c.k[0] = loom_te_reduce_axis(te, ops_int(te, k), "rv0");
+  c.k[1] = loom_te_reduce_axis(te, ops_int(te, k), "rv1");
+  int64_t o = (s[2] + 2 * pad - k) / stride + 1;
+  loom_expr *shape[4] = {ops_int(te, s[0]), ops_int(te, s[1]), ops_int(te, o),
+                         ops_int(te, o)};
+  const char *rname = is_global ? "adaptive_pool_sum"
+                      : is_max  ? "pool_max"
+                                : "pool_sum";
+  loom_te_tensor *y = loom_te_compute(te, rname, shape, 4, ax_names, pool_body,
+                                      &c);
+  if (is_max) {
+    loom_te_set_attr_str(te, y, "schedule_rule", "meta_schedule.pool_max");
+  } else {
+    red_ctx dc = {0};
+    dc.x = y;
+    dc.count = loom_te_const(te, t, (double)(k * k));
+    const char *aname = is_global ? "adaptive_pool_avg" : "pool_avg";
+    y = loom_te_compute(te, aname, shape, 4, ax_names, divide_body, &dc);
+    char rule[64];
+    snprintf(rule, sizeof rule, "meta_schedule.%s", aname);
+    loom_te_set_attr_str(te, y, "schedule_rule", rule);
+  }
+  loom_te_tensor *all[2] = {a, y};
+  return ops_finish(te, all, 2, out, d);
+}
