@@ -612,7 +612,15 @@ static loom_status eval_attribute(rd_ctx *c, const py_expr *e, rd_val *out) {
 
 static loom_status eval_unary(rd_ctx *c, const py_expr *e, rd_val *out) {
   rd_val a;
-  TRY(rd_eval(c, e->u.unary.a, &a));
+  const py_expr *arg = e->u.unary.a;
+  /* -9223372036854775808 is int64's minimum although its digits alone do
+   * not fit: TVM prints T.int64(-9223372036854775808). */
+  if (e->u.unary.op == PY_OP_NEG && arg->kind == PY_INT && arg->u.num.is_big &&
+      arg->u.num.text && !strcmp(arg->u.num.text, "9223372036854775808")) {
+    set_int(out, INT64_MIN, e->loc);
+    return LOOM_OK;
+  }
+  TRY(rd_eval(c, arg, &a));
   py_op op = e->u.unary.op;
   loom_loc loc = e->loc;
   if (is_lit(&a)) {
