@@ -9,14 +9,8 @@
 #include <string.h>
 
 #define MAX_ITERS 64
-#define MAX_DEPTH 256
 
-typedef struct stmt_list {
-  loom_stmt **items;
-  int n, cap;
-} stmt_list;
-
-static bool list_push(stmt_list *l, loom_stmt *s) {
+bool sched_list_push(sched_stmt_list *l, loom_stmt *s) {
   if (l->n == l->cap) {
     int cap = l->cap ? 2 * l->cap : 16;
     loom_stmt **items = realloc(l->items, (size_t)cap * sizeof *items);
@@ -30,7 +24,7 @@ static bool list_push(stmt_list *l, loom_stmt *s) {
 }
 
 /* The direct children of s, a sequence's items without a copy. */
-static int kids_of(loom_stmt *s, loom_stmt ***out, loom_stmt *buf[4]) {
+int sched_kids_of(loom_stmt *s, loom_stmt ***out, loom_stmt *buf[4]) {
   if (s->kind == LOOM_STMT_SEQ) {
     *out = s->u.seq.stmts;
     return s->u.seq.n_stmts;
@@ -40,34 +34,34 @@ static int kids_of(loom_stmt *s, loom_stmt ***out, loom_stmt *buf[4]) {
 }
 
 /* The block realizes under s that no other block under s encloses. */
-static bool collect_blocks(loom_stmt *s, stmt_list *out) {
+bool sched_collect_blocks(loom_stmt *s, sched_stmt_list *out) {
   if (s->kind == LOOM_STMT_BLOCK_REALIZE)
-    return list_push(out, s);
+    return sched_list_push(out, s);
   loom_stmt *buf[4], **kids;
-  int n = kids_of(s, &kids, buf);
+  int n = sched_kids_of(s, &kids, buf);
   for (int i = 0; i < n; i++)
-    if (!collect_blocks(kids[i], out))
+    if (!sched_collect_blocks(kids[i], out))
       return false;
   return true;
 }
 
 /* True when target lies under s (or is s); the loops on the way are pushed
- * onto loops (up to MAX_DEPTH), outer first. */
-static bool find_under(loom_stmt *s, const loom_stmt *target,
+ * onto loops (up to SCHED_MAX_DEPTH), outer first. */
+bool sched_find_under(loom_stmt *s, const loom_stmt *target,
                        loom_stmt **loops, int *n_loops) {
   if (s == target)
     return true;
   if (s->kind == LOOM_STMT_BLOCK_REALIZE)
     return false;
   bool pushed = false;
-  if (s->kind == LOOM_STMT_FOR && *n_loops < MAX_DEPTH) {
+  if (s->kind == LOOM_STMT_FOR && *n_loops < SCHED_MAX_DEPTH) {
     loops[(*n_loops)++] = s;
     pushed = true;
   }
   loom_stmt *buf[4], **kids;
-  int n = kids_of(s, &kids, buf);
+  int n = sched_kids_of(s, &kids, buf);
   for (int i = 0; i < n; i++)
-    if (find_under(kids[i], target, loops, n_loops))
+    if (sched_find_under(kids[i], target, loops, n_loops))
       return true;
   if (pushed)
     (*n_loops)--;
@@ -496,7 +490,7 @@ static bool relaxes_under_thread(const char *scope, const char *thread) {
 static loom_status compute_at(sched_call *c, bool is_ca) {
   loom_arena *a = sched_arena(c->s);
   sched_path p = {0}, q = {0};
-  stmt_list blocks = {0};
+  sched_stmt_list blocks = {0};
   loom_arith_ctx *ctx = NULL;
   TRY(sched_input_block(c, 0, &p));
   loom_status st = sched_input_loop(c, 1, &q);
@@ -540,7 +534,7 @@ static loom_status compute_at(sched_call *c, bool is_ca) {
     st = sched_fail(c, "block '%s' has too many iters", b->name);
     goto out;
   }
-  if (!collect_blocks(p.stmts[sc]->u.realize.block->body, &blocks)) {
+  if (!sched_collect_blocks(p.stmts[sc]->u.realize.block->body, &blocks)) {
     st = sched_nomem(c);
     goto out;
   }
@@ -571,7 +565,7 @@ static loom_status compute_at(sched_call *c, bool is_ca) {
   /* Where the nest goes: after every producer, before every consumer in
    * the loop's body; the required side must lie wholly under the loop. */
   loom_stmt *body_buf[4], **body;
-  int n_body = kids_of(loop->u.loop.body, &body, body_buf);
+  int n_body = sched_kids_of(loop->u.loop.body, &body, body_buf);
   if (loop->u.loop.body->kind != LOOM_STMT_SEQ) {
     body_buf[0] = loop->u.loop.body;
     body = body_buf;
@@ -579,9 +573,9 @@ static loom_status compute_at(sched_call *c, bool is_ca) {
   }
   int first_under = blocks.n, last_under = -1;
   for (int i = 0; i < blocks.n; i++) {
-    loom_stmt *loops[MAX_DEPTH];
+    loom_stmt *loops[SCHED_MAX_DEPTH];
     int nl = 0;
-    if (find_under(loop->u.loop.body, blocks.items[i], loops, &nl)) {
+    if (sched_find_under(loop->u.loop.body, blocks.items[i], loops, &nl)) {
       if (first_under == blocks.n)
         first_under = i;
       last_under = i;
@@ -599,9 +593,9 @@ static loom_status compute_at(sched_call *c, bool is_ca) {
       continue;
     int pos = -1;
     for (int j = 0; j < n_body && pos < 0; j++) {
-      loom_stmt *loops[MAX_DEPTH];
+      loom_stmt *loops[SCHED_MAX_DEPTH];
       int nl = 0;
-      if (find_under(body[j], blocks.items[i], loops, &nl))
+      if (sched_find_under(body[j], blocks.items[i], loops, &nl))
         pos = j;
     }
     if (pos < 0) {
@@ -685,18 +679,18 @@ static loom_status compute_at(sched_call *c, bool is_ca) {
                           : i < at && touches(o->writes, o->n_writes, buf);
       if (!wanted)
         continue;
-      loom_stmt *loops[MAX_DEPTH];
+      loom_stmt *loops[SCHED_MAX_DEPTH];
       int nl = 0;
-      if (!find_under(loop->u.loop.body, blocks.items[i], loops, &nl))
+      if (!sched_find_under(loop->u.loop.body, blocks.items[i], loops, &nl))
         continue;
-      loom_arith_relax relax[2 * MAX_DEPTH];
+      loom_arith_relax relax[2 * SCHED_MAX_DEPTH];
       for (int k = 0; k < nl; k++)
         relax[k] = (loom_arith_relax){loops[k]->u.loop.var,
                                       {loops[k]->u.loop.min,
                                        loops[k]->u.loop.extent}};
       /* Threads outside the loop share a buffer of a wider scope: the part
        * one thread needs is what all of them need. */
-      for (int k = 0; is_ca && k < q.n && nl < 2 * MAX_DEPTH; k++) {
+      for (int k = 0; is_ca && k < q.n && nl < 2 * SCHED_MAX_DEPTH; k++) {
         loom_stmt *l = q.stmts[k];
         if (l->kind == LOOM_STMT_FOR &&
             l->u.loop.kind == LOOM_FOR_THREAD_BINDING &&

@@ -166,8 +166,17 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
   case 12: { /* buffer and iter changes that keep the semantics */
     loom_loc nowhere = {0};
     loom_tval in[2] = {loom_tval_rv(b), loom_tval_none()};
-    int which_op = (int)loom_rng_below(r, 3);
-    if (which_op == 0) {
+    int which_op = (int)loom_rng_below(r, 5);
+    if (which_op >= 3) { /* cache_read / cache_write */
+      static const char *const scopes[] = {"global", "local", "shared"};
+      loom_tval attrs[2] = {loom_tval_int((int64_t)loom_rng_below(r, 2)),
+                            loom_tval_str(scopes[loom_rng_below(r, 3)])};
+      in[1] = (loom_tval){.kind = LOOM_TV_LIST};
+      loom_sched_apply(s, which_op == 3 ? LOOM_INST_CACHE_READ
+                                        : LOOM_INST_CACHE_WRITE,
+                       in, 2, attrs, 2, loom_tval_none(), nowhere, NULL, NULL,
+                       &d);
+    } else if (which_op == 0) {
       loom_tval attrs[4] = {loom_tval_int(0),
                             loom_tval_int((int64_t)loom_rng_below(r, 3) - 1),
                             loom_tval_int(1 + (int64_t)loom_rng_below(r, 32)),
@@ -430,7 +439,8 @@ int main(int argc, char **argv) {
         per_kind[LOOM_INST_DECOMPOSE_REDUCTION] && per_kind[LOOM_INST_MERGE] &&
         per_kind[LOOM_INST_STORAGE_ALIGN] && per_kind[LOOM_INST_SET_SCOPE] &&
         per_kind[LOOM_INST_REORDER_BLOCK_ITER_VAR] &&
-        per_kind[LOOM_INST_COMPUTE_AT] &&
+        per_kind[LOOM_INST_COMPUTE_AT] && per_kind[LOOM_INST_CACHE_READ] &&
+        per_kind[LOOM_INST_CACHE_WRITE] &&
         per_kind[LOOM_INST_REVERSE_COMPUTE_AT] &&
         per_kind[LOOM_INST_SAMPLE_PERFECT_TILE]));
   for (int i = 0; i < N_CASES; i++) {
