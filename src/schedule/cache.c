@@ -717,8 +717,9 @@ static loom_status cache(sched_call *c, bool is_write) {
     st = sched_nomem(c);
     goto out;
   }
-  memcpy(allocs, sblock->alloc_buffers,
-         (size_t)sblock->n_alloc_buffers * sizeof *allocs);
+  if (sblock->n_alloc_buffers)
+    memcpy(allocs, sblock->alloc_buffers,
+           (size_t)sblock->n_alloc_buffers * sizeof *allocs);
   allocs[sblock->n_alloc_buffers] = nb;
   *ns = *sblock;
   ns->body = new_body;
