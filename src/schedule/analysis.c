@@ -52,6 +52,25 @@ static bool splits_cleanly(const loom_expr *x, int64_t d, const sched_path *p,
   return count_rough_terms(x, 1, d, p, lo, hi, &rough) && rough <= 1;
 }
 
+/* x // n and x % n by a symbolic n: affine when x is a loop of the chain
+ * that runs from 0 over a multiple of n (a fused loop `range(n * 32)`). */
+static bool splits_by_symbol(const loom_expr *x, const loom_expr *n,
+                             const sched_path *p, int lo, int hi) {
+  if (x->kind != LOOM_EXPR_VAR || uses_loops(n, p, lo, hi))
+    return false;
+  for (int i = lo; i < hi; i++) {
+    const loom_stmt *l = p->stmts[i];
+    int64_t m;
+    if (l->kind != LOOM_STMT_FOR || l->u.loop.var != x->u.var)
+      continue;
+    const loom_expr *ext = l->u.loop.extent;
+    return loom_ir_is_const_int(l->u.loop.min, &m) && m == 0 &&
+           ext->kind == LOOM_EXPR_MUL &&
+           (sched_same_expr(ext->u.bin.a, n) || sched_same_expr(ext->u.bin.b, n));
+  }
+  return false;
+}
+
 /* Quasi-affine in the loops p[lo, hi): sums, differences, products with one
  * constant side, floordiv and floormod by positive constants. Other
  * variables count as constants. */
@@ -78,6 +97,8 @@ static bool quasi_affine(const loom_expr *e, const sched_path *p, int lo,
   }
   case LOOM_EXPR_FLOORDIV:
   case LOOM_EXPR_FLOORMOD:
+    if (!loom_ir_is_const_int(e->u.bin.b, NULL))
+      return splits_by_symbol(e->u.bin.a, e->u.bin.b, p, lo, hi);
     return loom_ir_is_const_int(e->u.bin.b, &k) && k > 0 &&
            quasi_affine(e->u.bin.a, p, lo, hi) &&
            splits_cleanly(e->u.bin.a, k, p, lo, hi);

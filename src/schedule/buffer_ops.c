@@ -260,7 +260,7 @@ static loom_status prepare(sched_call *c, sched_path *p, loom_buffer **old,
   return LOOM_OK;
 }
 
-static bool is_storage_scope(const char *s) {
+bool sched_is_storage_scope(const char *s) {
   static const char *const ranks[] = {
       "global", "shared", "warp", "local", "wmma.matrix_a", "wmma.matrix_b",
       "wmma.accumulator", "texture", "metal.simdgroup", "m.", "mma."};
@@ -282,7 +282,7 @@ loom_status sched_apply_set_scope(sched_call *c) {
                           ? c->attrs[1].s
                           : "";
   loom_status st = prepare(c, &p, &old, &n);
-  if (st == LOOM_OK && !is_storage_scope(scope))
+  if (st == LOOM_OK && !sched_is_storage_scope(scope))
     st = sched_fail(c, "\"%s\" is not a storage scope", scope);
   if (st == LOOM_OK) {
     n->scope = loom_arena_strdup(a, scope);

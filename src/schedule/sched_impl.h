@@ -39,6 +39,13 @@ struct loom_sched {
 
 loom_arena *sched_arena(loom_sched *s);
 
+/* A growable list of statements (heap). */
+typedef struct sched_stmt_list {
+  loom_stmt **items;
+  int n, cap;
+} sched_stmt_list;
+bool sched_list_push(sched_stmt_list *l, loom_stmt *s);
+
 /* ---- paths: a statement and its ancestors, from the function body down ---- */
 
 typedef struct sched_path {
@@ -79,6 +86,19 @@ int sched_scope_index(const sched_path *p, int depth);
 /* The direct child statements of a statement: a loop's body, a block's init
  * and body, a sequence's items, ... Returns the count, up to max. */
 int sched_children(const loom_stmt *s, loom_stmt **out, int max);
+
+/* The direct children of s (a sequence's items, not copied); buf holds
+ * the others. */
+int sched_kids_of(loom_stmt *s, loom_stmt ***out, loom_stmt *buf[4]);
+/* The block realizes under s that no other block under s encloses. */
+bool sched_collect_blocks(loom_stmt *s, sched_stmt_list *out);
+/* True when target lies under s (or is s); the loops on the way (up to
+ * SCHED_MAX_DEPTH) are pushed onto loops, outer first. */
+#define SCHED_MAX_DEPTH 256
+bool sched_find_under(loom_stmt *s, const loom_stmt *target, loom_stmt **loops,
+                      int *n_loops);
+/* Whether a name is a storage scope TVM knows (buffer_ops.c). */
+bool sched_is_storage_scope(const char *s);
 
 /* ---- substitution ----------------------------------------------------------- */
 

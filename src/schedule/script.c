@@ -276,6 +276,8 @@ static loom_status default_value(reader *r, const sched_param *q,
     *v = loom_tval_none();
   else if (!strcmp(buf, "True") || !strcmp(buf, "False"))
     *v = loom_tval_bool(buf[0] == 'T');
+  else if (!strcmp(buf, "[]"))
+    *v = (loom_tval){.kind = LOOM_TV_LIST};
   else if ((buf[0] >= '0' && buf[0] <= '9') || buf[0] == '-')
     *v = loom_tval_int(strtoll(buf, NULL, 10));
   else {

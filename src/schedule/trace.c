@@ -193,7 +193,11 @@ static void print_py_inst(loom_buf *b, const loom_inst *in, const rv_names *nm,
       v = &in->inputs[ii++];
     else if (!q->is_input && ai < in->n_attrs)
       v = &in->attrs[ai++];
-    if (!v || (q->type == 's' && v->kind == LOOM_TV_NONE))
+    /* An empty list left at its default is not printed (TVM leaves out
+     * cache_read's consumer_blocks=[]). */
+    if (!v || (q->type == 's' && v->kind == LOOM_TV_NONE) ||
+        (v->kind == LOOM_TV_LIST && v->n == 0 && q->dflt &&
+         q->dflt_len == 2 && !memcmp(q->dflt, "[]", 2)))
       continue;
     loom_buf_printf(b, "%s%s=", first ? "" : ", ", q->name);
     first = false;

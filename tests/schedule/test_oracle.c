@@ -143,12 +143,40 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
   memcpy(l, loops, (size_t)n_loops * sizeof *l);
   loom_sched_rv pick = l[loom_rng_below(r, (uint64_t)n_loops)];
   const loom_sched_rv *outs;
-  switch (loom_rng_below(r, 13)) {
+  switch (loom_rng_below(r, 14)) {
+  case 13: { /* compute_at / reverse_compute_at under another block's loop */
+    loom_sched_rv b2;
+    const loom_sched_rv *l2;
+    int n2;
+    const char *other = p->blocks[loom_rng_below(r, (uint64_t)p->n_blocks)];
+    if (loom_sched_get_block(s, other, NULL, &b2, &d) == LOOM_OK &&
+        loom_sched_get_loops(s, b2, &l2, &n2, &d) == LOOM_OK && n2 > 0) {
+      loom_tval in[2] = {loom_tval_rv(b),
+                         loom_tval_rv(l2[loom_rng_below(r, (uint64_t)n2)])};
+      loom_tval attrs[2] = {loom_tval_bool(loom_rng_below(r, 2)),
+                            loom_tval_int(loom_rng_below(r, 4) ? -1 : -2)};
+      loom_loc nowhere = {0};
+      loom_sched_apply(s, loom_rng_below(r, 2) ? LOOM_INST_COMPUTE_AT
+                                               : LOOM_INST_REVERSE_COMPUTE_AT,
+                       in, 2, attrs, 2, loom_tval_none(), nowhere, NULL, NULL,
+                       &d);
+    }
+    break;
+  }
   case 12: { /* buffer and iter changes that keep the semantics */
     loom_loc nowhere = {0};
     loom_tval in[2] = {loom_tval_rv(b), loom_tval_none()};
-    int which_op = (int)loom_rng_below(r, 3);
-    if (which_op == 0) {
+    int which_op = (int)loom_rng_below(r, 5);
+    if (which_op >= 3) { /* cache_read / cache_write */
+      static const char *const scopes[] = {"global", "local", "shared"};
+      loom_tval attrs[2] = {loom_tval_int((int64_t)loom_rng_below(r, 2)),
+                            loom_tval_str(scopes[loom_rng_below(r, 3)])};
+      in[1] = (loom_tval){.kind = LOOM_TV_LIST};
+      loom_sched_apply(s, which_op == 3 ? LOOM_INST_CACHE_READ
+                                        : LOOM_INST_CACHE_WRITE,
+                       in, 2, attrs, 2, loom_tval_none(), nowhere, NULL, NULL,
+                       &d);
+    } else if (which_op == 0) {
       loom_tval attrs[4] = {loom_tval_int(0),
                             loom_tval_int((int64_t)loom_rng_below(r, 3) - 1),
                             loom_tval_int(1 + (int64_t)loom_rng_below(r, 32)),
@@ -344,7 +372,7 @@ int main(int argc, char **argv) {
   if (test_failures)
     return test_summary("schedule/oracle");
   loom_rng r;
-  loom_rng_seed(&r, 20261123);
+  loom_rng_seed(&r, 20261124);
   int n_steps_total = 0;
   int per_kind[LOOM_INST_COUNT_] = {0};
   int n_resampled = 0;
@@ -411,6 +439,9 @@ int main(int argc, char **argv) {
         per_kind[LOOM_INST_DECOMPOSE_REDUCTION] && per_kind[LOOM_INST_MERGE] &&
         per_kind[LOOM_INST_STORAGE_ALIGN] && per_kind[LOOM_INST_SET_SCOPE] &&
         per_kind[LOOM_INST_REORDER_BLOCK_ITER_VAR] &&
+        per_kind[LOOM_INST_COMPUTE_AT] && per_kind[LOOM_INST_CACHE_READ] &&
+        per_kind[LOOM_INST_CACHE_WRITE] &&
+        per_kind[LOOM_INST_REVERSE_COMPUTE_AT] &&
         per_kind[LOOM_INST_SAMPLE_PERFECT_TILE]));
   for (int i = 0; i < N_CASES; i++) {
     loom_arena_free(progs[i].arena);
