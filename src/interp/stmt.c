@@ -488,17 +488,22 @@ static bool compile_domains(compiler *c, snode *n, const loom_block *b,
   return true;
 }
 
+/* The range [lo, hi) of the loop variable an iter var is bound to. */
+typedef struct loop_range {
+  bool is_known;
+  int64_t lo, hi;
+} loop_range;
+
 /* An iter var bound to a loop variable whose every value lies in the
- * constant domain needs no check. ranges[k] is that loop variable's scope
- * entry, or NULL. */
+ * constant domain needs no check. */
 static void skip_proven_checks(snode *n, const loom_block *b,
-                               const scope_var **ranges) {
+                               const loop_range *ranges) {
   for (int k = 0; n->dom_lo && k < b->n_iter_vars; k++) {
-    const scope_var *v = ranges[k];
+    const loop_range *v = &ranges[k];
     int64_t end;
-    if (v && (v->hi <= v->lo ||
-              (!__builtin_add_overflow(n->dom_lo[k], n->dom_n[k], &end) &&
-               v->lo >= n->dom_lo[k] && v->hi <= end)))
+    if (v->is_known && (v->hi <= v->lo ||
+                        (!__builtin_add_overflow(n->dom_lo[k], n->dom_n[k], &end) &&
+                         v->lo >= n->dom_lo[k] && v->hi <= end)))
       n->iter_check[k] = ITER_CHECK_NEVER;
   }
   /* Only constant domains can be skipped: others are evaluated, and may
@@ -532,11 +537,13 @@ static snode *compile_realize(compiler *c, const loom_stmt *s,
     if (!expr_at(c, n, k, s->u.realize.iter_values[k], depth + 1))
       return NULL;
   int mark = c->n_vars, slot_mark = c->n_var_slots, view_mark = c->n_views;
-  const scope_var **ranges = cnew(c, (size_t)(m ? m : 1) * sizeof *ranges);
+  /* Copies, not pointers into the scope: binding the iter vars may move it. */
+  loop_range *ranges = cnew(c, (size_t)(m ? m : 1) * sizeof *ranges);
   for (int k = 0; ranges && k < m; k++)
     if (n->exprs[k]->leaf == LEAF_VAR) {
       const scope_var *v = scope_find_var(c, n->exprs[k]->e->u.var);
-      ranges[k] = v && v->has_range ? v : NULL;
+      if (v && v->has_range)
+        ranges[k] = (loop_range){true, v->lo, v->hi};
     }
   bool is_ok = ranges && bind_iter_vars(c, n, b);
   if (is_ok && s->u.realize.predicate) {

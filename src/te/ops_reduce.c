@@ -130,7 +130,7 @@ static loom_te_tensor *reduce_all(loom_te *te, loom_te_tensor *x,
   c.x = x;
   c.r = r;
   for (int i = 0; i < loom_te_ndim(x); i++) {
-    char kn[8];
+    char kn[16];
     snprintf(kn, sizeof kn, "k%d", i);
     c.k[i] = loom_te_reduce_axis(te, loom_te_dim(x, i), kn);
   }
