@@ -95,6 +95,8 @@ loom_status loom_tune_runner_new(const loom_func *workload,
 loom_status loom_tune_runner_run(loom_tune_runner *r, const loom_kernel *kernels,
                                  int n, loom_measured *out, loom_diag *d);
 void loom_tune_runner_free(LOOM_TAKE loom_tune_runner *r);
+/* Changes the per-candidate time limit of later runs. */
+void loom_tune_runner_set_timeout(loom_tune_runner *r, double timeout_ms);
 
 /* Float operations of one call of f (for GFLOP/s): float arithmetic and
  * math in stored values times the constant trip counts around them. */

@@ -253,6 +253,10 @@ void loom_tune_runner_free(LOOM_TAKE loom_tune_runner *tr) {
   free(tr);
 }
 
+void loom_tune_runner_set_timeout(loom_tune_runner *tr, double timeout_ms) {
+  tr->o.timeout_ms = timeout_ms;
+}
+
 loom_status loom_tune_runner_run(loom_tune_runner *tr, const loom_kernel *kernels,
                                  int n, loom_measured *out, loom_diag *d) {
   runner *r = &tr->r;

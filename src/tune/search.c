@@ -349,7 +349,12 @@ static loom_status baseline(search *S, loom_diag *d) {
   loom_build_set b;
   loom_measured m;
   TRY(loom_tune_build(&f, 1, &S->o->builder, &b));
+  /* The unscheduled function is often far slower than the candidates the
+   * limit is set for; it gets ten minutes. */
+  double limit = S->o->runner.timeout_ms > 0 ? S->o->runner.timeout_ms : 10000;
+  loom_tune_runner_set_timeout(S->runner, limit > 600000 ? limit : 600000);
   loom_status st = loom_tune_runner_run(S->runner, &b.items[0].kernel, 1, &m, d);
+  loom_tune_runner_set_timeout(S->runner, limit);
   if (st == LOOM_OK && !m.error)
     S->res->baseline_ms = m.timing.median_ms;
   loom_tune_measured_free(&m, 1);
