@@ -345,6 +345,10 @@ const loom_func *loom_ir_module_find(const loom_module *m, const char *name);
  * (tuning workloads). NULL when out of memory. */
 loom_func *loom_ir_func_anonymous(loom_arena *a, const loom_func *f);
 
+/* The same tree, variables and buffers compared by identity (not modulo
+ * renaming); false also for trees nested deeper than 800 levels. */
+bool loom_ir_same_expr(const loom_expr *a, const loom_expr *b);
+
 /* ---- rewriting (src/ir/rewrite.c) ---------------------------------------- */
 
 /* Called on each node of an expression, outermost first: returns the node's

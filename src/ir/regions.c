@@ -12,57 +12,6 @@
 
 #define MAX_DEPTH (4 * 200)
 
-/* ---- structural equality of index expressions -------------------------------
- * Variables and buffers by identity; enough to merge like terms. */
-static bool same_expr(const loom_expr *a, const loom_expr *b, int depth) {
-  if (a == b)
-    return true;
-  if (!a || !b || depth > MAX_DEPTH || a->kind != b->kind ||
-      !loom_dtype_eq(a->dtype, b->dtype))
-    return false;
-  switch (a->kind) {
-  case LOOM_EXPR_INT: return a->u.int_value == b->u.int_value;
-  case LOOM_EXPR_FLOAT: return a->u.float_value == b->u.float_value;
-  case LOOM_EXPR_STR: return !strcmp(a->u.str, b->u.str);
-  case LOOM_EXPR_VAR: return a->u.var == b->u.var;
-  case LOOM_EXPR_NOT:
-  case LOOM_EXPR_CAST: return same_expr(a->u.unary.a, b->u.unary.a, depth + 1);
-  case LOOM_EXPR_SELECT:
-    return same_expr(a->u.select.cond, b->u.select.cond, depth + 1) &&
-           same_expr(a->u.select.t, b->u.select.t, depth + 1) &&
-           same_expr(a->u.select.f, b->u.select.f, depth + 1);
-  case LOOM_EXPR_LOAD:
-    if (a->u.load.buffer != b->u.load.buffer ||
-        a->u.load.n_indices != b->u.load.n_indices)
-      return false;
-    for (int i = 0; i < a->u.load.n_indices; i++)
-      if (!same_expr(a->u.load.indices[i], b->u.load.indices[i], depth + 1))
-        return false;
-    return true;
-  case LOOM_EXPR_CALL:
-    if (a->u.call.op != b->u.call.op || a->u.call.n_args != b->u.call.n_args)
-      return false;
-    for (int i = 0; i < a->u.call.n_args; i++)
-      if (!same_expr(a->u.call.args[i], b->u.call.args[i], depth + 1))
-        return false;
-    return true;
-  case LOOM_EXPR_LET:
-    return a->u.let.var == b->u.let.var &&
-           same_expr(a->u.let.value, b->u.let.value, depth + 1) &&
-           same_expr(a->u.let.body, b->u.let.body, depth + 1);
-  case LOOM_EXPR_RAMP:
-    return a->u.ramp.lanes == b->u.ramp.lanes &&
-           same_expr(a->u.ramp.base, b->u.ramp.base, depth + 1) &&
-           same_expr(a->u.ramp.stride, b->u.ramp.stride, depth + 1);
-  case LOOM_EXPR_BROADCAST:
-    return a->u.broadcast.lanes == b->u.broadcast.lanes &&
-           same_expr(a->u.broadcast.value, b->u.broadcast.value, depth + 1);
-  default: /* binary */
-    return same_expr(a->u.bin.a, b->u.bin.a, depth + 1) &&
-           same_expr(a->u.bin.b, b->u.bin.b, depth + 1);
-  }
-}
-
 /* ---- affine forms -------------------------------------------------------- */
 
 typedef struct term {
@@ -119,7 +68,7 @@ static affine aff_add(loom_arena *a, affine x, affine y, int64_t k) {
     if (__builtin_mul_overflow(k, y.t[i].coef, &coef))
       return aff_bad();
     int j = 0;
-    while (j < r.n && !same_expr(r.t[j].e, y.t[i].e, 0))
+    while (j < r.n && !loom_ir_same_expr(r.t[j].e, y.t[i].e))
       j++;
     if (j == r.n) {
       r.t[r.n].e = y.t[i].e;
@@ -227,7 +176,7 @@ loom_expr *loom_ir_range_extent(loom_arena *a, loom_expr *lo, loom_expr *hi) {
   if (loom_ir_is_const_int(lo, &v) && v == 0)
     return hi;
   /* lo + e, the way a range prints, gives e back unchanged. */
-  if (hi->kind == LOOM_EXPR_ADD && same_expr(hi->u.bin.a, lo, 0))
+  if (hi->kind == LOOM_EXPR_ADD && loom_ir_same_expr(hi->u.bin.a, lo))
     return hi->u.bin.b;
   affine d = aff_add(a, linearize(a, hi, 0), linearize(a, lo, 0), -1);
   if (aff_is_const(d, &v))
@@ -568,7 +517,7 @@ static void merge(rctx *r, dimset *d, item it) {
     return;
   }
   if (d->st == DS_POINT && it.st == DS_POINT &&
-      same_expr(d->point, it.point, 0))
+      loom_ir_same_expr(d->point, it.point))
     return;
   to_interval(r, d);
   if (it.st == DS_POINT) {

@@ -66,7 +66,7 @@ static bool splits_by_symbol(const loom_expr *x, const loom_expr *n,
     const loom_expr *ext = l->u.loop.extent;
     return loom_ir_is_const_int(l->u.loop.min, &m) && m == 0 &&
            ext->kind == LOOM_EXPR_MUL &&
-           (sched_same_expr(ext->u.bin.a, n) || sched_same_expr(ext->u.bin.b, n));
+           (loom_ir_same_expr(ext->u.bin.a, n) || loom_ir_same_expr(ext->u.bin.b, n));
   }
   return false;
 }

@@ -153,8 +153,8 @@ static loom_expr *symbolic_digit_end(mover *m, loom_expr *x, bool upper) {
       return konst(m, x->dtype, 0);
     if (e->kind != LOOM_EXPR_MUL)
       return NULL;
-    loom_expr *other = sched_same_expr(e->u.bin.a, n)   ? e->u.bin.b
-                       : sched_same_expr(e->u.bin.b, n) ? e->u.bin.a
+    loom_expr *other = loom_ir_same_expr(e->u.bin.a, n)   ? e->u.bin.b
+                       : loom_ir_same_expr(e->u.bin.b, n) ? e->u.bin.a
                                                         : NULL;
     return other ? bin(m, LOOM_EXPR_SUB, other, konst(m, x->dtype, 1)) : NULL;
   }

@@ -74,7 +74,7 @@ loom_status sched_apply_merge(sched_call *c) {
       else if (d + 1 < p->n && l->u.loop.body != p->stmts[d + 1])
         st = sched_fail(c, "loop '%s' is not the only child of loop '%s'",
                         sched_stmt_name(p->stmts[d + 1]), sched_stmt_name(l));
-      else if (!sched_same_expr(l->u.loop.extent,
+      else if (!loom_ir_same_expr(l->u.loop.extent,
                                    paths[0].stmts[d]->u.loop.extent))
         st = sched_fail(c, "loops '%s' and '%s' have different extents",
                         sched_stmt_name(paths[0].stmts[d]), sched_stmt_name(l));

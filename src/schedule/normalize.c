@@ -21,7 +21,7 @@ static loom_expr *expand(loom_arena *a, loom_expr *e);
 
 static void add_term(lin *l, loom_expr *atom, int64_t coef) {
   for (int i = 0; i < l->n; i++)
-    if (sched_same_expr(l->atoms[i], atom)) {
+    if (loom_ir_same_expr(l->atoms[i], atom)) {
       if (__builtin_add_overflow(l->coefs[i], coef, &l->coefs[i]))
         l->has_failed = true;
       return;

@@ -87,7 +87,7 @@ static const char *invert(loom_arena *a, const loom_block *cb, loom_expr **h,
     digit g[MAX_DIMS];
     int ng = 0;
     for (int j = k; j < n; j++)
-      if (!grouped[j] && sched_same_expr(dg[j].L, dg[k].L)) {
+      if (!grouped[j] && loom_ir_same_expr(dg[j].L, dg[k].L)) {
         grouped[j] = true;
         int at = ng++;
         while (at > 0 && g[at - 1].c < dg[j].c) {
@@ -183,7 +183,7 @@ static bool same_loads(const loom_expr *e, folding *f) {
       if (e->u.load.n_indices != f->n)
         return false;
       for (int i = 0; i < f->n; i++)
-        if (!sched_same_expr(e->u.load.indices[i], f->h[i]))
+        if (!loom_ir_same_expr(e->u.load.indices[i], f->h[i]))
           return false;
     }
     for (int i = 0; i < e->u.load.n_indices; i++)

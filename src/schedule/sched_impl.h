@@ -124,9 +124,6 @@ loom_expr *sched_subst_expr(loom_arena *a, loom_expr *e, const sched_map *m);
 loom_stmt *sched_subst_stmt(loom_arena *a, loom_stmt *s, const sched_map *m);
 /* True when s mentions v anywhere (expressions, regions, nested blocks). */
 bool sched_stmt_uses(loom_arena *a, loom_stmt *s, const loom_var *v);
-/* The same expression over the same variables (by identity, unlike
- * loom_ir_equal_expr, which renames free variables). */
-bool sched_same_expr(const loom_expr *a, const loom_expr *b);
 /* True when e mentions v. */
 bool sched_expr_uses(const loom_expr *e, const loom_var *v);
 

@@ -13,58 +13,9 @@ static bool is_tirx(const printer *p) { return p->dialect == LOOM_DIALECT_TIRX; 
 /* TVM's ExprDeepEqual: the same tree, variables by identity. An absent
  * expression reads as the constant 0 (an absent minimum). */
 static bool same_expr(const loom_expr *a, const loom_expr *b) {
-  if (a == b)
-    return true;
   if (!a || !b)
-    return pr_is_zero(a ? a : b);
-  if (a->kind != b->kind || !loom_dtype_eq(a->dtype, b->dtype))
-    return false;
-  switch (a->kind) {
-  case LOOM_EXPR_INT:
-    return a->u.int_value == b->u.int_value;
-  case LOOM_EXPR_FLOAT:
-    return a->u.float_value == b->u.float_value;
-  case LOOM_EXPR_STR:
-    return a->u.str && b->u.str && !strcmp(a->u.str, b->u.str);
-  case LOOM_EXPR_VAR:
-    return a->u.var == b->u.var;
-  case LOOM_EXPR_NOT:
-  case LOOM_EXPR_CAST:
-    return same_expr(a->u.unary.a, b->u.unary.a);
-  case LOOM_EXPR_SELECT:
-    return same_expr(a->u.select.cond, b->u.select.cond) &&
-           same_expr(a->u.select.t, b->u.select.t) &&
-           same_expr(a->u.select.f, b->u.select.f);
-  case LOOM_EXPR_LOAD:
-    if (a->u.load.buffer != b->u.load.buffer ||
-        a->u.load.n_indices != b->u.load.n_indices)
-      return false;
-    for (int i = 0; i < a->u.load.n_indices; i++)
-      if (!same_expr(a->u.load.indices[i], b->u.load.indices[i]))
-        return false;
-    return true;
-  case LOOM_EXPR_CALL:
-    if (a->u.call.op != b->u.call.op || a->u.call.n_args != b->u.call.n_args)
-      return false;
-    for (int i = 0; i < a->u.call.n_args; i++)
-      if (!same_expr(a->u.call.args[i], b->u.call.args[i]))
-        return false;
-    return true;
-  case LOOM_EXPR_LET:
-    return a->u.let.var == b->u.let.var &&
-           same_expr(a->u.let.value, b->u.let.value) &&
-           same_expr(a->u.let.body, b->u.let.body);
-  case LOOM_EXPR_RAMP:
-    return a->u.ramp.lanes == b->u.ramp.lanes &&
-           same_expr(a->u.ramp.base, b->u.ramp.base) &&
-           same_expr(a->u.ramp.stride, b->u.ramp.stride);
-  case LOOM_EXPR_BROADCAST:
-    return a->u.broadcast.lanes == b->u.broadcast.lanes &&
-           same_expr(a->u.broadcast.value, b->u.broadcast.value);
-  default:
-    return same_expr(a->u.bin.a, b->u.bin.a) &&
-           same_expr(a->u.bin.b, b->u.bin.b);
-  }
+    return a == b || pr_is_zero(a ? a : b);
+  return loom_ir_same_expr(a, b);
 }
 
 /* Whether e refers to the loop variable of any of loops[0..n). */
