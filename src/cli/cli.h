@@ -28,6 +28,9 @@ int cli_trace(int argc, char **argv);
 int cli_op(int argc, char **argv);
 int cli_te(int argc, char **argv);
 
+/* Parses a whole decimal integer in [lo, hi]; false for anything else. */
+bool cli_parse_int(const char *s, long long lo, long long hi, long long *out);
+
 /* Prints a usage error for `cmd` and returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -1,7 +1,8 @@
 /* Shared plumbing of the subcommands: reading a program file and printing
- * diagnostics the way compilers do. */
+ * diagnostics the way compilers do, parsing numeric options. */
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,4 +73,14 @@ int cli_dialect_option(const char *cmd, int argc, char **argv, int *i,
     return -1;
   }
   return 1;
+}
+
+bool cli_parse_int(const char *s, long long lo, long long hi, long long *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (!*s || *end || errno || v < lo || v > hi)
+    return false;
+  *out = v;
+  return true;
 }

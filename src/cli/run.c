@@ -10,7 +10,6 @@
 
 #include "loom/tune.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,16 +29,6 @@ typedef struct run_opts {
   int64_t range_lo[MAX_ARGS], range_hi[MAX_ARGS];
   int n_ranges;
 } run_opts;
-
-static bool parse_int(const char *s, long long lo, long long hi, long long *out) {
-  char *end;
-  errno = 0;
-  long long v = strtoll(s, &end, 10);
-  if (!*s || *end || errno || v < lo || v > hi)
-    return false;
-  *out = v;
-  return true;
-}
 
 static int parse_opts(int argc, char **argv, run_opts *o) {
   memset(o, 0, sizeof *o);
@@ -63,20 +52,20 @@ static int parse_opts(int argc, char **argv, run_opts *o) {
       if (strcmp(argv[++i], "cpu"))
         return cli_usage_error("run", "unknown target '%s' (cpu is known)", argv[i]);
     } else if (!strcmp(a, "--seed")) {
-      if (!parse_int(argv[++i], 0, INT64_MAX, &v))
+      if (!cli_parse_int(argv[++i], 0, INT64_MAX, &v))
         return cli_usage_error("run", "bad seed '%s' (a non-negative integer)", argv[i]);
       o->seed = (uint64_t)v;
     } else if (!strcmp(a, "--repeat") || !strcmp(a, "--threads")) {
-      if (!parse_int(argv[++i], 1, 1 << 20, &v))
+      if (!cli_parse_int(argv[++i], 1, 1 << 20, &v))
         return cli_usage_error("run", "bad %s '%s' (a positive integer)", a, argv[i]);
       *(a[2] == 'r' ? &o->repeat : &o->threads) = (int)v;
     } else if (!strcmp(a, "--timeout")) {
-      if (!parse_int(argv[++i], 1, 1LL << 40, &v))
+      if (!cli_parse_int(argv[++i], 1, 1LL << 40, &v))
         return cli_usage_error("run", "bad timeout '%s' (milliseconds)", argv[i]);
       o->timeout_ms = (double)v;
     } else if (!strcmp(a, "--arg")) {
       char *eq = strchr(argv[++i], '=');
-      if (!eq || eq == argv[i] || !parse_int(eq + 1, INT64_MIN, INT64_MAX, &v))
+      if (!eq || eq == argv[i] || !cli_parse_int(eq + 1, INT64_MIN, INT64_MAX, &v))
         return cli_usage_error("run", "bad --arg '%s' (NAME=INTEGER)", argv[i]);
       /* Float parameters take integer values too, as the interpreter's
        * scalar arguments are integers. */
@@ -90,8 +79,8 @@ static int parse_opts(int argc, char **argv, run_opts *o) {
       long long lo, hi;
       if (colon)
         *colon = 0;
-      if (!colon || eq == argv[i] || !parse_int(eq + 1, INT64_MIN, INT64_MAX, &lo) ||
-          !parse_int(colon + 1, INT64_MIN, INT64_MAX, &hi) || lo >= hi)
+      if (!colon || eq == argv[i] || !cli_parse_int(eq + 1, INT64_MIN, INT64_MAX, &lo) ||
+          !cli_parse_int(colon + 1, INT64_MIN, INT64_MAX, &hi) || lo >= hi)
         return cli_usage_error("run", "bad --range '%s' (NAME=LO:HI with LO < HI)", argv[i]);
       if (o->n_ranges == MAX_ARGS)
         return cli_usage_error("run", "more than %d --range options", MAX_ARGS);

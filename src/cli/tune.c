@@ -8,7 +8,6 @@
 
 #include "loom/tune.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,16 +17,6 @@ typedef struct tune_opts {
   bool is_json, is_random_model;
   loom_tune_options t;
 } tune_opts;
-
-static bool parse_count(const char *s, long long lo, long long hi, long long *out) {
-  char *end;
-  errno = 0;
-  long long v = strtoll(s, &end, 10);
-  if (!*s || *end || errno || v < lo || v > hi)
-    return false;
-  *out = v;
-  return true;
-}
 
 static int parse_opts(int argc, char **argv, tune_opts *o) {
   memset(o, 0, sizeof *o);
@@ -65,12 +54,12 @@ static int parse_opts(int argc, char **argv, tune_opts *o) {
         return cli_usage_error("tune", "unknown target '%s' (cpu is known)", val);
       o->t.target = "cpu";
     } else if (!strcmp(a, "--trials") || !strcmp(a, "--batch") || !strcmp(a, "--threads")) {
-      if (!parse_count(val, 1, 1 << 24, &v))
+      if (!cli_parse_int(val, 1, 1 << 24, &v))
         return cli_usage_error("tune", "bad %s '%s' (a positive integer)", a, val);
       *(a[2] == 't' && a[3] == 'r' ? &o->t.trials : a[2] == 'b' ? &o->t.batch
                                                                  : &o->t.runner.threads) = (int)v;
     } else if (!strcmp(a, "--seed")) {
-      if (!parse_count(val, 0, INT64_MAX, &v))
+      if (!cli_parse_int(val, 0, INT64_MAX, &v))
         return cli_usage_error("tune", "bad seed '%s' (a non-negative integer)", val);
       o->t.seed = (uint64_t)v;
       o->t.runner.seed = (uint64_t)v;
