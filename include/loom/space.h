@@ -1,0 +1,80 @@
+/* The design space of the tuner for CPUs: a target description read off the
+ * machine, schedule rules that turn a function into a few design spaces
+ * (traces whose sampling instructions are the knobs), postprocessors that
+ * turn a sampled candidate's annotations into real loops, and mutators that
+ * change one decision of a measured trace.
+ *
+ * Rules live in src/tune/rules/, postprocessors in src/tune/postproc/,
+ * mutators in src/tune/mutators/; docs/space.md states each one's
+ * parameters, defaults and probabilities. */
+#ifndef LOOM_SPACE_H
+#define LOOM_SPACE_H
+
+#include "loom/schedule.h"
+
+/* ---- target (src/tune/target.c) -------------------------------------------- */
+
+typedef struct loom_target {
+  int cores;            /* online CPUs */
+  int vector_bytes;     /* widest SIMD register: 16 (SSE/NEON), 32 (AVX2), 64 (AVX-512) */
+  bool has_fma;
+  int64_t l1d_bytes, l2_bytes, l3_bytes; /* per core for L1/L2; 0 when unknown */
+} loom_target;
+
+/* The machine this runs on, read at run time (cpuid or /proc/cpuinfo and
+ * sysfs); never fails: unknown values get conservative defaults. */
+void loom_target_detect(loom_target *t);
+
+/* "cpu", optionally followed by overrides of the detected values:
+ * "cpu -cores=4 -vector-bytes=32 -l2-bytes=1048576 -fma=0". Unknown keys
+ * or bad values are errors located in spec. */
+loom_status loom_target_parse(const char *spec, loom_target *t, loom_diag *d);
+
+/* ---- design spaces (src/tune/rules/) ------------------------------------------ */
+
+/* The design spaces of the function of m (a module holding one function,
+ * named main): the rules applied post-order to every block, each rule
+ * turning every schedule so far into one or more. Each space is a trace on
+ * m, in arena a, that ends before postprocessing. A block a rule cannot
+ * handle is left to the next rule, never an error; fails only when out of
+ * memory. */
+loom_status loom_space_generate(const loom_module *m, const loom_target *t,
+                                loom_arena *a, loom_trace **spaces,
+                                int *n_spaces, loom_diag *d);
+
+/* ---- postprocessors (src/tune/postproc/) --------------------------------------- */
+
+/* Runs the postprocessors on a sampled candidate: an `enter_postproc`
+ * instruction, then the steps that make its annotations real (parallel,
+ * vectorized and unrolled loops, decomposed reductions), all recorded in s's
+ * trace so that replaying the trace rebuilds the candidate. Fails with the
+ * reason the candidate must be dropped. */
+loom_status loom_space_postprocess(loom_sched *s, const loom_target *t,
+                                   loom_diag *d);
+
+/* The instructions of t before its `enter_postproc` (all of them when it
+ * has none): what a mutator changes and a replay samples again. */
+loom_trace loom_space_strip_postproc(const loom_trace *t);
+
+/* ---- mutators (src/tune/mutators/) --------------------------------------------- */
+
+typedef enum {
+  LOOM_MUTATOR_TILE_SIZE,        /* move a factor between a perfect tile's levels */
+  LOOM_MUTATOR_UNROLL,           /* another unroll depth */
+  LOOM_MUTATOR_PARALLEL,         /* another parallel extent */
+  LOOM_MUTATOR_COMPUTE_LOCATION, /* another compute location */
+  LOOM_MUTATOR_COUNT_
+} loom_mutator_kind;
+
+/* The probability each mutator is chosen with, as MetaSchedule's CPU
+ * defaults: 0.9, 0.03, 0.02, 0.05. */
+double loom_mutator_probability(loom_mutator_kind k);
+
+/* t (stripped of its postprocessing) with one decision changed by a mutator
+ * drawn with the probabilities above, in arena a. Fails (LOOM_ERR, d says
+ * why) when no mutator finds anything to change in t. */
+loom_status loom_space_mutate(const loom_trace *t, const loom_target *tg,
+                              loom_rng *rng, loom_arena *a, loom_trace *out,
+                              loom_diag *d);
+
+#endif
