@@ -16,6 +16,8 @@ static const cli_command commands[] = {
      "build with the C backend, run on seeded inputs, time, and check"},
     {"tune", cli_tune, "FILE --space SCRIPT --trials N [--db PATH] [--strategy S]",
      "tune each function over a design space, recording every measurement"},
+    {"space", cli_space, "FILE [--target SPEC] [--sample N] [--seed S] [--json]",
+     "print the CPU design spaces; sample and postprocess candidates"},
     {"apply", cli_apply, "FILE [--db PATH] [-o OUT]",
      "rewrite each function with a tuning record into its best schedule"},
     {"db", cli_db, "list|show ID|export|import FILE [--db PATH]",

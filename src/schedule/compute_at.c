@@ -488,6 +488,18 @@ static bool relaxes_under_thread(const char *scope, const char *thread) {
 }
 
 static loom_status compute_at(sched_call *c, bool is_ca) {
+  /* A location sampled by sample_compute_location may be a mark: the root
+   * leaves the block where it is, inlining inlines it (as TVM does). */
+  int mark = sched_input_mark(c, 1);
+  if (mark == -1) {
+    sched_path p = {0};
+    loom_status st = sched_input_block(c, 0, &p);
+    sched_path_free(&p);
+    return st;
+  }
+  if (mark == -2)
+    return is_ca ? sched_apply_compute_inline(c)
+                 : sched_apply_reverse_compute_inline(c);
   loom_arena *a = sched_arena(c->s);
   sched_path p = {0}, q = {0};
   sched_stmt_list blocks = {0};

@@ -184,6 +184,14 @@ loom_status sched_push_out(sched_call *c, sched_rv rv);
 /* Input resolution with diagnostics at the call. */
 loom_status sched_input_loop(sched_call *c, int i, sched_path *p);
 loom_status sched_input_block(sched_call *c, int i, sched_path *p);
+/* The compute-location mark a loop input stands for: -1 the root, -2
+ * inlining (sample_compute_location's outputs); 0 for a real loop. */
+int sched_input_mark(sched_call *c, int i);
+/* Whether an instruction of kind would apply, on c's module, to the random
+ * variables in (not in the schedule's table) with attrs: a trial that
+ * changes nothing but leaves garbage in the arena. */
+bool sched_would_apply(sched_call *c, loom_inst_kind kind, const sched_rv *in,
+                       int n_in, const loom_tval *attrs, int n_attrs);
 /* A block or loop input: *is_loop tells which was found. */
 loom_status sched_input_target(sched_call *c, int i, sched_path *p,
                                bool *is_loop);

@@ -319,6 +319,10 @@ static const sched_rv *input_rv(sched_call *c, int i) {
 static loom_status find_rv(sched_call *c, const sched_rv *r, sched_path *p) {
   if (r->func < 0 || r->func >= c->mod->n_funcs)
     return sched_fail(c, "the function of this random variable is gone");
+  if (r->kind == LOOM_RV_LOOP && !r->loop)
+    return sched_fail(c, "this loop is a compute location that stands for "
+                         "%s, not a loop",
+                      r->value == -2 ? "inlining" : "the root");
   const loom_func *f = c->mod->funcs[r->func];
   p->func = r->func;
   bool found = r->kind == LOOM_RV_LOOP ? sched_find_loop(f, r->loop, p)
@@ -335,6 +339,13 @@ loom_status sched_input_loop(sched_call *c, int i, sched_path *p) {
   if (!r || r->kind != LOOM_RV_LOOP)
     return sched_fail(c, "argument %d must be a loop", i + 1);
   return find_rv(c, r, p);
+}
+
+int sched_input_mark(sched_call *c, int i) {
+  const sched_rv *r = input_rv(c, i);
+  if (!r || r->kind != LOOM_RV_LOOP || r->loop)
+    return 0;
+  return r->value == -2 ? -2 : -1;
 }
 
 loom_status sched_input_block(sched_call *c, int i, sched_path *p) {
@@ -438,6 +449,31 @@ static loom_status record(loom_sched *s, sched_call *c) {
         !strcmp(s->rvs[i].block, c->rename_from))
       s->rvs[i].block = c->rename_to;
   return LOOM_OK;
+}
+
+bool sched_would_apply(sched_call *c, loom_inst_kind kind, const sched_rv *in,
+                       int n_in, const loom_tval *attrs, int n_attrs) {
+  loom_sched *s = c->s;
+  loom_tval tv[8];
+  if (n_in > 8 || grow((void **)&s->rvs, &s->cap_rvs, s->n_rvs + n_in,
+                       sizeof *s->rvs) != LOOM_OK)
+    return false;
+  int base = s->n_rvs;
+  for (int i = 0; i < n_in; i++) {
+    s->rvs[base + i] = in[i];
+    tv[i] = loom_tval_rv(base + i);
+  }
+  s->n_rvs += n_in;
+  loom_diag d;
+  loom_diag_init(&d);
+  sched_call t = {.s = s, .kind = kind, .inputs = tv, .n_inputs = n_in,
+                  .attrs = attrs, .n_attrs = n_attrs, .loc = c->loc, .d = &d,
+                  .mod = c->mod};
+  bool ok = sched_kinds[kind].apply(&t) == LOOM_OK;
+  free(t.outs);
+  loom_diag_free(&d);
+  s->n_rvs = base;
+  return ok;
 }
 
 loom_status loom_sched_apply(loom_sched *s, loom_inst_kind kind,

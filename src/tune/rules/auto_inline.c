@@ -1,0 +1,106 @@
+/* AutoInline for CPUs: a pure spatial producer is inlined into its
+ * consumers (MetaSchedule's AutoInline with into_consumer on, into_producer
+ * off, and its checks on functions that are not purely spatial: no
+ * if_then_else, no exp, an injective and ordered store). */
+#include "tune/space_impl.h"
+
+#include <string.h>
+
+static bool calls(const loom_expr *e, int op) {
+  if (!e)
+    return false;
+  switch (e->kind) {
+  case LOOM_EXPR_INT:
+  case LOOM_EXPR_FLOAT:
+  case LOOM_EXPR_STR:
+  case LOOM_EXPR_VAR: return false;
+  case LOOM_EXPR_NOT:
+  case LOOM_EXPR_CAST: return calls(e->u.unary.a, op);
+  case LOOM_EXPR_SELECT:
+    return calls(e->u.select.cond, op) || calls(e->u.select.t, op) ||
+           calls(e->u.select.f, op);
+  case LOOM_EXPR_LOAD:
+    for (int i = 0; i < e->u.load.n_indices; i++)
+      if (calls(e->u.load.indices[i], op))
+        return true;
+    return false;
+  case LOOM_EXPR_CALL:
+    if ((int)e->u.call.op == op)
+      return true;
+    for (int i = 0; i < e->u.call.n_args; i++)
+      if (calls(e->u.call.args[i], op))
+        return true;
+    return false;
+  case LOOM_EXPR_LET: return calls(e->u.let.value, op) || calls(e->u.let.body, op);
+  case LOOM_EXPR_RAMP: return calls(e->u.ramp.base, op) || calls(e->u.ramp.stride, op);
+  case LOOM_EXPR_BROADCAST: return calls(e->u.broadcast.value, op);
+  default: return calls(e->u.bin.a, op) || calls(e->u.bin.b, op);
+  }
+}
+
+/* The store writes a distinct iter var at each index, in the iters' order
+ * (TVM's injective and ordered checks, in their simplest form). */
+static bool is_injective_ordered(const loom_block *b, const loom_stmt *store) {
+  int last = -1;
+  for (int i = 0; i < store->u.store.n_indices; i++) {
+    const loom_expr *e = store->u.store.indices[i];
+    if (e->kind != LOOM_EXPR_VAR)
+      return false;
+    int k = -1;
+    for (int j = 0; j < b->n_iter_vars; j++)
+      if (b->iter_vars[j].var == e->u.var)
+        k = j;
+    if (k <= last)
+      return false;
+    last = k;
+  }
+  return true;
+}
+
+static bool should_inline(const space_block *sb) {
+  const loom_block *b = sb->block;
+  if (!sb->scope || b->n_writes != 1 || b->init || !space_is_spatial(b))
+    return false;
+  const loom_stmt *body = b->body;
+  if (!body || body->kind != LOOM_STMT_STORE)
+    return false;
+  const loom_value *rule = loom_ir_attr_get(b->annotations, b->n_annotations,
+                                            SPACE_ANN_INLINE_RULE);
+  if (rule && rule->kind == LOOM_VALUE_STR && !strcmp(rule->str, "disable"))
+    return false;
+  const loom_stmt *cons[1];
+  if (space_consumers(sb, cons, 1) == 0)
+    return false;
+  if (b->n_reads == 0) /* a constant tensor: always worth inlining */
+    return true;
+  if (space_func_is_spatial(sb->f))
+    return true;
+  int op_exp = loom_op_lookup("exp", 3);
+  int op_ite = loom_op_lookup("if_then_else", 12);
+  const loom_expr *v = body->u.store.value;
+  return !calls(v, op_exp) && !calls(v, op_ite) &&
+         is_injective_ordered(b, body);
+}
+
+static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
+                         loom_sched_rv rv, space_list *out) {
+  (void)x;
+  space_block sb;
+  const loom_func *f = space_func(s);
+  if (f && space_find_block(f, name, &sb) && should_inline(&sb)) {
+    /* A refused inline leaves s as it was. */
+    loom_diag d;
+    loom_diag_init(&d);
+    loom_tval in = loom_tval_rv(rv);
+    loom_status st = space_apply(s, LOOM_INST_COMPUTE_INLINE, &in, 1, NULL, 0,
+                                 NULL, NULL, &d);
+    loom_diag_free(&d);
+    if (st == LOOM_NOMEM) {
+      loom_sched_free(s);
+      return st;
+    }
+  }
+  return space_list_push(out, s);
+}
+
+const space_rule space_rule_auto_inline = {"AutoInline", apply};

@@ -1,0 +1,301 @@
+/* What the rules read off the IR: where a block sits (its loops and scope),
+ * its consumers, and the block properties MetaSchedule's rules test. */
+#include "tune/space_impl.h"
+
+#include <string.h>
+
+typedef struct finder {
+  const char *name;
+  space_block *out;
+  const loom_stmt *scope;
+  const loom_stmt *loops[SPACE_MAX_LOOPS];
+  int n_loops;
+  int n_odd;
+  bool found;
+} finder;
+
+static void find_in(finder *fd, const loom_stmt *s, int depth) {
+  if (!s || fd->found || depth > 400)
+    return;
+  switch (s->kind) {
+  case LOOM_STMT_BLOCK_REALIZE: {
+    const loom_block *b = s->u.realize.block;
+    if (b->name && !strcmp(b->name, fd->name)) {
+      space_block *o = fd->out;
+      o->realize = s;
+      o->block = b;
+      o->scope = fd->scope;
+      o->n_loops = fd->n_loops;
+      memcpy(o->loops, fd->loops, (size_t)fd->n_loops * sizeof *o->loops);
+      o->is_nested_oddly = fd->n_odd > 0;
+      fd->found = true;
+      return;
+    }
+    finder inner = *fd;
+    inner.scope = s;
+    inner.n_loops = 0;
+    inner.n_odd = 0;
+    find_in(&inner, b->init, depth + 1);
+    find_in(&inner, b->body, depth + 1);
+    fd->found = inner.found;
+    return;
+  }
+  case LOOM_STMT_FOR:
+    if (fd->n_loops < SPACE_MAX_LOOPS) {
+      fd->loops[fd->n_loops++] = s;
+      find_in(fd, s->u.loop.body, depth + 1);
+      fd->n_loops--;
+    } else {
+      fd->n_odd++;
+      find_in(fd, s->u.loop.body, depth + 1);
+      fd->n_odd--;
+    }
+    return;
+  case LOOM_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n_stmts; i++)
+      find_in(fd, s->u.seq.stmts[i], depth + 1);
+    return;
+  default: {
+    /* Any other statement with a body puts the block off the plain path. */
+    const loom_stmt *kids[2] = {NULL, NULL};
+    switch (s->kind) {
+    case LOOM_STMT_IF:
+      kids[0] = s->u.if_.then_case;
+      kids[1] = s->u.if_.else_case;
+      break;
+    case LOOM_STMT_LET: kids[0] = s->u.let.body; break;
+    case LOOM_STMT_ALLOCATE:
+    case LOOM_STMT_DECL_BUFFER: kids[0] = s->u.alloc.body; break;
+    case LOOM_STMT_ATTR: kids[0] = s->u.attr.body; break;
+    case LOOM_STMT_ASSERT: kids[0] = s->u.assert_.body; break;
+    default: break;
+    }
+    fd->n_odd++;
+    find_in(fd, kids[0], depth + 1);
+    find_in(fd, kids[1], depth + 1);
+    fd->n_odd--;
+    return;
+  }
+  }
+}
+
+bool space_find_block(const loom_func *f, const char *name, space_block *out) {
+  memset(out, 0, sizeof *out);
+  out->f = f;
+  finder fd = {.name = name, .out = out};
+  find_in(&fd, f->body, 0);
+  return fd.found;
+}
+
+typedef struct namer {
+  const char **out;
+  int n, max;
+} namer;
+
+static void names_in(namer *nm, const loom_stmt *s, int depth) {
+  if (!s || depth > 400)
+    return;
+  switch (s->kind) {
+  case LOOM_STMT_BLOCK_REALIZE:
+    names_in(nm, s->u.realize.block->init, depth + 1);
+    names_in(nm, s->u.realize.block->body, depth + 1);
+    if (nm->n < nm->max)
+      nm->out[nm->n++] = s->u.realize.block->name;
+    return;
+  case LOOM_STMT_FOR: names_in(nm, s->u.loop.body, depth + 1); return;
+  case LOOM_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n_stmts; i++)
+      names_in(nm, s->u.seq.stmts[i], depth + 1);
+    return;
+  case LOOM_STMT_IF:
+    names_in(nm, s->u.if_.then_case, depth + 1);
+    names_in(nm, s->u.if_.else_case, depth + 1);
+    return;
+  case LOOM_STMT_LET: names_in(nm, s->u.let.body, depth + 1); return;
+  case LOOM_STMT_ALLOCATE:
+  case LOOM_STMT_DECL_BUFFER: names_in(nm, s->u.alloc.body, depth + 1); return;
+  case LOOM_STMT_ATTR: names_in(nm, s->u.attr.body, depth + 1); return;
+  case LOOM_STMT_ASSERT: names_in(nm, s->u.assert_.body, depth + 1); return;
+  default: return;
+  }
+}
+
+int space_block_names(const loom_func *f, const char **out, int max) {
+  namer nm = {out, 0, max};
+  names_in(&nm, f->body, 0);
+  return nm.n;
+}
+
+static void children_in(const loom_stmt *s, const loom_stmt **out, int *n,
+                        int max, int depth) {
+  if (!s || depth > 400)
+    return;
+  switch (s->kind) {
+  case LOOM_STMT_BLOCK_REALIZE:
+    if (*n < max)
+      out[(*n)++] = s;
+    return;
+  case LOOM_STMT_FOR: children_in(s->u.loop.body, out, n, max, depth + 1); return;
+  case LOOM_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n_stmts; i++)
+      children_in(s->u.seq.stmts[i], out, n, max, depth + 1);
+    return;
+  case LOOM_STMT_IF:
+    children_in(s->u.if_.then_case, out, n, max, depth + 1);
+    children_in(s->u.if_.else_case, out, n, max, depth + 1);
+    return;
+  case LOOM_STMT_LET: children_in(s->u.let.body, out, n, max, depth + 1); return;
+  case LOOM_STMT_ALLOCATE:
+  case LOOM_STMT_DECL_BUFFER:
+    children_in(s->u.alloc.body, out, n, max, depth + 1);
+    return;
+  case LOOM_STMT_ATTR: children_in(s->u.attr.body, out, n, max, depth + 1); return;
+  case LOOM_STMT_ASSERT:
+    children_in(s->u.assert_.body, out, n, max, depth + 1);
+    return;
+  default: return;
+  }
+}
+
+int space_child_blocks(const loom_stmt *scope, const loom_stmt **out,
+                       int max) {
+  int n = 0;
+  if (scope && scope->kind == LOOM_STMT_BLOCK_REALIZE)
+    children_in(scope->u.realize.block->body, out, &n, max, 0);
+  else if (scope)
+    children_in(scope, out, &n, max, 0);
+  return n;
+}
+
+static bool reads_of(const loom_block *o, const loom_block *b) {
+  for (int i = 0; i < b->n_writes; i++)
+    for (int j = 0; j < o->n_reads; j++)
+      if (b->writes[i].buffer == o->reads[j].buffer)
+        return true;
+  return false;
+}
+
+int space_consumers(const space_block *b, const loom_stmt **out, int max) {
+  if (!b->scope)
+    return 0;
+  const loom_stmt *kids[SPACE_MAX_BLOCKS];
+  int n = space_child_blocks(b->scope, kids, SPACE_MAX_BLOCKS), m = 0;
+  bool after = false;
+  for (int i = 0; i < n; i++) {
+    if (kids[i] == b->realize) {
+      after = true;
+      continue;
+    }
+    if (after && reads_of(kids[i]->u.realize.block, b->block) && m < max)
+      out[m++] = kids[i];
+  }
+  return m;
+}
+
+bool space_is_spatial(const loom_block *b) {
+  for (int i = 0; i < b->n_iter_vars; i++)
+    if (b->iter_vars[i].kind != LOOM_ITER_SPATIAL)
+      return false;
+  return true;
+}
+
+bool space_has_ann(const loom_attr *a, int n, const char *key) {
+  return loom_ir_attr_get(a, n, key) != NULL;
+}
+
+bool space_is_single_child(const loom_stmt *loop) {
+  const loom_stmt *b = loop->u.loop.body;
+  return b && b->kind != LOOM_STMT_SEQ;
+}
+
+bool space_is_trivial_nest(const space_block *sb) {
+  const loom_stmt *r = sb->realize;
+  const loom_block *b = sb->block;
+  if (sb->is_nested_oddly || r->u.realize.predicate ||
+      r->u.realize.n_iter_values != b->n_iter_vars ||
+      b->n_iter_vars != sb->n_loops)
+    return false;
+  for (int i = 0; i < sb->n_loops; i++) {
+    const loom_stmt *l = sb->loops[i];
+    int64_t v;
+    if (!loom_ir_is_const_int(l->u.loop.min, &v) || v != 0 ||
+        !loom_ir_is_const_int(l->u.loop.extent, &v) || v < 1 ||
+        l->u.loop.kind != LOOM_FOR_SERIAL || l->u.loop.n_annotations)
+      return false;
+    if (i + 1 < sb->n_loops && l->u.loop.body != sb->loops[i + 1])
+      return false;
+    if (i + 1 == sb->n_loops && l->u.loop.body != r)
+      return false;
+  }
+  for (int i = 0; i < b->n_iter_vars; i++) {
+    const loom_expr *e = r->u.realize.iter_values[i];
+    if (e->kind != LOOM_EXPR_VAR)
+      return false;
+    bool hit = false;
+    for (int k = 0; k < sb->n_loops; k++)
+      hit |= sb->loops[k]->u.loop.var == e->u.var;
+    for (int j = 0; j < i; j++)
+      hit &= r->u.realize.iter_values[j]->u.var != e->u.var;
+    if (!hit)
+      return false;
+  }
+  return true;
+}
+
+const loom_iter_var *space_iter_of_loop(const space_block *sb,
+                                        const loom_var *v) {
+  const loom_stmt *r = sb->realize;
+  for (int i = 0; i < r->u.realize.n_iter_values; i++) {
+    const loom_expr *e = r->u.realize.iter_values[i];
+    if (e->kind == LOOM_EXPR_VAR && e->u.var == v)
+      return &sb->block->iter_vars[i];
+  }
+  return NULL;
+}
+
+bool space_expr_uses(const loom_expr *e, const loom_var *v) {
+  if (!e)
+    return false;
+  switch (e->kind) {
+  case LOOM_EXPR_INT:
+  case LOOM_EXPR_FLOAT:
+  case LOOM_EXPR_STR: return false;
+  case LOOM_EXPR_VAR: return e->u.var == v;
+  case LOOM_EXPR_NOT:
+  case LOOM_EXPR_CAST: return space_expr_uses(e->u.unary.a, v);
+  case LOOM_EXPR_SELECT:
+    return space_expr_uses(e->u.select.cond, v) ||
+           space_expr_uses(e->u.select.t, v) ||
+           space_expr_uses(e->u.select.f, v);
+  case LOOM_EXPR_LOAD:
+    for (int i = 0; i < e->u.load.n_indices; i++)
+      if (space_expr_uses(e->u.load.indices[i], v))
+        return true;
+    return false;
+  case LOOM_EXPR_CALL:
+    for (int i = 0; i < e->u.call.n_args; i++)
+      if (space_expr_uses(e->u.call.args[i], v))
+        return true;
+    return false;
+  case LOOM_EXPR_LET:
+    return space_expr_uses(e->u.let.value, v) ||
+           space_expr_uses(e->u.let.body, v);
+  case LOOM_EXPR_RAMP:
+    return space_expr_uses(e->u.ramp.base, v) ||
+           space_expr_uses(e->u.ramp.stride, v);
+  case LOOM_EXPR_BROADCAST: return space_expr_uses(e->u.broadcast.value, v);
+  default:
+    return space_expr_uses(e->u.bin.a, v) || space_expr_uses(e->u.bin.b, v);
+  }
+}
+
+bool space_func_is_spatial(const loom_func *f) {
+  const char *names[SPACE_MAX_BLOCKS];
+  int n = space_block_names(f, names, SPACE_MAX_BLOCKS);
+  for (int i = 0; i < n; i++) {
+    space_block sb;
+    if (space_find_block(f, names[i], &sb) && !space_is_spatial(sb.block))
+      return false;
+  }
+  return true;
+}

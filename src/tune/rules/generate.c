@@ -1,0 +1,107 @@
+/* The CPU design space: MetaSchedule's PostOrderApply over the "llvm" rule
+ * list. Each rule in turn visits every block of every schedule made so far,
+ * root first and consumers before producers, and may branch a schedule into
+ * several; the traces of the schedules left at the end are the spaces. */
+#include "tune/space_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* MetaSchedule's DefaultLLVM order. ApplyCustomRule and
+ * InlineConstantScalars have no counterpart (a block for the user is
+ * skipped instead; constant scalars are inlined by AutoInline), and
+ * AddRFactor waits for rfactor in the schedule module. */
+static const space_rule *const llvm_rules[] = {
+    &space_rule_auto_inline,
+    &space_rule_multi_level_tiling,
+    &space_rule_parallel_vectorize_unroll,
+    &space_rule_random_compute_location,
+};
+#define N_RULES (int)(sizeof llvm_rules / sizeof *llvm_rules)
+
+/* Whether the rules may touch the block: it still exists and no user has
+ * claimed it with the `schedule_rule` annotation. */
+static bool is_open(const loom_sched *s, const char *name) {
+  const loom_func *f = space_func(s);
+  space_block sb;
+  if (!f || !space_find_block(f, name, &sb))
+    return false;
+  return !space_has_ann(sb.block->annotations, sb.block->n_annotations,
+                        SPACE_ANN_USER_RULE);
+}
+
+static loom_status apply_rule(const space_ctx *x, const space_rule *r,
+                              const char *const *names,
+                              const loom_sched_rv *rvs, int n_names,
+                              space_list *states) {
+  for (int b = n_names - 1; b >= 0; b--) {
+    space_list next = {0};
+    loom_status st = LOOM_OK;
+    for (int i = 0; i < states->n; i++) {
+      loom_sched *s = states->items[i];
+      states->items[i] = NULL;
+      if (st != LOOM_OK)
+        loom_sched_free(s);
+      else if (!is_open(s, names[b]))
+        st = space_list_push(&next, s);
+      else
+        st = r->apply(x, s, names[b], rvs[b], &next);
+    }
+    space_list_free(states);
+    *states = next;
+    if (st != LOOM_OK)
+      return st;
+  }
+  return LOOM_OK;
+}
+
+/* Copies a schedule's trace, simplified, into arena a. */
+static loom_status keep_trace(loom_sched *s, loom_arena *a, loom_trace *out) {
+  loom_trace t = loom_sched_trace(s), simple;
+  TRY(loom_trace_simplify(&t, a, &simple));
+  return space_trace_copy(&simple, a, out);
+}
+
+loom_status loom_space_generate(const loom_module *m, const loom_target *t,
+                                loom_arena *a, loom_trace **spaces,
+                                int *n_spaces, loom_diag *d) {
+  *spaces = NULL;
+  *n_spaces = 0;
+  loom_loc nowhere = {0};
+  if (!m || m->n_funcs != 1)
+    return loom_diag_error(d, nowhere,
+                           "the design space needs a module of one function, "
+                           "not %d",
+                           m ? m->n_funcs : 0);
+  const loom_func *f = m->funcs[0];
+  const char *names[SPACE_MAX_BLOCKS];
+  int n_names = space_block_names(f, names, SPACE_MAX_BLOCKS);
+  if (n_names == SPACE_MAX_BLOCKS)
+    return loom_diag_error(d, f->loc, "too many blocks (limit is %d)",
+                           SPACE_MAX_BLOCKS - 1);
+  space_ctx x = {.target = t, .func = f->name};
+  space_list states = {0};
+  loom_sched_rv rvs[SPACE_MAX_BLOCKS];
+  loom_status st = space_list_push(&states, loom_sched_new(m, 0));
+  for (int i = 0; st == LOOM_OK && i < n_names; i++)
+    st = space_get_block(states.items[0], f->name, names[i], &rvs[i], d);
+  for (int r = 0; st == LOOM_OK && r < N_RULES; r++)
+    st = apply_rule(&x, llvm_rules[r], names, rvs, n_names, &states);
+  loom_trace *out = NULL;
+  if (st == LOOM_OK) {
+    out = loom_arena_alloc(a, (size_t)(states.n ? states.n : 1) * sizeof *out);
+    if (!out)
+      st = LOOM_NOMEM;
+  }
+  for (int i = 0; st == LOOM_OK && i < states.n; i++)
+    st = keep_trace(states.items[i], a, &out[i]);
+  if (st == LOOM_OK) {
+    *spaces = out;
+    *n_spaces = states.n;
+  } else if (st == LOOM_NOMEM) {
+    loom_diag_error(d, nowhere, "out of memory while generating the design "
+                                "space");
+  }
+  space_list_free(&states);
+  return st;
+}

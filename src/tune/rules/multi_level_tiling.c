@@ -1,0 +1,186 @@
+/* MultiLevelTiling with structure "SSRSRS" (MetaSchedule's CPU default):
+ * every spatial loop of a block with data reuse is split into four tiles
+ * and every reduction loop into two by sample_perfect_tile (innermost
+ * factor at most 64), the tiles are reordered level by level, and the
+ * result branches three ways on a write cache: none, or a "global"
+ * cache_write whose copy-back goes under the last loop of tile level 1 or
+ * of level 2. */
+#include "tune/space_impl.h"
+
+#include <string.h>
+
+static const char structure[] = "SSRSRS";
+#define N_LEVELS 6
+#define MAX_INNERMOST_FACTOR 64
+static const int write_levels[] = {1, 2};
+#define N_WRITE_LEVELS (int)(sizeof write_levels / sizeof *write_levels)
+
+static bool uses_in_region(const loom_buffer_region *r, const loom_var *v) {
+  for (int k = 0; k < r->n_ranges; k++)
+    if (space_expr_uses(r->ranges[k].min, v) ||
+        space_expr_uses(r->ranges[k].extent, v))
+      return true;
+  return false;
+}
+
+/* TVM's NeedsMultiLevelTiling: one write, some reads of distinct buffers
+ * with constant extents, a reduction over a trivially bound perfect nest,
+ * and reuse: some spatial iter does not index some buffer read. */
+static bool needs_tiling(const space_block *sb) {
+  const loom_block *b = sb->block;
+  if (!sb->scope || b->n_writes != 1 || b->n_reads < 1 ||
+      space_is_spatial(b) || !space_is_trivial_nest(sb) ||
+      space_has_ann(b->annotations, b->n_annotations, SPACE_ANN_TILING))
+    return false;
+  for (int i = 0; i < b->n_iter_vars; i++)
+    if (b->iter_vars[i].kind != LOOM_ITER_SPATIAL &&
+        b->iter_vars[i].kind != LOOM_ITER_REDUCE)
+      return false;
+  for (int i = 0; i < b->n_reads; i++) {
+    for (int j = 0; j < i; j++)
+      if (b->reads[i].buffer == b->reads[j].buffer)
+        return false;
+    for (int k = 0; k < b->reads[i].n_ranges; k++)
+      if (!loom_ir_is_const_int(b->reads[i].ranges[k].extent, NULL))
+        return false;
+  }
+  for (int r = 0; r < b->n_reads; r++) {
+    if (b->reads[r].buffer == b->writes[0].buffer)
+      continue;
+    for (int i = 0; i < b->n_iter_vars; i++) {
+      const loom_iter_var *iv = &b->iter_vars[i];
+      int64_t ext;
+      if (iv->kind != LOOM_ITER_SPATIAL ||
+          (loom_ir_is_const_int(iv->dom.extent, &ext) && ext == 1))
+        continue;
+      if (!uses_in_region(&b->reads[r], iv->var))
+        return true;
+    }
+  }
+  return false;
+}
+
+typedef struct tiling {
+  loom_sched_rv block;
+  loom_sched_rv tiles[N_LEVELS][SPACE_MAX_LOOPS];
+  int n_tiles[N_LEVELS];
+} tiling;
+
+/* Splits every loop into its tiles and reorders them by level. */
+static loom_status tile(loom_sched *t, const space_block *sb,
+                        loom_sched_rv block, tiling *tl, loom_diag *d) {
+  int s_idx[N_LEVELS], r_idx[N_LEVELS], n_s = 0, n_r = 0;
+  for (int i = 0; i < N_LEVELS; i++) {
+    if (structure[i] == 'S')
+      s_idx[n_s++] = i;
+    else
+      r_idx[n_r++] = i;
+  }
+  tl->block = block;
+  TRY(space_annotate(t, tl->block, SPACE_ANN_TILING, loom_tval_str(structure),
+                     d));
+  const loom_sched_rv *lp;
+  int n_lp;
+  TRY(loom_sched_get_loops(t, tl->block, &lp, &n_lp, d));
+  if (n_lp != sb->n_loops)
+    return loom_diag_error(d, (loom_loc){0}, "unexpected loop nest");
+  loom_sched_rv loops[SPACE_MAX_LOOPS];
+  memcpy(loops, lp, (size_t)n_lp * sizeof *loops);
+  for (int i = 0; i < n_lp; i++) {
+    const loom_iter_var *iv =
+        space_iter_of_loop(sb, sb->loops[i]->u.loop.var);
+    if (!iv)
+      continue;
+    const int *idx = iv->kind == LOOM_ITER_SPATIAL ? s_idx : r_idx;
+    int n = iv->kind == LOOM_ITER_SPATIAL ? n_s : n_r;
+    const loom_sched_rv *v, *parts;
+    TRY(loom_sched_sample_perfect_tile(t, loops[i], n, MAX_INNERMOST_FACTOR,
+                                       &v, d));
+    loom_tval factors[N_LEVELS];
+    for (int j = 0; j < n; j++)
+      factors[j] = loom_tval_rv(v[j]);
+    TRY(loom_sched_split(t, loops[i], factors, n, true, false, &parts, d));
+    for (int j = 0; j < n; j++)
+      tl->tiles[idx[j]][tl->n_tiles[idx[j]]++] = parts[j];
+  }
+  loom_sched_rv order[N_LEVELS * SPACE_MAX_LOOPS];
+  int n_order = 0;
+  for (int l = 0; l < N_LEVELS; l++)
+    for (int j = 0; j < tl->n_tiles[l]; j++)
+      order[n_order++] = tl->tiles[l][j];
+  return loom_sched_reorder(t, order, n_order, d);
+}
+
+/* The write cache of level `level`: cache_write, then the copy-back under
+ * the last loop of tile level level - 1. */
+static loom_status write_cache(loom_sched *u, const tiling *tl, int level,
+                               loom_diag *d) {
+  int l = level - 1;
+  if (tl->n_tiles[l] == 0)
+    return loom_diag_error(d, (loom_loc){0}, "no loop at tile level %d", l);
+  loom_tval in[2] = {loom_tval_rv(tl->block), {.kind = LOOM_TV_LIST}};
+  loom_tval attrs[2] = {loom_tval_int(0), loom_tval_str("global")};
+  const loom_sched_rv *cache;
+  TRY(space_apply(u, LOOM_INST_CACHE_WRITE, in, 2, attrs, 2, &cache, NULL, d));
+  loom_tval at[2] = {loom_tval_rv(cache[0]),
+                     loom_tval_rv(tl->tiles[l][tl->n_tiles[l] - 1])};
+  loom_tval at_attrs[2] = {loom_tval_bool(true), loom_tval_int(-1)};
+  return space_apply(u, LOOM_INST_REVERSE_COMPUTE_AT, at, 2, at_attrs, 2,
+                     NULL, NULL, d);
+}
+
+static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
+                         loom_sched_rv rv, space_list *out) {
+  (void)x;
+  space_block sb;
+  const loom_func *f = space_func(s);
+  if (!f || !space_find_block(f, name, &sb) || !needs_tiling(&sb))
+    return space_list_push(out, s);
+  loom_sched *t = loom_sched_copy(s);
+  if (!t) {
+    loom_sched_free(s);
+    return LOOM_NOMEM;
+  }
+  loom_diag d;
+  loom_diag_init(&d);
+  tiling tl;
+  memset(&tl, 0, sizeof tl);
+  loom_status st = tile(t, &sb, rv, &tl, &d);
+  if (st != LOOM_OK) {
+    loom_diag_free(&d);
+    loom_sched_free(t);
+    if (st == LOOM_NOMEM) {
+      loom_sched_free(s);
+      return st;
+    }
+    return space_list_push(out, s);
+  }
+  loom_sched_free(s);
+  /* Write reuse "may": the schedule without a cache comes first. */
+  loom_sched *with_cache[N_WRITE_LEVELS] = {NULL};
+  for (int i = 0; st == LOOM_OK && i < N_WRITE_LEVELS; i++) {
+    loom_sched *u = loom_sched_copy(t);
+    if (!u) {
+      st = LOOM_NOMEM;
+      break;
+    }
+    loom_status ws = write_cache(u, &tl, write_levels[i], &d);
+    if (ws == LOOM_OK)
+      with_cache[i] = u;
+    else
+      loom_sched_free(u);
+    if (ws == LOOM_NOMEM)
+      st = ws;
+  }
+  loom_diag_free(&d);
+  st = st == LOOM_OK ? space_list_push(out, t) : (loom_sched_free(t), st);
+  for (int i = 0; i < N_WRITE_LEVELS; i++) {
+    if (st == LOOM_OK && with_cache[i])
+      st = space_list_push(out, with_cache[i]);
+    else
+      loom_sched_free(with_cache[i]);
+  }
+  return st;
+}
+
+const space_rule space_rule_multi_level_tiling = {"MultiLevelTiling", apply};

@@ -1,0 +1,127 @@
+/* Inside the design space: the schedule rules' interface, what they know of
+ * a block (its loops, scope and properties), and the helpers the rules and
+ * postprocessors share to record instructions. */
+#ifndef LOOM_SPACE_IMPL_H
+#define LOOM_SPACE_IMPL_H
+
+#include "loom/space.h"
+
+/* The annotation that hands a block to the user: every rule leaves a block
+ * carrying it alone (MetaSchedule's `schedule_rule`). */
+#define SPACE_ANN_USER_RULE "schedule_rule"
+#define SPACE_ANN_TILING "meta_schedule.tiling_structure"
+#define SPACE_ANN_PARALLEL "meta_schedule.parallel"
+#define SPACE_ANN_VECTORIZE "meta_schedule.vectorize"
+#define SPACE_ANN_UNROLL_EXPLICIT "meta_schedule.unroll_explicit"
+#define SPACE_ANN_UNROLL_IMPLICIT "meta_schedule.unroll_implicit"
+#define SPACE_ANN_INLINE_RULE "meta_schedule.inline_rule"
+
+#define SPACE_MAX_LOOPS 64
+#define SPACE_MAX_BLOCKS 256
+
+/* ---- schedules in flight ------------------------------------------------------ */
+
+typedef struct space_list {
+  loom_sched **items;
+  int n, cap;
+} space_list;
+
+/* Takes s; on failure frees it. */
+loom_status space_list_push(space_list *l, LOOM_TAKE loom_sched *s);
+void space_list_free(space_list *l);
+
+/* ---- schedule rules (src/tune/rules/) --------------------------------------------- */
+
+typedef struct space_ctx {
+  const loom_target *target;
+  const char *func;   /* the function's name, for get_block */
+} space_ctx;
+
+/* A rule applied to the block named `block` of s, which the random
+ * variable rv of s names (PostOrderApply gets every block once, up front,
+ * as TVM does): it takes s and appends
+ * to out the schedules it makes of it (s itself, unchanged, when the rule
+ * does not apply). A step the schedule refuses makes the rule not apply;
+ * only running out of memory is an error. */
+typedef struct space_rule {
+  const char *name;
+  loom_status (*apply)(const space_ctx *x, LOOM_TAKE loom_sched *s,
+                       const char *block, loom_sched_rv rv, space_list *out);
+} space_rule;
+
+extern const space_rule space_rule_auto_inline;
+extern const space_rule space_rule_multi_level_tiling;
+extern const space_rule space_rule_parallel_vectorize_unroll;
+extern const space_rule space_rule_random_compute_location;
+
+/* ---- what a rule knows of a block (rules/block_info.c) ---------------------------- */
+
+typedef struct space_block {
+  const loom_func *f;
+  const loom_stmt *realize;
+  const loom_block *block;
+  const loom_stmt *scope;  /* the enclosing block's realize; NULL for the root */
+  const loom_stmt *loops[SPACE_MAX_LOOPS]; /* between scope and block, outer first */
+  int n_loops;
+  bool is_nested_oddly;    /* an IF, LET or other non-loop on the way */
+} space_block;
+
+/* Finds the block named name in f (the first in program order). */
+bool space_find_block(const loom_func *f, const char *name, space_block *out);
+/* The names of f's blocks in post order (children before their parent),
+ * up to max; returns the count. */
+int space_block_names(const loom_func *f, const char **out, int max);
+/* The blocks directly under a scope's body (no block between), up to max. */
+int space_child_blocks(const loom_stmt *scope, const loom_stmt **out, int max);
+/* The blocks of the same scope after b that read what b writes. */
+int space_consumers(const space_block *b, const loom_stmt **out, int max);
+
+bool space_is_spatial(const loom_block *b);   /* every iter S */
+bool space_has_ann(const loom_attr *a, int n, const char *key);
+/* The bindings are distinct loop variables of sb's loops, each iter bound
+ * to one loop, one loop per iter (TVM's trivial binding), and sb's loops
+ * are a perfect nest of constant extent. */
+bool space_is_trivial_nest(const space_block *sb);
+/* The iter var bound to loop var v, or NULL. */
+const loom_iter_var *space_iter_of_loop(const space_block *sb,
+                                        const loom_var *v);
+bool space_expr_uses(const loom_expr *e, const loom_var *v);
+/* Every block of f is spatial (TVM's IsSpatialPrimFunc). */
+bool space_func_is_spatial(const loom_func *f);
+/* The loop of a FOR statement that has exactly one statement as body. */
+bool space_is_single_child(const loom_stmt *loop);
+
+/* ---- recording helpers (rules/record.c) --------------------------------------------- */
+
+loom_status space_get_block(loom_sched *s, const char *func, const char *name,
+                            loom_sched_rv *out, loom_diag *d);
+loom_status space_annotate(loom_sched *s, loom_sched_rv rv, const char *key,
+                           loom_tval value, loom_diag *d);
+loom_status space_unannotate(loom_sched *s, loom_sched_rv rv, const char *key,
+                             loom_diag *d);
+/* One instruction with no attrs and no decision. */
+loom_status space_apply(loom_sched *s, loom_inst_kind kind,
+                        const loom_tval *in, int n_in, const loom_tval *attrs,
+                        int n_attrs, const loom_sched_rv **outs, int *n_outs,
+                        loom_diag *d);
+/* Runs step on a copy of s and hands on the copy when every instruction
+ * applied, s when one was refused (s is taken either way). */
+typedef loom_status (*space_step)(const space_ctx *x, loom_sched *t,
+                                  loom_sched_rv block, loom_diag *d);
+loom_status space_try(const space_ctx *x, LOOM_TAKE loom_sched *s,
+                      loom_sched_rv block, space_step step, space_list *out);
+/* A deep copy of t in arena a, so that it outlives its schedule. */
+loom_status space_trace_copy(const loom_trace *t, loom_arena *a,
+                             loom_trace *out);
+/* The function a schedule works on (its module's first). */
+const loom_func *space_func(const loom_sched *s);
+
+/* ---- postprocessors (src/tune/postproc/) -------------------------------------------- */
+
+loom_status space_disallow_dynamic_loop(loom_sched *s, loom_diag *d);
+loom_status space_rewrite_parallel_vectorize_unroll(loom_sched *s,
+                                                    loom_diag *d);
+loom_status space_rewrite_reduction_block(loom_sched *s, loom_diag *d);
+loom_status space_verify(loom_sched *s, loom_diag *d);
+
+#endif

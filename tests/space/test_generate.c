@@ -1,0 +1,247 @@
+/* The design spaces of a matmul: exactly MetaSchedule's three (tiling
+ * "SSRSRS" with no write cache, or a cache written back at tile level 1 or
+ * 2), in the instruction order of TVM's recorded CPU trace, and the
+ * postprocessed candidate ending as that trace does. Decisions are left
+ * out of the comparison: they are random draws. Also: blocks a user claims
+ * with the `schedule_rule` annotation are left alone. */
+#include "loom/space.h"
+#include "test.h"
+
+#include <stdlib.h>
+
+/* TVM's recorded CPU trace of a 128x128x128 matmul (metaschedule-facts.md,
+ * section 2.5), with Split in the two-attribute form of TVM 0.17 on. */
+static const char *tvm_record =
+    "[[[\"GetBlock\",[],[\"update\",\"main\"],[\"b0\"]],[\"GetBlock\",[],[\""
+    "root\",\"main\"],[\"b1\"]],[\"Annotate\",[\"b0\",\"\\\"SSRSRS\\\"\"],["
+    "\"meta_schedule.tiling_structure\"],[]],[\"GetLoops\",[\"b0\"],[],[\"l"
+    "2\",\"l3\",\"l4\"]],[\"SamplePerfectTile\",[\"l2\"],[4,64],[\"v5\",\"v"
+    "6\",\"v7\",\"v8\"]],[\"Split\",[\"l2\",\"v5\",\"v6\",\"v7\",\"v8\"],[1"
+    ",0],[\"l9\",\"l10\",\"l11\",\"l12\"]],[\"SamplePerfectTile\",[\"l3\"],"
+    "[4,64],[\"v13\",\"v14\",\"v15\",\"v16\"]],[\"Split\",[\"l3\",\"v13\",\""
+    "v14\",\"v15\",\"v16\"],[1,0],[\"l17\",\"l18\",\"l19\",\"l20\"]],[\"Sam"
+    "plePerfectTile\",[\"l4\"],[2,64],[\"v21\",\"v22\"]],[\"Split\",[\"l4\""
+    ",\"v21\",\"v22\"],[1,0],[\"l23\",\"l24\"]],[\"Reorder\",[\"l9\",\"l17\""
+    ",\"l10\",\"l18\",\"l23\",\"l11\",\"l19\",\"l24\",\"l12\",\"l20\"],[],["
+    "]],[\"CacheWrite\",[\"b0\",[]],[0,\"global\"],[\"b25\"]],[\"ReverseCom"
+    "puteAt\",[\"b25\",\"l18\"],[1,-1],[]],[\"Annotate\",[\"b1\",64],[\"met"
+    "a_schedule.parallel\"],[]],[\"Annotate\",[\"b1\",64],[\"meta_schedule."
+    "vectorize\"],[]],[\"SampleCategorical\",[],[[0,16,64,512],[0.25,0.25,0"
+    ".25,0.25]],[\"v26\"]],[\"Annotate\",[\"b1\",\"v26\"],[\"meta_schedule."
+    "unroll_explicit\"],[]],[\"EnterPostproc\",[],[],[]],[\"GetBlock\",[],["
+    "\"root\",\"main\"],[\"b27\"]],[\"Unannotate\",[\"b27\"],[\"meta_schedu"
+    "le.parallel\"],[]],[\"Unannotate\",[\"b27\"],[\"meta_schedule.vectoriz"
+    "e\"],[]],[\"Unannotate\",[\"b27\"],[\"meta_schedule.unroll_explicit\"]"
+    ",[]],[\"GetChildBlocks\",[\"b27\"],[],[\"b28\",\"b29\"]],[\"GetLoops\""
+    ",[\"b28\"],[],[\"l30\",\"l31\",\"l32\",\"l33\",\"l34\",\"l35\",\"l36\""
+    ",\"l37\",\"l38\",\"l39\"]],[\"Fuse\",[\"l30\",\"l31\",\"l32\",\"l33\"]"
+    ",[1],[\"l40\"]],[\"Parallel\",[\"l40\"],[],[]],[\"Fuse\",[\"l39\"],[1]"
+    ",[\"l41\"]],[\"Vectorize\",[\"l41\"],[],[]],[\"Annotate\",[\"l40\",64]"
+    ",[\"pragma_auto_unroll_max_step\"],[]],[\"Annotate\",[\"l40\",1],[\"pr"
+    "agma_unroll_explicit\"],[]],[\"GetLoops\",[\"b29\"],[],[\"l42\",\"l43\""
+    ",\"l44\"]],[\"Fuse\",[\"l44\"],[1],[\"l45\"]],[\"Vectorize\",[\"l45\"]"
+    ",[],[]],[\"GetBlock\",[],[\"update\",\"main\"],[\"b46\"]],[\"GetLoops\""
+    ",[\"b46\"],[],[\"l47\",\"l48\",\"l49\",\"l50\",\"l51\",\"l52\",\"l53\""
+    "]],[\"DecomposeReduction\",[\"b46\",\"l48\"],[],[\"b54\"]]],[[4,[2,4,8"
+    ",2]],[6,[2,2,8,4]],[8,[32,4]],[15,2]]]";
+
+static const char *matmul =
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((128, 128), \"float32\"), B: T.Buffer((128, 128), "
+    "\"float32\"), C: T.Buffer((128, 128), \"float32\")):\n"
+    "    for i, j, k in T.grid(128, 128, 128):\n"
+    "        with T.block(\"update\"):\n"
+    "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+    "            with T.init():\n"
+    "                C[vi, vj] = T.float32(0.0)\n"
+    "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n";
+
+#define TILING                                                                 \
+  "b0 = sch.get_block(name=\"update\", func_name=\"main\")\n"                  \
+  "b1 = sch.get_block(name=\"root\", func_name=\"main\")\n"                    \
+  "sch.annotate(block_or_loop=b0, ann_key=\"meta_schedule.tiling_structure\", " \
+  "ann_val=\"SSRSRS\")\n"                                                      \
+  "l2, l3, l4 = sch.get_loops(block=b0)\n"                                     \
+  "v5, v6, v7, v8 = sch.sample_perfect_tile(loop=l2, n=4, "                    \
+  "max_innermost_factor=64)\n"                                                 \
+  "l9, l10, l11, l12 = sch.split(loop=l2, factors=[v5, v6, v7, v8], "          \
+  "preserve_unit_iters=True, disable_predication=False)\n"                     \
+  "v13, v14, v15, v16 = sch.sample_perfect_tile(loop=l3, n=4, "                \
+  "max_innermost_factor=64)\n"                                                 \
+  "l17, l18, l19, l20 = sch.split(loop=l3, factors=[v13, v14, v15, v16], "     \
+  "preserve_unit_iters=True, disable_predication=False)\n"                     \
+  "v21, v22 = sch.sample_perfect_tile(loop=l4, n=2, "                          \
+  "max_innermost_factor=64)\n"                                                 \
+  "l23, l24 = sch.split(loop=l4, factors=[v21, v22], "                         \
+  "preserve_unit_iters=True, disable_predication=False)\n"                     \
+  "sch.reorder(l9, l17, l10, l18, l23, l11, l19, l24, l12, l20)\n"
+
+#define ROOT(b, v)                                                             \
+  "sch.annotate(block_or_loop=" b ", ann_key=\"meta_schedule.parallel\", "     \
+  "ann_val=64)\n"                                                              \
+  "sch.annotate(block_or_loop=" b ", ann_key=\"meta_schedule.vectorize\", "    \
+  "ann_val=64)\n" v " = sch.sample_categorical(candidates=[0, 16, 64, 512], "  \
+  "probs=[0.25, 0.25, 0.25, 0.25])\n"                                          \
+  "sch.annotate(block_or_loop=" b ", ann_key=\"meta_schedule.unroll_explicit\", " \
+  "ann_val=" v ")\n"
+
+static const char *expected[3] = {
+    TILING ROOT("b1", "v25"),
+    TILING "b25 = sch.cache_write(block=b0, write_buffer_index=0, "
+           "storage_scope=\"global\")\n"
+           "sch.reverse_compute_at(block=b25, loop=l17, "
+           "preserve_unit_loops=True, index=-1)\n" ROOT("b1", "v26"),
+    TILING "b25 = sch.cache_write(block=b0, write_buffer_index=0, "
+           "storage_scope=\"global\")\n"
+           "sch.reverse_compute_at(block=b25, loop=l18, "
+           "preserve_unit_loops=True, index=-1)\n" ROOT("b1", "v26"),
+};
+
+/* The printed trace without its `, decision=...` arguments. */
+static char *print_plain(const loom_trace *t) {
+  loom_buf b;
+  loom_buf_init(&b);
+  loom_trace_print_py(t, LOOM_DIALECT_TIR, &b);
+  char *s = loom_buf_take(&b), *w = s;
+  for (char *r = s; s && *r;) {
+    if (!strncmp(r, ", decision=", 11)) {
+      r += 11;
+      int depth = 0;
+      while (*r && (depth > 0 || (*r != ')' && *r != ','))) {
+        depth += *r == '[' ? 1 : *r == ']' ? -1 : 0;
+        r++;
+      }
+      continue;
+    }
+    *w++ = *r++;
+  }
+  if (s)
+    *w = 0;
+  return s;
+}
+
+static loom_module *read_module(loom_arena *a, const char *text) {
+  loom_module *m = NULL;
+  loom_diag d;
+  loom_diag_init(&d);
+  if (loom_script_read(text, strlen(text), "t.py", a, &m, &d) != LOOM_OK)
+    fprintf(stderr, "read: %s\n", d.msg);
+  loom_diag_free(&d);
+  return m;
+}
+
+static void check_matmul(void) {
+  loom_arena *a = loom_arena_new();
+  loom_module *m = read_module(a, matmul);
+  loom_target t;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_target_parse("cpu -cores=4", &t, &d) == LOOM_OK);
+  loom_trace *spaces;
+  int n = 0;
+  CHECK(m && loom_space_generate(m, &t, a, &spaces, &n, &d) == LOOM_OK);
+  CHECK(n == 3);
+  for (int i = 0; i < n && i < 3; i++) {
+    char *got = print_plain(&spaces[i]);
+    CHECK_STREQ(got, expected[i]);
+    free(got);
+  }
+  /* The third space sampled and postprocessed ends as TVM's record does:
+   * the outer spatial tiles fused and parallel, the innermost spatial
+   * loops vectorized where contiguous, the reduction decomposed. */
+  if (n == 3) {
+    loom_sched *s = loom_sched_new(m, 7);
+    CHECK(loom_trace_apply(&spaces[2], s, false, &d) == LOOM_OK);
+    CHECK(loom_space_postprocess(s, &t, &d) == LOOM_OK);
+    loom_trace ct = loom_sched_trace(s);
+    char *got = print_plain(&ct);
+    CHECK_CONTAINS(got, "sch.enter_postproc()\n"
+                        "b27 = sch.get_block(name=\"root\", func_name=\"main\")\n"
+                        "sch.unannotate(block_or_loop=b27, ann_key=\"meta_schedule.parallel\")\n"
+                        "sch.unannotate(block_or_loop=b27, ann_key=\"meta_schedule.vectorize\")\n"
+                        "sch.unannotate(block_or_loop=b27, ann_key=\"meta_schedule.unroll_explicit\")\n"
+                        "b28, b29 = sch.get_child_blocks(block_or_loop=b27)\n"
+                        "l30, l31, l32, l33, l34, l35, l36, l37, l38, l39 = sch.get_loops(block=b28)\n");
+    loom_trace stripped = loom_space_strip_postproc(&ct);
+    CHECK(stripped.n_insts == spaces[2].n_insts);
+    CHECK(stripped.insts[stripped.n_insts - 1]->kind == LOOM_INST_ANNOTATE);
+    free(got);
+    loom_sched_free(s);
+  }
+  loom_diag_free(&d);
+  loom_arena_free(a);
+}
+
+static char *print_json(const loom_trace *t) {
+  loom_buf b;
+  loom_buf_init(&b);
+  loom_trace_print_json(t, LOOM_DIALECT_TIR, &b);
+  return loom_buf_take(&b);
+}
+
+/* TVM's record, replayed up to its enter_postproc and postprocessed here,
+ * gives TVM's record again, instruction for instruction. */
+static void check_tvm_record(void) {
+  loom_arena *a = loom_arena_new();
+  loom_module *m = read_module(a, matmul);
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_trace ref;
+  CHECK(loom_trace_read_json(tvm_record, strlen(tvm_record), "record.json", a,
+                             &ref, &d) == LOOM_OK);
+  loom_target t;
+  CHECK(loom_target_parse("cpu -cores=4", &t, &d) == LOOM_OK);
+  loom_trace head = loom_space_strip_postproc(&ref);
+  CHECK(head.n_insts == 17);
+  loom_sched *s = m ? loom_sched_new(m, 1) : NULL;
+  CHECK(s && loom_trace_apply(&head, s, true, &d) == LOOM_OK);
+  CHECK(s && loom_space_postprocess(s, &t, &d) == LOOM_OK);
+  if (d.msg)
+    fprintf(stderr, "%s\n", d.msg);
+  if (s) {
+    loom_trace got = loom_sched_trace(s);
+    char *x = print_json(&got), *y = print_json(&ref);
+    CHECK_STREQ(x, y);
+    free(x);
+    free(y);
+  }
+  loom_sched_free(s);
+  loom_diag_free(&d);
+  loom_arena_free(a);
+}
+
+/* A block annotated schedule_rule is the user's: no rule touches it. */
+static void check_user_block(void) {
+  loom_arena *a = loom_arena_new();
+  loom_buf b;
+  loom_buf_init(&b);
+  const char *at = strstr(matmul, "            with T.init");
+  loom_buf_putn(&b, matmul, (size_t)(at - matmul));
+  loom_buf_puts(&b, "            T.block_attr({\"schedule_rule\": \"mine\"})\n");
+  loom_buf_puts(&b, at);
+  loom_module *m = read_module(a, b.data);
+  loom_buf_free(&b);
+  loom_target t;
+  loom_target_detect(&t);
+  loom_trace *spaces;
+  int n = 0;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(m && loom_space_generate(m, &t, a, &spaces, &n, &d) == LOOM_OK);
+  CHECK(n == 1);
+  if (n == 1) {
+    char *got = print_plain(&spaces[0]);
+    CHECK(!strstr(got, "tiling_structure"));
+    CHECK_CONTAINS(got, "meta_schedule.parallel");
+    free(got);
+  }
+  loom_diag_free(&d);
+  loom_arena_free(a);
+}
+
+int main(void) {
+  check_matmul();
+  check_tvm_record();
+  check_user_block();
+  return test_summary("generate");
+}
