@@ -21,6 +21,49 @@ static void emit_body(emitter *E, const loom_stmt *s) {
   E->indent--;
 }
 
+/* The statements a loop nest runs, counting each loop's body extent
+ * times; saturates at limit. */
+static int64_t count_steps(const loom_stmt *s, int64_t limit, int depth) {
+  if (!s || depth > 64)
+    return limit;
+  int64_t n = 1, ext;
+  switch (s->kind) {
+  case LOOM_STMT_FOR:
+    if (!loom_ir_is_const_int(s->u.loop.extent, &ext) || ext < 0)
+      return limit;
+    n = count_steps(s->u.loop.body, limit, depth + 1);
+    return ext > 0 && n > limit / ext ? limit : ext * n;
+  case LOOM_STMT_SEQ:
+    n = 0;
+    for (int i = 0; i < s->u.seq.n_stmts && n < limit; i++)
+      n += count_steps(s->u.seq.stmts[i], limit, depth + 1);
+    return n < limit ? n : limit;
+  case LOOM_STMT_IF: {
+    int64_t a = count_steps(s->u.if_.then_case, limit, depth + 1);
+    int64_t b = count_steps(s->u.if_.else_case, limit, depth + 1);
+    return a > b ? a : b;
+  }
+  case LOOM_STMT_LET: return count_steps(s->u.let.body, limit, depth + 1);
+  default: return 1;
+  }
+}
+
+/* pragma_auto_unroll_max_step on a loop (set by the tuner's
+ * postprocessors) asks, as TVM's UnrollLoop pass does, that every serial
+ * loop under it whose whole nest runs at most that many steps be
+ * unrolled; GCC does it when told. */
+static void emit_auto_unroll(emitter *E, const loom_stmt *s, bool is_const_ext,
+                             int64_t ext) {
+  if (E->unroll_max_step <= 0 || s->u.loop.kind != LOOM_FOR_SERIAL ||
+      !is_const_ext || ext <= 1)
+    return;
+  int64_t steps = count_steps(s, E->unroll_max_step + 1, 0);
+  if (steps > E->unroll_max_step)
+    return;
+  emit_line_start(E);
+  loom_buf_printf(E->out, "#pragma GCC unroll %lld\n", (long long)ext);
+}
+
 static void emit_for(emitter *E, const loom_stmt *s) {
   const char *ty = emit_value_type(s->u.loop.var->dtype);
   const char *i = emit_name(E, s->u.loop.var);
@@ -65,6 +108,15 @@ static void emit_for(emitter *E, const loom_stmt *s) {
     break;
   default: break;
   }
+  emit_auto_unroll(E, s, is_const_ext, ext);
+  int64_t outer_step = E->unroll_max_step;
+  const loom_value *step = loom_ir_attr_get(
+      s->u.loop.annotations, s->u.loop.n_annotations,
+      "pragma_auto_unroll_max_step");
+  int64_t v;
+  if (step && step->kind == LOOM_VALUE_EXPR &&
+      loom_ir_is_const_int(step->expr, &v))
+    E->unroll_max_step = v;
   emit_line_start(E);
   loom_buf_printf(E->out, "for (%s %s = ", ty, i);
   emit_expr(E, s->u.loop.min);
@@ -75,6 +127,7 @@ static void emit_for(emitter *E, const loom_stmt *s) {
     emit_expr(E, s->u.loop.extent);
   loom_buf_printf(E->out, "; ++%s) {\n", i);
   emit_body(E, s->u.loop.body);
+  E->unroll_max_step = outer_step;
   emit_line_start(E);
   put(E, "}\n");
   if (end) {
