@@ -133,9 +133,11 @@ int cli_space(int argc, char **argv) {
     if (n_sample == 0)
       continue;
     double t0 = now();
+    clock_t c0 = clock();
     int dropped = sample(p.module, &spaces[k], &tg, (int)n_sample,
                          (uint64_t)seed, as_json, quiet);
     double dt = now() - t0;
+    double cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
     if (dropped < 0) {
       fprintf(stderr, "%s: error: out of memory\n", file);
       rc = EXIT_USER;
@@ -143,8 +145,9 @@ int cli_space(int argc, char **argv) {
     }
     fprintf(stderr,
             "space %d: %lld candidates, %d dropped by postprocessing, "
-            "%.1f candidates/s\n",
-            k + 1, n_sample, dropped, dt > 0 ? (double)n_sample / dt : 0.0);
+            "%.1f candidates/s (%.1f per CPU second)\n",
+            k + 1, n_sample, dropped, dt > 0 ? (double)n_sample / dt : 0.0,
+            cpu > 0 ? (double)n_sample / cpu : 0.0);
   }
   loom_arena_free(a);
   loom_diag_free(&d);

@@ -15,6 +15,20 @@ err=$("$loom" space "$root/tests/schedule/cases/matmul.py" --sample 4 --quiet 2>
 out=$("$loom" space "$root/tests/schedule/cases/softmax.py" --sample 1)
 grep -q 'sch.enter_postproc()' <<<"$out" || { echo "no enter_postproc"; fail=1; }
 grep -q 'sample_compute_location' <<<"$out" || { echo "no compute location"; fail=1; }
+# A candidate's trace, with sample_compute_location and enter_postproc,
+# reads back as a script and as JSON to the same trace.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+sed -n '/^# candidate 0$/,$p' <<<"$out" | tail -n +2 >"$tmp/c.py"
+"$loom" trace "$root/tests/schedule/cases/softmax.py" "$tmp/c.py" >"$tmp/c2.py" &&
+  cmp -s "$tmp/c.py" "$tmp/c2.py" || { echo "script round trip differs"; fail=1; }
+"$loom" trace "$root/tests/schedule/cases/softmax.py" "$tmp/c.py" --json >"$tmp/c.json" &&
+  "$loom" trace "$root/tests/schedule/cases/softmax.py" "$tmp/c.json" >"$tmp/c3.py" &&
+  cmp -s "$tmp/c.py" "$tmp/c3.py" || { echo "JSON round trip differs"; fail=1; }
+grep -q '\["SampleComputeLocation", \["b2"\], \[\], \["l5"\]\]' "$tmp/c.json" ||
+  { echo "SampleComputeLocation is not in TVM's JSON form"; fail=1; }
+grep -q '\["EnterPostproc", \[\], \[\], \[\]\]' "$tmp/c.json" ||
+  { echo "EnterPostproc is not in TVM's JSON form"; fail=1; }
 "$loom" space "$root/tests/schedule/cases/matmul.py" --target "cpu -cores=x" 2>/dev/null
 [ $? = 2 ] || { echo "a bad target must be a usage error"; fail=1; }
 "$loom" space "$root/tests/schedule/cases/matmul.py" --what 2>/dev/null

@@ -239,8 +239,55 @@ static void check_user_block(void) {
   loom_arena_free(a);
 }
 
-int main(void) {
+/* Every space of FILE holds `want` and none holds `unwanted`. */
+static void check_each_space(const char *root, const char *file,
+                             const char *want, const char *unwanted) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/space/cases/%s", root, file);
+  char *text;
+  size_t len;
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_arena *a = loom_arena_new();
+  loom_module *m = NULL;
+  CHECK(loom_read_file(path, &text, &len, &d) == LOOM_OK);
+  if (d.has_error) {
+    loom_diag_free(&d);
+    loom_arena_free(a);
+    return;
+  }
+  CHECK(loom_script_read(text, len, path, a, &m, &d) == LOOM_OK);
+  free(text);
+  loom_target t;
+  loom_target_detect(&t);
+  loom_trace *spaces;
+  int n = 0;
+  CHECK(m && loom_space_generate(m, &t, a, &spaces, &n, &d) == LOOM_OK);
+  CHECK(n == 3);
+  for (int i = 0; i < n; i++) {
+    char *got = print_plain(&spaces[i]);
+    CHECK_CONTAINS(got, want);
+    CHECK(!strstr(got, unwanted));
+    free(got);
+  }
+  loom_diag_free(&d);
+  loom_arena_free(a);
+}
+
+int main(int argc, char **argv) {
+  const char *root = argc > 1 ? argv[1] : ".";
   check_matmul();
+  /* AutoInline: a spatial producer goes into its consumer; one calling
+   * T.exp stays and RandomComputeLocation samples where it goes. */
+  check_each_space(root, "scale_matmul.py",
+                   "b0 = sch.get_block(name=\"scale\", func_name=\"main\")\n"
+                   "b1 = sch.get_block(name=\"matmul\", func_name=\"main\")\n"
+                   "b2 = sch.get_block(name=\"root\", func_name=\"main\")\n"
+                   "sch.compute_inline(block=b0)\n",
+                   "sample_compute_location");
+  check_each_space(root, "exp_matmul.py",
+                   " = sch.sample_compute_location(block=b0)\n",
+                   "compute_inline");
   check_tvm_record();
   check_user_block();
   return test_summary("generate");

@@ -32,6 +32,7 @@ static const char *const local[] = {
     "tests/arith/cases/seed_branches.py", "tests/arith/cases/seed_inplace.py",
     "tests/arith/cases/seed_loop_from_one.py",
     "tests/arith/cases/seed_prefix_sum.py",
+    "tests/space/cases/scale_matmul.py",  "tests/space/cases/exp_matmul.py",
 };
 static const char *const corpus[] = {
     "conv2d_nhwc.py",   "matmul_1024.py",         "seed_branches.py",
@@ -39,7 +40,8 @@ static const char *const corpus[] = {
     "softmax.py",
 };
 /* Programs whose candidates are also compiled and run. */
-static const char *const built[] = {"matmul_64.py", "softmax.py", "conv2d.py"};
+static const char *const built[] = {"matmul_64.py", "softmax.py", "conv2d.py",
+                                    "exp_matmul.py"};
 
 static int n_candidates, n_dropped, n_built;
 
@@ -138,10 +140,10 @@ static bool is_built(const char *path) {
   return false;
 }
 
-/* Compiles the candidates with the C backend and runs them against the
- * interpreter. */
+/* Compiles the candidates with the C backend, all in one file, and runs
+ * them against the interpreter. */
 static void build_and_run(const loom_func *w, const loom_func **funcs, int n) {
-  loom_builder_options bo = {.per_file = 8, .jobs = 2, .cflags = "-O1"};
+  loom_builder_options bo = {.per_file = SAMPLES, .jobs = 2, .cflags = "-O1"};
   loom_build_set b;
   CHECK(loom_tune_build(funcs, n, &bo, &b) == LOOM_OK);
   loom_kernel kernels[SAMPLES];
@@ -191,6 +193,8 @@ static void check_program(const char *path, const loom_target *tg) {
   CHECK(n_spaces >= 1);
   const loom_func *f = m->funcs[0];
   bool interpret = work(f->body, 0) <= MAX_WORK;
+  loom_sched *keep[SAMPLES];
+  int n_keep = 0;
   for (int k = 0; k < n_spaces; k++) {
     loom_sched *cands[SAMPLES];
     const loom_func *funcs[SAMPLES];
@@ -228,11 +232,21 @@ static void check_program(const char *path, const loom_target *tg) {
         loom_buf_free(&b);
       }
     }
-    if (is_built(path) && n_ok > 0)
-      build_and_run(f, funcs, n_ok < 3 ? n_ok : 3);
-    for (int i = 0; i < n_ok; i++)
-      loom_sched_free(cands[i]);
+    /* The first candidate of each space is kept for one build. */
+    for (int i = 0; i < n_ok; i++) {
+      if (i == 0 && n_keep < SAMPLES && is_built(path))
+        keep[n_keep++] = cands[i];
+      else
+        loom_sched_free(cands[i]);
+    }
   }
+  const loom_func *to_build[SAMPLES];
+  for (int i = 0; i < n_keep; i++)
+    to_build[i] = loom_sched_module(keep[i])->funcs[0];
+  if (n_keep > 0)
+    build_and_run(f, to_build, n_keep);
+  for (int i = 0; i < n_keep; i++)
+    loom_sched_free(keep[i]);
   loom_diag_free(&d);
   loom_arena_free(a);
 }
