@@ -274,6 +274,62 @@ static void check_each_space(const char *root, const char *file,
   loom_arena_free(a);
 }
 
+/* RewriteParallelVectorizeUnroll on spatial blocks: the outer loops fused
+ * and parallel, the innermost loop vectorized only where every access is
+ * contiguous along it (not in a transpose), no unroll for a purely spatial
+ * function. */
+static const char *copy_and_transpose =
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((64, 32), \"float32\"), B: T.Buffer((64, 32), "
+    "\"float32\"), C: T.Buffer((32, 64), \"float32\")):\n"
+    "    for i, j in T.grid(64, 32):\n"
+    "        with T.block(\"copy\"):\n"
+    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+    "            B[vi, vj] = A[vi, vj]\n"
+    "    for i, j in T.grid(64, 32):\n"
+    "        with T.block(\"transpose\"):\n"
+    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+    "            C[vj, vi] = A[vi, vj]\n";
+
+static void check_spatial_postproc(void) {
+  loom_arena *a = loom_arena_new();
+  loom_module *m = read_module(a, copy_and_transpose);
+  loom_target t;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_target_parse("cpu -cores=1", &t, &d) == LOOM_OK);
+  loom_trace *spaces;
+  int n = 0;
+  CHECK(m && loom_space_generate(m, &t, a, &spaces, &n, &d) == LOOM_OK);
+  CHECK(n == 1);
+  if (n == 1) {
+    loom_sched *s = loom_sched_new(m, 3);
+    CHECK(loom_trace_apply(&spaces[0], s, false, &d) == LOOM_OK);
+    CHECK(loom_space_postprocess(s, &t, &d) == LOOM_OK);
+    loom_trace ct = loom_sched_trace(s);
+    loom_trace head = loom_space_strip_postproc(&ct);
+    char *got = print_plain(&ct), *space = print_plain(&head);
+    CHECK(!strstr(space, "unroll"));
+    /* 16 jobs: i (64) passes the limit and is the one loop taken. */
+    CHECK_CONTAINS(got, "b2, b3 = sch.get_child_blocks(block_or_loop=b1)\n"
+                        "l4, l5 = sch.get_loops(block=b2)\n"
+                        "l6 = sch.fuse(l4, preserve_unit_iters=True)\n"
+                        "sch.parallel(loop=l6)\n"
+                        "l7 = sch.fuse(l5, preserve_unit_iters=True)\n"
+                        "sch.vectorize(loop=l7)\n"
+                        "l8, l9 = sch.get_loops(block=b3)\n"
+                        "l10 = sch.fuse(l8, preserve_unit_iters=True)\n"
+                        "sch.parallel(loop=l10)\n");
+    CHECK(!strstr(got, "l11"));
+    CHECK(!strstr(got, "pragma_auto_unroll_max_step"));
+    free(got);
+    free(space);
+    loom_sched_free(s);
+  }
+  loom_diag_free(&d);
+  loom_arena_free(a);
+}
+
 int main(int argc, char **argv) {
   const char *root = argc > 1 ? argv[1] : ".";
   check_matmul();
@@ -289,6 +345,7 @@ int main(int argc, char **argv) {
                    " = sch.sample_compute_location(block=b0)\n",
                    "compute_inline");
   check_tvm_record();
+  check_spatial_postproc();
   check_user_block();
   return test_summary("generate");
 }
