@@ -29,6 +29,23 @@ grep -q '\["SampleComputeLocation", \["b2"\], \[\], \["l5"\]\]' "$tmp/c.json" ||
   { echo "SampleComputeLocation is not in TVM's JSON form"; fail=1; }
 grep -q '\["EnterPostproc", \[\], \[\], \[\]\]' "$tmp/c.json" ||
   { echo "EnterPostproc is not in TVM's JSON form"; fail=1; }
+# sample_compute_location replays a stale decision as TVM does: the nearest
+# candidate below it (the consumer's innermost loop k is index 2), or the
+# root (-1); the inline mark (-2) inlines the block.
+p="$root/tests/space/cases/exp_matmul.py"
+loc() {
+  printf '%s\n' 'b0 = sch.get_block(name="expo", func_name="main")' \
+    "l1 = sch.sample_compute_location(block=b0, decision=$1)" \
+    'sch.compute_at(block=b0, loop=l1, preserve_unit_loops=True, index=-1)' >"$tmp/loc.py"
+}
+for pair in 99:2 1:1 -3:-1 -1:-1; do
+  loc "${pair%%:*}"
+  "$loom" trace "$p" "$tmp/loc.py" | grep -q "decision=${pair##*:})" ||
+    { echo "decision ${pair%%:*} does not replay as ${pair##*:}"; fail=1; }
+done
+loc -2
+[ "$("$loom" sched "$p" "$tmp/loc.py" | grep -c 'T.block("expo")')" = 0 ] ||
+  { echo "the inline mark does not inline"; fail=1; }
 "$loom" space "$root/tests/schedule/cases/matmul.py" --target "cpu -cores=x" 2>/dev/null
 [ $? = 2 ] || { echo "a bad target must be a usage error"; fail=1; }
 "$loom" space "$root/tests/schedule/cases/matmul.py" --what 2>/dev/null
