@@ -28,10 +28,23 @@ static bool reads_any(const loom_block *o, const loom_block *b) {
   return false;
 }
 
+/* Whether a reduce (or other non-spatial) iter of block realize r is bound
+ * through loop variable v. */
+static bool is_reduce_loop(const loom_stmt *r, const loom_var *v) {
+  const loom_block *b = r->u.realize.block;
+  for (int i = 0; i < r->u.realize.n_iter_values; i++)
+    if (b->iter_vars[i].kind != LOOM_ITER_SPATIAL &&
+        sched_expr_uses(r->u.realize.iter_values[i], v))
+      return true;
+  return false;
+}
+
 /* The candidates, in TVM's order: inlining when compute_inline accepts the
  * block, the root, then the loops of the block's first consumer from the
  * outermost down to the innermost one that encloses every consumer,
- * leaving out unit loops and the loops compute_at refuses. */
+ * stopping at a spatial loop under a reduce loop of the consumer, leaving
+ * out trailing reduce loops, unit loops and the loops compute_at refuses
+ * (TVM's CollectComputeLocation). */
 static loom_status collect(sched_call *c, const sched_path *p, locations *l) {
   int ri = p->n - 1;
   loom_stmt *self = p->stmts[ri];
@@ -62,8 +75,22 @@ static loom_status collect(sched_call *c, const sched_path *p, locations *l) {
   loom_stmt *scope_body = p->stmts[sc]->u.realize.block->body;
   if (!sched_find_under(scope_body, blocks.items[first], loops, &n_loops))
     n_loops = 0;
-  loom_tval attrs[2] = {loom_tval_bool(true), loom_tval_int(-1)};
+  int end = n_loops, last_spatial = -1;
+  bool seen_reduce = false;
   for (int k = 0; k < n_loops; k++) {
+    bool is_r = is_reduce_loop(blocks.items[first], loops[k]->u.loop.var);
+    if (!is_r && seen_reduce) {
+      end = k;
+      break;
+    }
+    seen_reduce |= is_r;
+    if (!is_r)
+      last_spatial = k;
+  }
+  if (last_spatial + 1 < end)
+    end = last_spatial + 1;
+  loom_tval attrs[2] = {loom_tval_bool(true), loom_tval_int(-1)};
+  for (int k = 0; k < end; k++) {
     bool holds_all = true;
     for (int i = first + 1; i < blocks.n && holds_all; i++) {
       loom_stmt *inner[SCHED_MAX_DEPTH];

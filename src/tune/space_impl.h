@@ -88,8 +88,6 @@ const loom_iter_var *space_iter_of_loop(const space_block *sb,
 bool space_expr_uses(const loom_expr *e, const loom_var *v);
 /* Every block of f is spatial (TVM's IsSpatialPrimFunc). */
 bool space_func_is_spatial(const loom_func *f);
-/* The loop of a FOR statement that has exactly one statement as body. */
-bool space_is_single_child(const loom_stmt *loop);
 
 /* ---- recording helpers (rules/record.c) --------------------------------------------- */
 

@@ -30,15 +30,15 @@ grep -q '\["SampleComputeLocation", \["b2"\], \[\], \["l5"\]\]' "$tmp/c.json" ||
 grep -q '\["EnterPostproc", \[\], \[\], \[\]\]' "$tmp/c.json" ||
   { echo "EnterPostproc is not in TVM's JSON form"; fail=1; }
 # sample_compute_location replays a stale decision as TVM does: the nearest
-# candidate below it (the consumer's innermost loop k is index 2), or the
-# root (-1); the inline mark (-2) inlines the block.
+# candidate below it (the consumer's loop j, index 1; its trailing reduce
+# loop k is no candidate), or the root (-1); the inline mark (-2) inlines.
 p="$root/tests/space/cases/exp_matmul.py"
 loc() {
   printf '%s\n' 'b0 = sch.get_block(name="expo", func_name="main")' \
     "l1 = sch.sample_compute_location(block=b0, decision=$1)" \
     'sch.compute_at(block=b0, loop=l1, preserve_unit_loops=True, index=-1)' >"$tmp/loc.py"
 }
-for pair in 99:2 1:1 -3:-1 -1:-1; do
+for pair in 99:1 2:1 1:1 -3:-1 -1:-1; do
   loc "${pair%%:*}"
   "$loom" trace "$p" "$tmp/loc.py" | grep -q "decision=${pair##*:})" ||
     { echo "decision ${pair%%:*} does not replay as ${pair##*:}"; fail=1; }

@@ -203,11 +203,6 @@ bool space_has_ann(const loom_attr *a, int n, const char *key) {
   return loom_ir_attr_get(a, n, key) != NULL;
 }
 
-bool space_is_single_child(const loom_stmt *loop) {
-  const loom_stmt *b = loop->u.loop.body;
-  return b && b->kind != LOOM_STMT_SEQ;
-}
-
 bool space_is_trivial_nest(const space_block *sb) {
   const loom_stmt *r = sb->realize;
   const loom_block *b = sb->block;
