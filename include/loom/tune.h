@@ -57,6 +57,11 @@ typedef struct loom_runner_options {
   bool flush_cache;      /* write over the last-level cache before each */
   double timeout_ms;     /* per candidate, build to last measurement; 0: 10000 */
   double long_call_ms;   /* a first call this long is the measurement; 0: 100 */
+  /* The fastest candidate so far (0: none yet). A candidate whose first call
+   * is 10x slower (and at least 5 ms) is measured by that call alone, one
+   * 2x slower gets a single repeat: either is out of the running, and its
+   * rank among the losers matters less than the seconds spent timing it. */
+  double best_ms;
   uint64_t seed;         /* inputs are those of `loom interp --seed` */
   bool check;            /* compare the first call's result with the interpreter's */
   const int64_t *scalars;/* per parameter of the workload; NULL when none */
@@ -98,6 +103,8 @@ loom_status loom_tune_runner_run(loom_tune_runner *r, const loom_kernel *kernels
 void loom_tune_runner_free(LOOM_TAKE loom_tune_runner *r);
 /* Changes the per-candidate time limit of later runs. */
 void loom_tune_runner_set_timeout(loom_tune_runner *r, double timeout_ms);
+/* Changes best_ms (above) for later runs. */
+void loom_tune_runner_set_best(loom_tune_runner *r, double best_ms);
 
 /* Float operations of one call of f (for GFLOP/s): float arithmetic and
  * math in stored values times the constant trip counts around them. */

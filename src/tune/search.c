@@ -499,14 +499,24 @@ static loom_status measure(search *S, cand *cands, int n, loom_diag *d) {
   loom_status st = funcs && kernels && m ? LOOM_OK : LOOM_NOMEM;
   for (int i = 0; i < n && st == LOOM_OK; i++)
     funcs[i] = loom_sched_module(cands[i].s)->funcs[0];
+  /* One file per compile job: a batch smaller than the default file size
+   * would otherwise compile on one core. */
+  loom_builder_options bo = S->o->builder;
+  if (bo.per_file <= 0) {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int jobs = bo.jobs > 0 ? bo.jobs : online > 0 ? (int)online : 1;
+    bo.per_file = (n + jobs - 1) / jobs;
+  }
   double t0 = now_s();
   if (st == LOOM_OK)
-    st = loom_tune_build(funcs, n, &S->o->builder, &b);
+    st = loom_tune_build(funcs, n, &bo, &b);
   double t1 = now_s();
   for (int i = 0; i < n && st == LOOM_OK; i++)
     kernels[i] = b.items[i].kernel;
-  if (st == LOOM_OK)
+  if (st == LOOM_OK) {
+    loom_tune_runner_set_best(S->runner, S->res->best_ms);
     st = loom_tune_runner_run(S->runner, kernels, n, m, d);
+  }
   S->res->build_s += t1 - t0;
   S->res->run_s += now_s() - t1;
   if (st == LOOM_OK)
