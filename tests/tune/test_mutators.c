@@ -219,6 +219,50 @@ int main(void) {
   loom_arena_free(a);
   loom_sched_free(s);
 
+  /* A compute location (where the instruction kind exists): cleared, so
+   * that the replay draws it again among the valid ones. */
+  if (loom_inst_kind_by_json("SampleComputeLocation") >= 0) {
+    const char *two =
+        "@T.prim_func\n"
+        "def main(A: T.Buffer((64, 64), \"float32\"), C: T.Buffer((64, 64), \"float32\")):\n"
+        "    B = T.alloc_buffer((64, 64))\n"
+        "    for i, j in T.grid(64, 64):\n"
+        "        with T.block(\"B\"):\n"
+        "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+        "            B[vi, vj] = A[vi, vj] * T.float32(2.0)\n"
+        "    for i, j in T.grid(64, 64):\n"
+        "        with T.block(\"C\"):\n"
+        "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+        "            C[vi, vj] = B[vi, vj] + T.float32(1.0)\n";
+    const char *loc =
+        "b0 = sch.get_block(name=\"B\", func_name=\"main\")\n"
+        "v1 = sch.sample_compute_location(block=b0)\n"
+        "sch.compute_at(block=b0, loop=v1)\n";
+    loom_module *m2;
+    loom_arena *a2 = loom_arena_new();
+    CHECK(loom_script_read(two, strlen(two), "two.py", a2, &m2, &d) == LOOM_OK);
+    loom_module *keep = mod;
+    mod = m2;
+    for (int r = 0; r < 20; r++) {
+      loom_sched *s2 = run_space(loc, (uint64_t)r);
+      loom_trace t2 = loom_sched_trace(s2), m3;
+      loom_arena *a3 = loom_arena_new();
+      loom_rng rng3;
+      loom_rng_seed(&rng3, (uint64_t)r);
+      CHECK(loom_space_mutate(&t2, &tg, &rng3, a3, &m3, &d) == LOOM_OK);
+      char how;
+      int at = one_change(&t2, &m3, &how);
+      CHECK(at == 1 && how == 'd' && m3.insts[1]->decision.kind == LOOM_TV_NONE);
+      loom_sched *s3 = loom_sched_new(m2, (uint64_t)r + 100);
+      CHECK(s3 && loom_trace_apply(&m3, s3, true, &d) == LOOM_OK);
+      loom_sched_free(s3);
+      loom_arena_free(a3);
+      loom_sched_free(s2);
+    }
+    mod = keep;
+    loom_arena_free(a2);
+  }
+
   /* Stripping a trace without postprocessing keeps it whole. */
   s = run_space(space, 3);
   t = loom_sched_trace(s);
