@@ -362,8 +362,13 @@ static int evolve(search *S, cand *out, int want) {
       pop[n++] = make_cand(S, s);
   }
   n_unmeasured = fresh(S, unmeasured, pop_size - n);
-  for (int i = 0; i < n_unmeasured; i++)
-    pop[n++] = copy_cand(S, &unmeasured[i]);
+  for (int i = 0; i < n_unmeasured; i++) {
+    cand c = copy_cand(S, &unmeasured[i]);
+    if (c.s)
+      pop[n++] = c;
+    else
+      free(c.rows);
+  }
   for (int it = 0; it <= iters && n > 0; it++) {
     rank(S, pop, n);
     for (int i = 0; i < n; i++)
@@ -392,7 +397,7 @@ static int evolve(search *S, cand *out, int want) {
     n = m;
   }
   /* The picks: random fresh samples first claim their epsilon share. */
-  int n_random = (int)(eps * want);
+  int n_random = (int)ceil(eps * want);
   for (int i = 0; i < n_unmeasured && k < n_random; i++) {
     int j = i + (int)loom_rng_below(&S->rng, (uint64_t)(n_unmeasured - i));
     cand c = unmeasured[j];
