@@ -188,6 +188,9 @@ typedef struct loom_tune_options {
   /* The machine the rules generate spaces for and the postprocessors and
    * mutators read (cores, vector width); NULL: loom_target_detect's. */
   const loom_target *target_desc;
+  /* The unscheduled function is not measured (baseline_ms stays 0): for
+   * workloads whose naive form runs for minutes. */
+  bool skip_baseline;
   loom_builder_options builder;
   loom_runner_options runner;
   /* Ranks candidates before measuring (higher is better) and learns from

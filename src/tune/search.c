@@ -519,7 +519,15 @@ static loom_status measure(search *S, cand *cands, int n, loom_diag *d) {
   for (int i = 0; i < n && st == LOOM_OK; i++)
     kernels[i] = b.items[i].kernel;
   if (st == LOOM_OK) {
-    loom_tune_runner_set_best(S->runner, S->res->best_ms);
+    /* A candidate 30 times slower than the best (and past a second) is
+     * stopped: it cannot win, and on large workloads such candidates
+     * would take most of the tuning time. It counts as a failure. */
+    double limit = S->o->runner.timeout_ms > 0 ? S->o->runner.timeout_ms : 10000;
+    double best = S->res->best_ms;
+    if (best > 0 && isfinite(best) && 30 * best < limit)
+      limit = 30 * best > 1000 ? 30 * best : 1000;
+    loom_tune_runner_set_timeout(S->runner, limit);
+    loom_tune_runner_set_best(S->runner, best);
     st = loom_tune_runner_run(S->runner, kernels, n, m, d);
   }
   S->res->build_s += t1 - t0;
@@ -650,7 +658,8 @@ static loom_status run_search(search *S, loom_diag *d) {
   if (S->db)
     TRY(loom_db_commit_workload(S->db, S->task->anon, &S->workload, d));
   TRY(loom_tune_runner_new(S->mod->funcs[0], &S->o->runner, &S->runner, d));
-  TRY(baseline(S, d));
+  if (!S->o->skip_baseline)
+    TRY(baseline(S, d));
   if (S->o->strategy == LOOM_SEARCH_EVOLUTIONARY)
     seed_parents(S);
   int batch = S->o->batch > 0 ? S->o->batch : 16;
