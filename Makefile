@@ -36,6 +36,7 @@ bench: all
 	build/bench/bench_tune
 	build/bench/bench_arith
 	build/bench/bench_sched
+	build/bench/bench_cpu --out build/bench-out
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -58,25 +58,36 @@ int main(void) {
     return 1;
   }
   /* The interpreter's check of a 512^3 matmul would dominate; the runner
-   * tests check results, this measures the engine. */
-  loom_tune_options o = {.strategy = LOOM_SEARCH_EVOLUTIONARY, .trials = TRIALS,
-                         .batch = 16, .seed = 1};
-  o.runner.repeat = 3;
-  o.runner.timeout_ms = 20000;
-  loom_tune_result r;
-  double t0 = now_s();
-  if (loom_tune_task(&tasks[0], space, strlen(space), "space.py", NULL, &o, &r, &d) != LOOM_OK) {
-    fprintf(stderr, "bench_tune: %s\n", d.msg ? d.msg : "out of memory");
-    return 1;
+   * tests check results, this measures the engine. Twice: ranked at random,
+   * then by the XGBoost model (features of every member of each
+   * generation). */
+  for (int with_model = 0; with_model < 2; with_model++) {
+    loom_model *model = NULL;
+    if (with_model && loom_model_xgb_new(&(loom_model_options){.seed = 1}, &model, &d) != LOOM_OK) {
+      fprintf(stderr, "bench_tune: %s\n", d.msg ? d.msg : "out of memory");
+      return 1;
+    }
+    loom_tune_options o = {.strategy = LOOM_SEARCH_EVOLUTIONARY, .trials = TRIALS,
+                           .batch = 16, .seed = 1, .model = model};
+    o.runner.repeat = 3;
+    o.runner.timeout_ms = 20000;
+    loom_tune_result r;
+    double t0 = now_s();
+    if (loom_tune_task(&tasks[0], space, strlen(space), "space.py", NULL, &o, &r, &d) != LOOM_OK) {
+      fprintf(stderr, "bench_tune: %s\n", d.msg ? d.msg : "out of memory");
+      return 1;
+    }
+    double total = now_s() - t0;
+    printf("tune %dx%dx%d (%s), %d trials on %ld cores: %.1f s, %.2f candidates/s\n", N, N, N,
+           model ? "xgboost ranks" : "random ranks", r.trials, sysconf(_SC_NPROCESSORS_ONLN),
+           total, r.trials / total);
+    printf("  propose %.1f s, build %.1f s, run %.1f s (incl. the baseline)\n",
+           r.propose_s, r.build_s, r.run_s);
+    printf("  best %.3f ms (%.1f GFLOP/s), unscheduled %.3f ms, %d failures, %d rejected\n",
+           r.best_ms, 2.0 * N * N * N / (r.best_ms * 1e6), r.baseline_ms, r.failures, r.rejected);
+    loom_tune_result_free(&r);
+    loom_model_free(model);
   }
-  double total = now_s() - t0;
-  printf("tune %dx%dx%d, %d trials on %ld cores: %.1f s, %.2f candidates/s\n", N, N, N,
-         r.trials, sysconf(_SC_NPROCESSORS_ONLN), total, r.trials / total);
-  printf("  propose %.1f s, build %.1f s, run %.1f s (incl. the baseline)\n",
-         r.propose_s, r.build_s, r.run_s);
-  printf("  best %.3f ms (%.1f GFLOP/s), unscheduled %.3f ms, %d failures\n", r.best_ms,
-         2.0 * N * N * N / (r.best_ms * 1e6), r.baseline_ms, r.failures);
-  loom_tune_result_free(&r);
   loom_diag_free(&d);
   loom_arena_free(a);
   return 0;

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake clang libclang-rt-14-dev libisl-dev libsqlite3-dev libxgboost-dev)
+packages=(build-essential cmake clang libclang-rt-14-dev libisl-dev libsqlite3-dev libxgboost-dev libopenblas-dev libdnnl-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

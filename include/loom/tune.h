@@ -11,6 +11,7 @@
 #include "loom/interp.h"
 #include "loom/model.h"
 #include "loom/runtime.h"
+#include "loom/space.h"
 
 /* The calling convention of include/loom/codegen.h. */
 typedef int32_t (*loom_kernel)(void *const *args, const int64_t *const *shapes);
@@ -56,6 +57,11 @@ typedef struct loom_runner_options {
   bool flush_cache;      /* write over the last-level cache before each */
   double timeout_ms;     /* per candidate, build to last measurement; 0: 10000 */
   double long_call_ms;   /* a first call this long is the measurement; 0: 100 */
+  /* The fastest candidate so far (0: none yet). A candidate whose first call
+   * is 10x slower (and at least 5 ms) is measured by that call alone, one
+   * 2x slower gets a single repeat: either is out of the running, and its
+   * rank among the losers matters less than the seconds spent timing it. */
+  double best_ms;
   uint64_t seed;         /* inputs are those of `loom interp --seed` */
   bool check;            /* compare the first call's result with the interpreter's */
   const int64_t *scalars;/* per parameter of the workload; NULL when none */
@@ -97,6 +103,8 @@ loom_status loom_tune_runner_run(loom_tune_runner *r, const loom_kernel *kernels
 void loom_tune_runner_free(LOOM_TAKE loom_tune_runner *r);
 /* Changes the per-candidate time limit of later runs. */
 void loom_tune_runner_set_timeout(loom_tune_runner *r, double timeout_ms);
+/* Changes best_ms (above) for later runs. */
+void loom_tune_runner_set_best(loom_tune_runner *r, double best_ms);
 
 /* Float operations of one call of f (for GFLOP/s): float arithmetic and
  * math in stored values times the constant trip counts around them. */
@@ -161,16 +169,28 @@ typedef struct loom_tune_progress {
   double baseline_ms;   /* the unscheduled function */
   double elapsed_s;
   double flops;         /* per call, 0 when not a float computation */
+  int rejected;         /* candidates dropped before measuring */
 } loom_tune_progress;
 
 typedef struct loom_tune_options {
   loom_search_strategy strategy;
   int trials;            /* candidates measured per task, at most */
   int batch;             /* candidates built and measured together; 0: 16 */
-  int population;        /* evolutionary: parents kept; 0: 32 */
+  /* Evolutionary: candidates of each generation; 0: 128. The fastest
+   * measured fifth of it (MetaSchedule's init_measured_ratio) are kept as
+   * parents and start every round's population. */
+  int population;
+  int genetic_iters;     /* evolutionary: generations per round; 0: 4 */
+  double mutate_prob;    /* evolutionary: a child is a mutation; 0: 0.85 */
   double eps_greedy;     /* evolutionary: share of random picks; 0: 0.05 */
   uint64_t seed;
   const char *target;    /* recorded with each measurement; NULL: "cpu" */
+  /* The machine the rules generate spaces for and the postprocessors and
+   * mutators read (cores, vector width); NULL: loom_target_detect's. */
+  const loom_target *target_desc;
+  /* The unscheduled function is not measured (baseline_ms stays 0): for
+   * workloads whose naive form runs for minutes. */
+  bool skip_baseline;
   loom_builder_options builder;
   loom_runner_options runner;
   /* Ranks candidates before measuring (higher is better) and learns from
@@ -185,15 +205,24 @@ typedef struct loom_tune_result {
                                   record of the database */
   char *best_trace;            /* heap; the best schedule as a script */
   int trials, failures;
+  /* Candidates dropped before measuring: a replay or a postprocessor
+   * refused them. They are not trials. */
+  int rejected;
+  char *rejections;            /* heap; the first few distinct reasons, one a
+                                  line; NULL when none */
   double propose_s, build_s, run_s; /* where the time went */
 } loom_tune_result;
 
-/* Tunes one task over the space a schedule script describes (its sampling
- * instructions are the knobs; it is run on a module holding the task's
- * function alone, named main). Every measurement, failures included, is
- * committed to db (NULL: none), and the best records of db seed the
- * evolutionary population. Fails with d when the space cannot be applied to
- * the task at all, or on a database error. */
+/* Tunes one task over its design spaces: the one a schedule script
+ * describes (its sampling instructions are the knobs; it is run on a module
+ * holding the task's function alone, named main), or, when space is NULL,
+ * those loom_space_generate makes for o->target_desc. Every candidate is
+ * postprocessed (loom_space_postprocess) before it is measured; one that
+ * fails is rejected with its reason. Every measurement, failures included,
+ * is committed to db (NULL: none) with the full trace, postprocessing
+ * included, and the best records of db seed the evolutionary population.
+ * Fails with d when the space cannot be applied to the task at all, or on a
+ * database error. */
 loom_status loom_tune_task(const loom_task *task, const char *space,
                            size_t space_len, const char *space_file,
                            loom_db *db, const loom_tune_options *o,

@@ -1,9 +1,11 @@
-/* `loom tune FILE --space SCRIPT --trials N [--func NAME] [--target cpu]
+/* `loom tune FILE --trials N [--space SCRIPT] [--func NAME] [--target SPEC]
  * [--db PATH] [--seed N] [--strategy evolutionary|replay-trace|replay-func]
- * [--model xgb|random] [--batch N] [--threads N] [--json]`: tunes each task of FILE over the design space
- * SCRIPT describes (a schedule script with sampling instructions), records
- * every measurement in the database, and prints for each task the best
- * latency, its speedup over the unscheduled function and the best trace. */
+ * [--model xgb|random] [--batch N] [--threads N] [--json]`: tunes each task
+ * of FILE over the design spaces the schedule rules generate for the target
+ * (or over the one SCRIPT describes: a schedule script with sampling
+ * instructions), records every measurement in the database, and prints for
+ * each task the best latency, its speedup over the unscheduled function and
+ * the best trace. */
 #include "cli/cli.h"
 
 #include "loom/tune.h"
@@ -13,8 +15,9 @@
 #include <string.h>
 
 typedef struct tune_opts {
-  const char *file, *func, *space, *db;
+  const char *file, *func, *space, *db, *target;
   bool is_json, is_random_model;
+  loom_target desc;
   loom_tune_options t;
 } tune_opts;
 
@@ -50,9 +53,7 @@ static int parse_opts(int argc, char **argv, tune_opts *o) {
     } else if (!strcmp(a, "--db")) {
       o->db = val;
     } else if (!strcmp(a, "--target")) {
-      if (strcmp(val, "cpu"))
-        return cli_usage_error("tune", "unknown target '%s' (cpu is known)", val);
-      o->t.target = "cpu";
+      o->target = val;
     } else if (!strcmp(a, "--trials") || !strcmp(a, "--batch") || !strcmp(a, "--threads")) {
       if (!cli_parse_int(val, 1, 1 << 24, &v))
         return cli_usage_error("tune", "bad %s '%s' (a positive integer)", a, val);
@@ -85,17 +86,26 @@ static int parse_opts(int argc, char **argv, tune_opts *o) {
     return cli_usage_error("tune", "missing FILE");
   if (o->t.trials < 0)
     return cli_usage_error("tune", "missing --trials N");
-  if (!o->space)
-    return cli_usage_error("tune", "missing --space SCRIPT: a schedule script with "
-                           "sampling instructions describing the design space");
+  loom_diag d;
+  loom_diag_init(&d);
+  if (loom_target_parse(o->target ? o->target : "cpu", &o->desc, &d) != LOOM_OK) {
+    int rc = cli_usage_error("tune", "bad --target '%s': %s", o->target,
+                             d.msg ? d.msg : "out of memory");
+    loom_diag_free(&d);
+    return rc;
+  }
+  loom_diag_free(&d);
+  /* Records are keyed by the target's kind; its overrides tune the space. */
+  o->t.target = "cpu";
+  o->t.target_desc = &o->desc;
   return 0;
 }
 
 static void progress(void *ctx, const loom_tune_progress *p) {
   (void)ctx;
   double left = p->trials ? p->elapsed_s * (p->max_trials - p->trials) / p->trials : 0;
-  fprintf(stderr, "[%s] trials %d/%d, failures %d, best ", p->task, p->trials,
-          p->max_trials, p->failures);
+  fprintf(stderr, "[%s] trials %d/%d, failures %d, rejected %d, best ", p->task,
+          p->trials, p->max_trials, p->failures, p->rejected);
   if (p->best_ms > 0 && p->flops > 0)
     fprintf(stderr, "%.4f ms (%.2f GFLOP/s)", p->best_ms, p->flops / (p->best_ms * 1e6));
   else if (p->best_ms > 0)
@@ -115,7 +125,8 @@ static int tune_task(const tune_opts *o, const loom_task *t, const char *space,
     }
   loom_diag d;
   loom_diag_init(&d);
-  loom_diag_set_source(&d, space, len);
+  if (space)
+    loom_diag_set_source(&d, space, len);
   loom_tune_result r;
   int rc = 0;
   double flops = loom_tune_flops(t->func);
@@ -131,8 +142,9 @@ static int tune_task(const tune_opts *o, const loom_task *t, const char *space,
     loom_buf_puts(&b, "{\"task\": ");
     loom_json_print_str(t->func->name, &b);
     loom_buf_printf(&b, ", \"weight\": %d, \"trials\": %d, \"failures\": %d, "
-                    "\"best_ms\": %.17g, \"baseline_ms\": %.17g, \"gflops\": %.17g, "
-                    "\"trace\": ", t->weight, r.trials, r.failures, r.best_ms,
+                    "\"rejected\": %d, \"best_ms\": %.17g, \"baseline_ms\": %.17g, "
+                    "\"gflops\": %.17g, \"trace\": ", t->weight, r.trials, r.failures,
+                    r.rejected, r.best_ms,
                     r.baseline_ms, r.best_ms > 0 ? flops / (r.best_ms * 1e6) : 0.0);
     if (r.best_trace)
       loom_json_print_str(r.best_trace, &b);
@@ -143,19 +155,22 @@ static int tune_task(const tune_opts *o, const loom_task *t, const char *space,
       fputs(b.data, stdout);
     loom_buf_free(&b);
   } else if (!r.best_trace) {
-    printf("%s: no candidate succeeded (%d trials, %d failures)\n", t->func->name,
-           r.trials, r.failures);
+    printf("%s: no candidate succeeded (%d trials, %d failures, %d rejected)\n",
+           t->func->name, r.trials, r.failures, r.rejected);
   } else {
     printf("%s: best %.6f ms", t->func->name, r.best_ms);
     if (flops > 0)
       printf(" (%.2f GFLOP/s)", flops / (r.best_ms * 1e6));
     if (r.baseline_ms > 0)
       printf(", %.2fx over the unscheduled %.6f ms", r.baseline_ms / r.best_ms, r.baseline_ms);
-    printf(" (%d trials, %d failures, weight %d)\n%s", r.trials, r.failures, t->weight,
-           r.best_trace);
+    printf(" (%d trials, %d failures, %d rejected, weight %d)\n%s", r.trials,
+           r.failures, r.rejected, t->weight, r.best_trace);
     if (*r.best_trace && r.best_trace[strlen(r.best_trace) - 1] != '\n')
       putchar('\n');
   }
+  if (rc == 0 && r.rejections)
+    fprintf(stderr, "[%s] %d candidates rejected before measuring; first reasons:\n%s",
+            t->func->name, r.rejected, r.rejections);
   loom_tune_result_free(&r);
   loom_diag_free(&d);
   return rc;
@@ -205,11 +220,11 @@ int cli_tune(int argc, char **argv) {
   int rc = parse_opts(argc, argv, &o);
   if (rc)
     return rc;
-  char *space;
-  size_t len;
+  char *space = NULL;
+  size_t len = 0;
   loom_diag d;
   loom_diag_init(&d);
-  if (loom_read_file(o.space, &space, &len, &d) != LOOM_OK) {
+  if (o.space && loom_read_file(o.space, &space, &len, &d) != LOOM_OK) {
     fprintf(stderr, "%s: error: %s\n", o.space, d.msg ? d.msg : "cannot read");
     loom_diag_free(&d);
     return EXIT_USAGE;

@@ -68,7 +68,11 @@ static int child_main(void *ctx) {
    * search seconds to rank a candidate that is out of the running anyway. */
   double first_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
   double long_ms = r->o->long_call_ms > 0 ? r->o->long_call_ms : 100;
-  if (first_ms >= long_ms) {
+  double best = r->o->best_ms;
+  /* The 5 ms floor keeps a first call slowed by starting the thread pool or
+   * faulting in code from passing for a slow kernel. */
+  bool is_loser = best > 0 && first_ms >= 10 * best && first_ms >= 5;
+  if (first_ms >= long_ms || is_loser) {
     loom_runtime_timing *t = &r->rep->timing;
     t->median_ms = t->mean_ms = t->min_ms = t->max_ms = first_ms;
     t->stddev_ms = 0;
@@ -79,6 +83,8 @@ static int child_main(void *ctx) {
   loom_runtime_timer_config cfg = loom_runtime_timer_default();
   cfg.warmup = 0; /* the checked call warmed up */
   cfg.repeat = r->o->repeat > 0 ? r->o->repeat : 3;
+  if (best > 0 && first_ms >= 2 * best)
+    cfg.repeat = 1;
   cfg.min_repeat_ms = r->o->min_repeat_ms > 0 ? r->o->min_repeat_ms : 2;
   cfg.flush_cache = r->o->flush_cache;
   loom_diag d;
@@ -255,6 +261,10 @@ void loom_tune_runner_free(LOOM_TAKE loom_tune_runner *tr) {
 
 void loom_tune_runner_set_timeout(loom_tune_runner *tr, double timeout_ms) {
   tr->o.timeout_ms = timeout_ms;
+}
+
+void loom_tune_runner_set_best(loom_tune_runner *tr, double best_ms) {
+  tr->o.best_ms = best_ms;
 }
 
 loom_status loom_tune_runner_run(loom_tune_runner *tr, const loom_kernel *kernels,

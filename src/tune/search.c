@@ -1,7 +1,8 @@
-/* The search loop of one task: propose candidates from the space (fresh
- * samples, or mutations of the best measured ones), rank them, build and
- * measure a batch, record every measurement, keep the best, repeat until
- * the trials are spent or the space yields nothing new. */
+/* The search loop of one task: propose candidates from the design spaces
+ * (fresh samples, or mutations of the best measured ones, each
+ * postprocessed), rank them, build and measure a batch, record every
+ * measurement, keep the best, repeat until the trials are spent or the
+ * spaces yield nothing new. */
 #include "loom/db.h"
 #include "loom/schedule.h"
 #include "loom/tune.h"
@@ -26,13 +27,30 @@ typedef struct cand {
   int n_rows;
 } cand;
 
+/* MetaSchedule's evolutionary defaults that fit a small machine: its
+ * population of 512 is cut to 128 so that a round of four generations
+ * (replay, postprocessing, features, model) stays well under the time of
+ * measuring a batch on 2 cores; the other figures are its own. */
+#define DEFAULT_POPULATION 128
+#define INIT_MEASURED_RATIO 0.2
+#define GENETIC_ITERS 4
+#define MUTATE_PROB 0.85
+#define MUTATE_TRIES 10
+#define MAX_REASONS 4
+
 typedef struct search {
   const loom_task *task;
   const loom_tune_options *o;
-  const char *space, *file;
+  const char *space, *file; /* the space's script; NULL: generated spaces */
   size_t len;
   loom_module *mod;        /* the task's function alone, named main */
-  loom_sched *base;        /* the space run once: its trace is the template */
+  loom_sched *base;        /* a script space run once */
+  loom_arena *space_arena; /* the spaces' traces */
+  loom_trace *spaces;      /* the design spaces: each trace is a template */
+  int n_spaces;
+  loom_target target;
+  loom_buf reasons;        /* the first distinct rejection reasons */
+  int n_reasons;
   loom_rng rng;
   uint64_t *seen;          /* hashes of candidates proposed so far */
   int n_seen, cap_seen;
@@ -77,67 +95,90 @@ static uint64_t cand_hash(loom_sched *s) {
   return loom_ir_hash_func(loom_sched_module(s)->funcs[0]);
 }
 
-/* A fresh sample of the space; NULL when this draw is illegal. */
-static loom_sched *sample(search *S) {
+/* Counts a candidate dropped before measuring and keeps its reason when
+ * it is one of the first few distinct ones. */
+static void reject(search *S, const char *why) {
+  S->res->rejected++;
+  if (!why || S->n_reasons >= MAX_REASONS)
+    return;
+  size_t n = strlen(why);
+  for (const char *p = S->reasons.data; p && *p; p = strchr(p, '\n') + 1)
+    if (!strncmp(p, why, n) && p[n] == '\n')
+      return;
+  loom_buf_printf(&S->reasons, "%s\n", why);
+  S->n_reasons++;
+}
+
+/* Postprocesses s, or drops it with the reason. Takes s. */
+static loom_sched *postprocess(search *S, loom_sched *s) {
+  loom_diag d;
+  loom_diag_init(&d);
+  if (loom_space_postprocess(s, &S->target, &d) != LOOM_OK) {
+    reject(S, d.msg ? d.msg : "postprocessing ran out of memory");
+    loom_sched_free(s);
+    s = NULL;
+  }
+  loom_diag_free(&d);
+  return s;
+}
+
+/* Replays t on a fresh schedule and postprocesses it; NULL when the replay
+ * or a postprocessor refuses (counted as rejected). */
+static loom_sched *replay(search *S, const loom_trace *t, bool keep_decisions) {
   loom_sched *s = loom_sched_new(S->mod, loom_rng_next(&S->rng));
   if (!s)
     return NULL;
   loom_diag d;
   loom_diag_init(&d);
-  loom_status st;
-  if (S->o->strategy == LOOM_SEARCH_REPLAY_FUNC) {
-    st = loom_sched_run_script(s, S->space, S->len, S->file, &d);
-  } else {
-    loom_trace t = loom_sched_trace(S->base);
-    st = loom_trace_apply(&t, s, false, &d);
-  }
-  loom_diag_free(&d);
+  loom_status st = loom_trace_apply(t, s, keep_decisions, &d);
   if (st != LOOM_OK) {
-    loom_sched_free(s);
-    return NULL;
-  }
-  return s;
-}
-
-/* The parent's trace with one sampled decision drawn again. */
-static loom_sched *mutate(search *S, const parent *p) {
-  loom_trace t = loom_sched_trace(p->s);
-  int n_decided = 0;
-  for (int i = 0; i < t.n_insts; i++)
-    n_decided += t.insts[i]->decision.kind != LOOM_TV_NONE;
-  if (n_decided == 0)
-    return sample(S);
-  int pick = (int)loom_rng_below(&S->rng, (uint64_t)n_decided);
-  loom_inst **insts = malloc((size_t)t.n_insts * sizeof *insts);
-  loom_inst changed;
-  if (!insts)
-    return NULL;
-  for (int i = 0, k = 0; i < t.n_insts; i++) {
-    insts[i] = t.insts[i];
-    if (t.insts[i]->decision.kind != LOOM_TV_NONE && k++ == pick) {
-      changed = *t.insts[i];
-      changed.decision = loom_tval_none();
-      insts[i] = &changed;
-    }
-  }
-  loom_trace mt = {insts, t.n_insts, t.n_rvs};
-  loom_sched *s = loom_sched_new(S->mod, loom_rng_next(&S->rng));
-  loom_diag d;
-  loom_diag_init(&d);
-  if (s && loom_trace_apply(&mt, s, true, &d) != LOOM_OK) {
+    reject(S, d.msg ? d.msg : "the replay ran out of memory");
     loom_sched_free(s);
     s = NULL;
   }
   loom_diag_free(&d);
-  free(insts);
-  return s;
+  return s ? postprocess(S, s) : NULL;
 }
 
-/* Of two random parents, the faster (tournament selection). */
-static const parent *pick_parent(search *S) {
-  const parent *a = &S->parents[loom_rng_below(&S->rng, (uint64_t)S->n_parents)];
-  const parent *b = &S->parents[loom_rng_below(&S->rng, (uint64_t)S->n_parents)];
-  return a->ms <= b->ms ? a : b;
+/* A fresh sample of a design space drawn at random; NULL when this draw is
+ * illegal. */
+static loom_sched *sample(search *S) {
+  if (S->o->strategy == LOOM_SEARCH_REPLAY_FUNC && S->space) {
+    loom_sched *s = loom_sched_new(S->mod, loom_rng_next(&S->rng));
+    if (!s)
+      return NULL;
+    loom_diag d;
+    loom_diag_init(&d);
+    loom_status st = loom_sched_run_script(s, S->space, S->len, S->file, &d);
+    if (st != LOOM_OK) {
+      reject(S, d.msg);
+      loom_sched_free(s);
+      s = NULL;
+    }
+    loom_diag_free(&d);
+    return s ? postprocess(S, s) : NULL;
+  }
+  int k = S->n_spaces > 1 ? (int)loom_rng_below(&S->rng, (uint64_t)S->n_spaces) : 0;
+  return replay(S, &S->spaces[k], false);
+}
+
+/* The parent's trace, stripped of its postprocessing, with one decision
+ * changed by a mutator, replayed and postprocessed again; NULL when no
+ * mutator applies or the result is rejected. */
+static loom_sched *mutate(search *S, loom_sched *from) {
+  loom_trace full = loom_sched_trace(from);
+  loom_trace t = loom_space_strip_postproc(&full), mt;
+  loom_arena *a = loom_arena_new();
+  if (!a)
+    return NULL;
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_sched *s = NULL;
+  if (loom_space_mutate(&t, &S->target, &S->rng, a, &mt, &d) == LOOM_OK)
+    s = replay(S, &mt, true);
+  loom_diag_free(&d);
+  loom_arena_free(a);
+  return s;
 }
 
 static void free_cand(cand *c) {
@@ -147,23 +188,26 @@ static void free_cand(cand *c) {
   c->rows = NULL;
 }
 
-/* Scores the pool with the cost model; a candidate whose features cannot
- * be had ranks last. Without a model the random scores stand. */
+/* Scores the candidates with the cost model (features are computed once
+ * per candidate); a candidate whose features cannot be had ranks last.
+ * Without a model the random scores they were made with stand. */
 static void rank(search *S, cand *pool, int n) {
   if (!S->o->model || n == 0)
     return;
   loom_model_input *in = calloc((size_t)n, sizeof *in);
   double *scores = calloc((size_t)n, sizeof *scores);
   for (int i = 0; in && scores && i < n; i++) {
-    loom_diag d;
-    loom_diag_init(&d);
-    if (loom_model_features(loom_sched_module(pool[i].s)->funcs[0], S->cores,
-                            &pool[i].rows, &pool[i].n_rows, &d) != LOOM_OK) {
-      pool[i].rows = NULL;
-      pool[i].n_rows = 0;
+    if (!pool[i].rows && pool[i].n_rows >= 0) {
+      loom_diag d;
+      loom_diag_init(&d);
+      if (loom_model_features(loom_sched_module(pool[i].s)->funcs[0], S->cores,
+                              &pool[i].rows, &pool[i].n_rows, &d) != LOOM_OK) {
+        pool[i].rows = NULL;
+        pool[i].n_rows = -1; /* tried: none */
+      }
+      loom_diag_free(&d);
     }
-    loom_diag_free(&d);
-    in[i] = (loom_model_input){pool[i].rows, pool[i].n_rows};
+    in[i] = (loom_model_input){pool[i].rows, pool[i].rows ? pool[i].n_rows : 0};
   }
   loom_diag d;
   loom_diag_init(&d);
@@ -197,51 +241,204 @@ static void learn(search *S, const cand *cands, const loom_measured *m, int n) {
   free(lat);
 }
 
-static int by_score(const void *x, const void *y) {
-  double a = ((const cand *)x)->score, b = ((const cand *)y)->score;
-  return a > b ? -1 : a < b;
+/* A candidate of s (taken), NULL-safe; its score random until ranked. */
+static cand make_cand(search *S, loom_sched *s) {
+  return (cand){s, s ? cand_hash(s) : 0, loom_rng_double(&S->rng), NULL, 0};
 }
 
-/* Up to want new candidates, best ranked first. */
-static int propose(search *S, cand *out, int want) {
-  bool is_evo = S->o->strategy == LOOM_SEARCH_EVOLUTIONARY && S->n_parents > 0;
-  int pool_size = is_evo ? 4 * want : want, n = 0;
-  cand *pool = calloc((size_t)pool_size, sizeof *pool);
-  if (!pool)
-    return 0;
-  for (int attempt = 0; n < pool_size && attempt < 8 * pool_size; attempt++) {
-    bool is_fresh = !is_evo || loom_rng_double(&S->rng) < 0.2;
-    loom_sched *s = is_fresh ? sample(S) : mutate(S, pick_parent(S));
+/* A copy of c that shares its IR; its features are copied too. */
+static cand copy_cand(search *S, const cand *c) {
+  cand k = *c;
+  k.s = loom_sched_copy(c->s);
+  k.rows = NULL;
+  if (c->rows && c->n_rows > 0 && (k.rows = malloc((size_t)c->n_rows * LOOM_MODEL_FEATURE_DIM * sizeof *k.rows)))
+    memcpy(k.rows, c->rows, (size_t)c->n_rows * LOOM_MODEL_FEATURE_DIM * sizeof *k.rows);
+  else
+    k.n_rows = c->n_rows < 0 ? -1 : 0;
+  return k;
+}
+
+/* The best-scored distinct candidates not yet measured, at most cap,
+ * best first: the evolutionary search's picks. */
+typedef struct picks {
+  cand *items;
+  int n, cap;
+} picks;
+
+static bool picks_has(const picks *p, uint64_t h) {
+  for (int i = 0; i < p->n; i++)
+    if (p->items[i].hash == h)
+      return true;
+  return false;
+}
+
+/* Offers a copy of c when it is new and scores high enough. */
+static void picks_offer(search *S, picks *p, const cand *c) {
+  if (p->cap == 0 || was_seen(S, c->hash) || picks_has(p, c->hash))
+    return;
+  if (p->n == p->cap && !(c->score > p->items[p->n - 1].score))
+    return;
+  cand k = copy_cand(S, c);
+  if (!k.s) {
+    free(k.rows);
+    return;
+  }
+  if (p->n == p->cap)
+    free_cand(&p->items[--p->n]);
+  int i = p->n;
+  while (i > 0 && p->items[i - 1].score < k.score) {
+    p->items[i] = p->items[i - 1];
+    i--;
+  }
+  p->items[i] = k;
+  p->n++;
+}
+
+/* A parent of the next generation, drawn with probability proportional to
+ * its score (negative scores count as 0; all 0: uniform). */
+static int draw_parent(search *S, const cand *pop, int n) {
+  double total = 0;
+  for (int i = 0; i < n; i++)
+    total += pop[i].score > 0 && isfinite(pop[i].score) ? pop[i].score : 0;
+  if (!(total > 0))
+    return (int)loom_rng_below(&S->rng, (uint64_t)n);
+  double u = loom_rng_double(&S->rng) * total;
+  for (int i = 0; i < n; i++) {
+    double w = pop[i].score > 0 && isfinite(pop[i].score) ? pop[i].score : 0;
+    if (u < w)
+      return i;
+    u -= w;
+  }
+  return n - 1;
+}
+
+/* Fresh samples, distinct and not measured, into out[0..want); returns
+ * how many were found in 8 draws per wanted candidate. */
+static int fresh(search *S, cand *out, int want) {
+  int n = 0;
+  for (int attempt = 0; n < want && attempt < 8 * want; attempt++) {
+    loom_sched *s = sample(S);
     if (!s)
       continue;
     uint64_t h = cand_hash(s);
     bool is_dup = was_seen(S, h);
     for (int i = 0; i < n && !is_dup; i++)
-      is_dup = pool[i].hash == h;
+      is_dup = out[i].hash == h;
     if (is_dup) {
       loom_sched_free(s);
       continue;
     }
-    pool[n++] = (cand){s, h, loom_rng_double(&S->rng), NULL, 0};
+    out[n++] = make_cand(S, s);
   }
-  rank(S, pool, n);
-  qsort(pool, (size_t)n, sizeof *pool, by_score);
-  /* The best by score, and a few random picks from the rest (epsilon
-   * greedy) so a poor model cannot starve the search. */
+  return n;
+}
+
+/* One round of MetaSchedule's evolutionary search, for want candidates:
+ * the population starts from the fastest measured parents (a fifth of it
+ * at most) and fresh samples; each of the genetic iterations ranks it with
+ * the cost model, offers its unmeasured members to the picks, and breeds
+ * the next generation: a parent drawn in proportion to its score, mutated
+ * with probability 0.85 (up to 10 tries, else the parent itself) or copied.
+ * The picks are the best-scored, less an epsilon-greedy share taken at
+ * random from the fresh samples. */
+static int evolve(search *S, cand *out, int want) {
+  int pop_size = S->o->population > 0 ? S->o->population : DEFAULT_POPULATION;
+  int iters = S->o->genetic_iters > 0 ? S->o->genetic_iters : GENETIC_ITERS;
+  double mutate_prob = S->o->mutate_prob > 0 ? S->o->mutate_prob : MUTATE_PROB;
   double eps = S->o->eps_greedy > 0 ? S->o->eps_greedy : 0.05;
-  int n_random = is_evo ? (int)ceil(eps * want) : 0;
-  int k = 0;
-  for (; k < want - n_random && k < n; k++)
-    out[k] = pool[k];
-  for (int i = k; i < n; i++) {
-    int left = n - i, need = want - k;
-    if (need > 0 && loom_rng_below(&S->rng, (uint64_t)left) < (uint64_t)need)
-      out[k++] = pool[i];
-    else
-      free_cand(&pool[i]);
+  if (pop_size < want)
+    pop_size = want;
+  cand *pop = calloc((size_t)pop_size, sizeof *pop);
+  cand *next = calloc((size_t)pop_size, sizeof *next);
+  cand *unmeasured = calloc((size_t)pop_size, sizeof *unmeasured);
+  picks best = {calloc((size_t)want, sizeof *best.items), 0, want};
+  int n = 0, n_unmeasured = 0, k = 0;
+  if (!pop || !next || !unmeasured || !best.items)
+    goto out;
+  int n_measured = (int)(pop_size * INIT_MEASURED_RATIO);
+  for (int i = 0; i < S->n_parents && i < n_measured; i++) {
+    loom_sched *s = loom_sched_copy(S->parents[i].s);
+    if (s)
+      pop[n++] = make_cand(S, s);
   }
-  free(pool);
-  /* Only what is measured counts as seen: the rest may be drawn again. */
+  n_unmeasured = fresh(S, unmeasured, pop_size - n);
+  for (int i = 0; i < n_unmeasured; i++) {
+    cand c = copy_cand(S, &unmeasured[i]);
+    if (c.s)
+      pop[n++] = c;
+    else
+      free(c.rows);
+  }
+  for (int it = 0; it <= iters && n > 0; it++) {
+    rank(S, pop, n);
+    for (int i = 0; i < n; i++)
+      picks_offer(S, &best, &pop[i]);
+    if (it == iters)
+      break;
+    int m = 0;
+    for (int j = 0; j < pop_size; j++) {
+      int p = draw_parent(S, pop, n);
+      loom_sched *child = NULL;
+      if (loom_rng_double(&S->rng) < mutate_prob)
+        for (int t = 0; t < MUTATE_TRIES && !child; t++)
+          child = mutate(S, pop[p].s);
+      if (child)
+        next[m++] = make_cand(S, child);
+      else if ((next[m] = copy_cand(S, &pop[p])).s)
+        m++;
+      else
+        free(next[m].rows);
+    }
+    for (int i = 0; i < n; i++)
+      free_cand(&pop[i]);
+    cand *tmp = pop;
+    pop = next;
+    next = tmp;
+    n = m;
+  }
+  /* The picks: random fresh samples first claim their epsilon share. */
+  int n_random = (int)ceil(eps * want);
+  for (int i = 0; i < n_unmeasured && k < n_random; i++) {
+    int j = i + (int)loom_rng_below(&S->rng, (uint64_t)(n_unmeasured - i));
+    cand c = unmeasured[j];
+    unmeasured[j] = unmeasured[i];
+    unmeasured[i] = c;
+    if (!picks_has(&best, c.hash) && !was_seen(S, c.hash)) {
+      out[k++] = c;
+      unmeasured[i].s = NULL;
+      unmeasured[i].rows = NULL;
+    }
+  }
+  for (int i = 0; i < best.n; i++) {
+    bool is_dup = false;
+    for (int j = 0; j < k && !is_dup; j++)
+      is_dup = out[j].hash == best.items[i].hash;
+    if (k < want && !is_dup)
+      out[k++] = best.items[i];
+    else
+      free_cand(&best.items[i]);
+  }
+out:
+  for (int i = 0; pop && i < n; i++)
+    free_cand(&pop[i]);
+  for (int i = 0; unmeasured && i < n_unmeasured; i++)
+    free_cand(&unmeasured[i]);
+  free(pop);
+  free(next);
+  free(unmeasured);
+  free(best.items);
+  return k;
+}
+
+/* Up to want new candidates, best ranked first; only what is measured
+ * counts as seen, the rest may be drawn again. */
+static int propose(search *S, cand *out, int want) {
+  int k;
+  if (S->o->strategy == LOOM_SEARCH_EVOLUTIONARY) {
+    k = evolve(S, out, want);
+  } else {
+    k = fresh(S, out, want);
+  }
   for (int i = 0; i < k; i++)
     if (!mark_seen(S, out[i].hash)) {
       for (int j = i; j < k; j++)
@@ -251,9 +448,17 @@ static int propose(search *S, cand *out, int want) {
   return k;
 }
 
+/* How many of the fastest measured are kept: the measured share of the
+ * population. */
+static int parents_cap(const search *S) {
+  int pop = S->o->population > 0 ? S->o->population : DEFAULT_POPULATION;
+  int cap = (int)(pop * INIT_MEASURED_RATIO);
+  return cap > 0 ? cap : 1;
+}
+
 /* Keeps s among the parents when it is one of the fastest. Takes s. */
 static void add_parent(search *S, loom_sched *s, double ms) {
-  int cap = S->o->population > 0 ? S->o->population : 32;
+  int cap = parents_cap(S);
   int i = S->n_parents;
   while (i > 0 && S->parents[i - 1].ms > ms)
     i--;
@@ -299,14 +504,32 @@ static loom_status measure(search *S, cand *cands, int n, loom_diag *d) {
   loom_status st = funcs && kernels && m ? LOOM_OK : LOOM_NOMEM;
   for (int i = 0; i < n && st == LOOM_OK; i++)
     funcs[i] = loom_sched_module(cands[i].s)->funcs[0];
+  /* One file per compile job: a batch smaller than the default file size
+   * would otherwise compile on one core. */
+  loom_builder_options bo = S->o->builder;
+  if (bo.per_file <= 0) {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int jobs = bo.jobs > 0 ? bo.jobs : online > 0 ? (int)online : 1;
+    bo.per_file = (n + jobs - 1) / jobs;
+  }
   double t0 = now_s();
   if (st == LOOM_OK)
-    st = loom_tune_build(funcs, n, &S->o->builder, &b);
+    st = loom_tune_build(funcs, n, &bo, &b);
   double t1 = now_s();
   for (int i = 0; i < n && st == LOOM_OK; i++)
     kernels[i] = b.items[i].kernel;
-  if (st == LOOM_OK)
+  if (st == LOOM_OK) {
+    /* A candidate 30 times slower than the best (and past a second) is
+     * stopped: it cannot win, and on large workloads such candidates
+     * would take most of the tuning time. It counts as a failure. */
+    double limit = S->o->runner.timeout_ms > 0 ? S->o->runner.timeout_ms : 10000;
+    double best = S->res->best_ms;
+    if (best > 0 && isfinite(best) && 30 * best < limit)
+      limit = 30 * best > 1000 ? 30 * best : 1000;
+    loom_tune_runner_set_timeout(S->runner, limit);
+    loom_tune_runner_set_best(S->runner, best);
     st = loom_tune_runner_run(S->runner, kernels, n, m, d);
+  }
   S->res->build_s += t1 - t0;
   S->res->run_s += now_s() - t1;
   if (st == LOOM_OK)
@@ -367,7 +590,7 @@ static void seed_parents(search *S) {
   loom_db_records top;
   loom_diag d;
   loom_diag_init(&d);
-  int cap = S->o->population > 0 ? S->o->population : 32;
+  int cap = parents_cap(S);
   if (!S->db || loom_db_top_k(S->db, S->workload, S->o->target, cap, &top, &d) != LOOM_OK) {
     loom_diag_free(&d);
     return;
@@ -398,24 +621,45 @@ static void seed_parents(search *S) {
 static void report(search *S) {
   if (!S->o->progress)
     return;
-  loom_tune_progress p = {S->task->func->name, S->res->trials, S->o->trials,
-                          S->res->failures, S->res->best_ms, S->res->baseline_ms,
-                          now_s() - S->t0, loom_tune_flops(S->task->func)};
+  loom_tune_progress p = {.task = S->task->func->name, .trials = S->res->trials,
+                          .max_trials = S->o->trials, .failures = S->res->failures,
+                          .best_ms = S->res->best_ms, .baseline_ms = S->res->baseline_ms,
+                          .elapsed_s = now_s() - S->t0,
+                          .flops = loom_tune_flops(S->task->func),
+                          .rejected = S->res->rejected};
   S->o->progress(S->o->progress_ctx, &p);
 }
 
-static loom_status run_search(search *S, loom_diag *d) {
-  /* The space run once gives the template trace; a space that does not
-   * apply to the task at all is the user's error, reported as such. */
-  int population = S->o->population > 0 ? S->o->population : 32;
+/* The design spaces: the script's trace, or the generated ones. A script
+ * that does not apply to the task at all is the user's error, reported at
+ * its line. */
+static loom_status make_spaces(search *S, loom_diag *d) {
+  if (!(S->space_arena = loom_arena_new()))
+    return LOOM_NOMEM;
+  if (!S->space)
+    return loom_space_generate(S->mod, &S->target, S->space_arena, &S->spaces,
+                               &S->n_spaces, d);
   if (!(S->base = loom_sched_new(S->mod, S->o->seed)) ||
-      !(S->parents = calloc((size_t)population + 1, sizeof *S->parents)))
+      !(S->spaces = loom_arena_alloc(S->space_arena, sizeof *S->spaces)))
     return LOOM_NOMEM;
   TRY(loom_sched_run_script(S->base, S->space, S->len, S->file, d));
+  S->spaces[0] = loom_sched_trace(S->base);
+  S->n_spaces = 1;
+  return LOOM_OK;
+}
+
+static loom_status run_search(search *S, loom_diag *d) {
+  if (!(S->parents = calloc((size_t)parents_cap(S) + 1, sizeof *S->parents)))
+    return LOOM_NOMEM;
+  TRY(make_spaces(S, d));
+  if (S->n_spaces == 0)
+    return loom_diag_error(d, S->task->func->loc, "no design space for '%s'",
+                           S->task->func->name);
   if (S->db)
     TRY(loom_db_commit_workload(S->db, S->task->anon, &S->workload, d));
   TRY(loom_tune_runner_new(S->mod->funcs[0], &S->o->runner, &S->runner, d));
-  TRY(baseline(S, d));
+  if (!S->o->skip_baseline)
+    TRY(baseline(S, d));
   if (S->o->strategy == LOOM_SEARCH_EVOLUTIONARY)
     seed_parents(S);
   int batch = S->o->batch > 0 ? S->o->batch : 16;
@@ -446,8 +690,12 @@ loom_status loom_tune_task(const loom_task *task, const char *space,
   search S = {.task = task, .o = o, .space = space, .len = space_len,
               .file = space_file, .db = db, .res = out, .t0 = now_s()};
   loom_rng_seed(&S.rng, o->seed);
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  S.cores = cores > 0 ? (int)cores : 1;
+  loom_buf_init(&S.reasons);
+  if (o->target_desc)
+    S.target = *o->target_desc;
+  else
+    loom_target_detect(&S.target);
+  S.cores = S.target.cores > 0 ? S.target.cores : 1;
   S.mod = a ? loom_ir_module(a) : NULL;
   loom_func **fs = a ? loom_arena_alloc(a, sizeof *fs) : NULL;
   loom_status st = S.mod && fs ? LOOM_OK : LOOM_NOMEM;
@@ -471,6 +719,10 @@ loom_status loom_tune_task(const loom_task *task, const char *space,
   free(S.seen);
   loom_sched_free(S.best);
   loom_sched_free(S.base);
+  loom_arena_free(S.space_arena);
+  if (S.reasons.data && !S.reasons.has_failed)
+    out->rejections = loom_buf_take(&S.reasons);
+  loom_buf_free(&S.reasons);
   loom_tune_runner_free(S.runner);
   loom_arena_free(a);
   return st;
@@ -478,5 +730,7 @@ loom_status loom_tune_task(const loom_task *task, const char *space,
 
 void loom_tune_result_free(loom_tune_result *r) {
   free(r->best_trace);
+  free(r->rejections);
   r->best_trace = NULL;
+  r->rejections = NULL;
 }

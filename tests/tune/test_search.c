@@ -44,6 +44,14 @@ static const char *bad_space =
     "b0 = sch.get_block(name=\"C\", func_name=\"main\")\n"
     "b1 = sch.get_block(name=\"nowhere\", func_name=\"main\")\n";
 
+/* Half the draws split the loop into too few iterations: the replay
+ * refuses them, and the search counts them as rejected, not as trials. */
+static const char *half_bad_space =
+    "b0 = sch.get_block(name=\"C\", func_name=\"main\")\n"
+    "l1, l2, l3 = sch.get_loops(block=b0)\n"
+    "v4 = sch.sample_categorical(candidates=[4, 3], probs=[0.5, 0.5], decision=0)\n"
+    "l5, l6 = sch.split(loop=l1, factors=[v4, 8])\n";
+
 static char db_path[256];
 
 static loom_tune_options options(loom_search_strategy s, uint64_t seed) {
@@ -158,12 +166,53 @@ int main(void) {
   loom_buf_free(&state);
   loom_model_free(model);
 
+  /* Rejections: counted, with their reason, never measured. */
+  for (int k = 0; k < 2; k++) {
+    loom_tune_options ro = options(k ? LOOM_SEARCH_EVOLUTIONARY : LOOM_SEARCH_REPLAY_TRACE, 21);
+    ro.trials = 4;
+    ro.population = 8;
+    CHECK(loom_tune_task(&tasks[0], half_bad_space, strlen(half_bad_space), "half.py", NULL,
+                         &ro, &r, &d) == LOOM_OK);
+    CHECK(r.trials == 1 && r.failures == 0 && r.rejected > 0);
+    CHECK_CONTAINS(r.rejections, "less than the extent");
+    loom_tune_result_free(&r);
+  }
+
+  /* The generated design spaces (space NULL), for a given target: every
+   * trial measured and checked, and the best record replays under apply-db
+   * to the same results. */
+  loom_target tg;
+  loom_target_detect(&tg);
+  tg.cores = 2;
+  char gen_db[300];
+  snprintf(gen_db, sizeof gen_db, "%s-gen", db_path);
+  CHECK(loom_db_open(gen_db, &db, &d) == LOOM_OK);
+  for (int k = 0; k < 2; k++) {
+    loom_tune_options go = options(k ? LOOM_SEARCH_EVOLUTIONARY : LOOM_SEARCH_REPLAY_TRACE, 31);
+    go.trials = 8;
+    go.population = 16;
+    go.target_desc = &tg;
+    CHECK(loom_tune_task(&tasks[0], NULL, 0, NULL, db, &go, &r, &d) == LOOM_OK);
+    CHECK((r.trials >= 1 || k == 1) && r.failures == 0 && r.best_ms > 0 && r.best_trace);
+    loom_tune_result_free(&r);
+  }
+  CHECK(loom_tune_apply_db(m, db, NULL, &res, &d) == LOOM_OK);
+  CHECK(res.n_applied == 1 && res.is_applied[0]);
+  check_same_results(m->funcs[0], res.module->funcs[0]);
+  loom_tune_applied_free(&res);
+  loom_db_close(db);
+  unlink(gen_db);
+
   loom_diag_free(&d);
   loom_arena_free(a);
   char side[300];
   snprintf(side, sizeof side, "%s-wal", db_path);
   unlink(side);
   snprintf(side, sizeof side, "%s-shm", db_path);
+  unlink(side);
+  snprintf(side, sizeof side, "%s-gen-wal", db_path);
+  unlink(side);
+  snprintf(side, sizeof side, "%s-gen-shm", db_path);
   unlink(side);
   return test_summary("search");
 }

@@ -28,7 +28,11 @@ expect 0 "over the unscheduled" "$loom" tune "$cases/mm64.py" --space "$cases/mm
   --trials 4 --db "$tmp/t.db" --strategy replay-func
 printf 'b0 = sch.get_block(name="C", func_name="main")\nl1 = sch.get_loops(block=b9)\n' > "$tmp/bad.py"
 expect 1 "$tmp/bad.py:2:" "$loom" tune "$cases/mm64.py" --space "$tmp/bad.py" --trials 4 --db "$tmp/t.db"
-expect 2 "missing --space" "$loom" tune "$cases/mm64.py" --trials 4
+# Without --space: the generated design spaces for the target.
+expect 0 "over the unscheduled" "$loom" tune "$cases/mm64.py" --trials 4 --db "$tmp/g.db" --target cpu
+expect 0 "scheduled from the database" "$loom" apply "$cases/mm64.py" --db "$tmp/g.db" -o "$tmp/gen.py"
+expect 0 "verify: ok" "$loom" run "$tmp/gen.py" --verify --repeat 1
+expect 2 "bad --target 'gpu'" "$loom" tune "$cases/mm64.py" --trials 4 --target gpu
 expect 2 "missing --trials" "$loom" tune "$cases/mm64.py" --space "$cases/mm_space.py"
 expect 2 "unknown strategy 'greedy'" "$loom" tune "$cases/mm64.py" --space "$cases/mm_space.py" --trials 2 --strategy greedy
 expect 2 "missing FILE" "$loom" apply
