@@ -136,6 +136,48 @@ static loom_arith_deps *analyse(sched_call *c, int func) {
   return deps;
 }
 
+/* The store the script wrote at loc, or NULL. */
+static const loom_stmt *store_at(const loom_stmt *s, loom_loc loc) {
+  if (!s)
+    return NULL;
+  if (s->kind == LOOM_STMT_STORE)
+    return s->loc.line == loc.line && s->loc.col == loc.col ? s : NULL;
+  loom_stmt *buf[4], **kids;
+  int n = sched_kids_of((loom_stmt *)s, &kids, buf);
+  for (int i = 0; i < n; i++) {
+    const loom_stmt *r = store_at(kids[i], loc);
+    if (r)
+      return r;
+  }
+  return NULL;
+}
+
+/* Notes the statements of the dependence, as the program wrote them: the
+ * witness's positions are in the program, not in the schedule script. */
+static void note_statements(sched_call *c, const loom_func *f,
+                            const loom_dep_witness *w) {
+  loom_loc locs[2] = {w->src_loc, w->dst_loc};
+  for (int i = 0; i < 2; i++) {
+    if (locs[i].line <= 0 || (i == 1 && locs[1].line == locs[0].line &&
+                              locs[1].col == locs[0].col))
+      continue;
+    const loom_stmt *st = store_at(f->body, locs[i]);
+    if (!st)
+      continue;
+    loom_buf b;
+    loom_buf_init(&b);
+    loom_print_opts o = {LOOM_DIALECT_TIR};
+    loom_script_print_stmt(st, &o, 0, &b);
+    while (b.len > 0 && b.data[b.len - 1] == '\n')
+      b.data[--b.len] = '\0';
+    if (!b.has_failed && b.data) {
+      loom_loc at = {locs[i].file, 0, 0};
+      loom_diag_note(c->d, at, "line %d of the program: %s", locs[i].line, b.data);
+    }
+    loom_buf_free(&b);
+  }
+}
+
 /* Reports a dependence of loop `name` that forbids `what`. */
 static loom_status refuse(sched_call *c, const loom_stmt *scope, const char *what,
                           const char *name, const loom_dep_witness *w) {
@@ -173,8 +215,10 @@ sched_deps_answer sched_deps_loop_free(sched_call *c, int func,
   sched_deps_answer r = st != LOOM_OK ? SCHED_DEPS_UNKNOWN
                         : is_carried  ? SCHED_DEPS_ILLEGAL
                                       : SCHED_DEPS_LEGAL;
-  if (r == SCHED_DEPS_ILLEGAL)
+  if (r == SCHED_DEPS_ILLEGAL) {
     refuse(c, loop, what, sched_stmt_name(loop), &w);
+    note_statements(c, c->mod->funcs[func], &w);
+  }
   loom_arith_deps_free(deps);
   return r;
 }
@@ -210,6 +254,7 @@ sched_deps_answer sched_deps_permute(sched_call *c, int func,
       r = SCHED_DEPS_ILLEGAL;
       sched_fail(c, "swapping loops '%s' and '%s' would reverse a dependence: %s",
                  sched_stmt_name(old[first]), sched_stmt_name(old[last]), w.text);
+      note_statements(c, c->mod->funcs[func], &w);
     }
   } else {
     /* Any other permutation keeps every dependence when none is carried by
@@ -223,6 +268,7 @@ sched_deps_answer sched_deps_permute(sched_call *c, int func,
       else if (is_carried) {
         r = SCHED_DEPS_ILLEGAL;
         refuse(c, old[i], "reorder", sched_stmt_name(old[i]), &w);
+        note_statements(c, c->mod->funcs[func], &w);
       }
     }
   }

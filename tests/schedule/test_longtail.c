@@ -69,6 +69,15 @@ static const char *const triangular =
          "            with T.block(\"rowsum\"):\n"
          "                S[i] = S[i] + L[i, j]\n";
 
+/* A scan per row: rows are independent, the scan loop is not. */
+static const char *const row_scan =
+    HEAD "def main(A: T.Buffer((8, 64), \"int32\"), B: T.Buffer((8, 64), \"int32\")):\n"
+         "    for r in range(8):\n"
+         "        for i_ in range(63):\n"
+         "            with T.block(\"scan\"):\n"
+         "                vr, i = T.axis.remap(\"SR\", [r, i_])\n"
+         "                B[vr, i + 1] = B[vr, i] + A[vr, i + 1]\n";
+
 static const char *const histogram =
     HEAD "def main(X: T.Buffer((256,), \"int32\"), H: T.Buffer((16,), \"int32\")):\n"
          "    for i in range(256):\n"
@@ -108,6 +117,23 @@ static const lt_case cases[] = {
      "b0 = sch.get_block(name=\"store_B\")\nb1 = sch.get_block(name=\"block\")\n"
      "l1, = sch.get_loops(block=b1)\nsch.unroll(loop=l1)\n",
      NULL},
+
+    /* A scan per row: the row loop parallel, or moved inside and vectorized. */
+    {"row-scan-parallel", &row_scan,
+     "b0 = sch.get_block(name=\"scan\")\nl1, l2 = sch.get_loops(block=b0)\n"
+     "sch.parallel(loop=l1)\nl3, l4 = sch.split(loop=l2, factors=[None, 8])\n"
+     "sch.unroll(loop=l4)\n",
+     NULL},
+    {"row-scan-interchange", &row_scan,
+     "b0 = sch.get_block(name=\"scan\")\nl1, l2 = sch.get_loops(block=b0)\n"
+     "sch.reorder(l2, l1)\nsch.vectorize(loop=l1)\n",
+     NULL},
+    {"row-scan-parallel-scan", &row_scan,
+     "b0 = sch.get_block(name=\"scan\")\nl1, l2 = sch.get_loops(block=b0)\n"
+     "sch.parallel(loop=l2)\n",
+     "parallel: cannot parallelize loop 'i_': it carries a dependence of "
+     "distance 1: B[vr, i + 1] written at 8:17 is read as B[vr, i] at 8:17 by "
+     "iteration i_ + 1 (r = 0, i_ = 0, then r = 0, i_ = 1)"},
 
     /* The in-place update: everything. */
     {"inplace-parallel", &inplace, LOOPS1 "sch.parallel(loop=l1)\n", NULL},
