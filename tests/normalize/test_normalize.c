@@ -310,8 +310,51 @@ static void test_iter_vars(void) {
   free(s);
 }
 
+/* Allocation failure: every allocation of the output arena fails in turn;
+ * each run ends in LOOM_NOMEM (or, once enough succeed, the full result)
+ * without crashing or leaking. */
+static void test_faults(void) {
+  static const char *const src =
+      HEAD "def main(A: T.Buffer((16,), \"int32\"), B: T.Buffer((16, 4), \"int32\")):\n"
+           "    A[0] = 0\n"
+           "    for i in range(1, 16):\n"
+           "        for k in range(4):\n"
+           "            with T.block(\"scan\"):\n"
+           "                A[i] = A[i - 1] + B[i, k]\n";
+  loom_arena *in = loom_arena_new();
+  loom_module *m;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_script_read(src, strlen(src), "f.py", in, &m, &d) == LOOM_OK);
+  loom_diag_free(&d);
+  bool is_done = false;
+  int n_failed = 0;
+  for (long k = 1; k < 5000 && !is_done; k++) {
+    loom_arena *a = loom_arena_new();
+    loom_faultsim fs = {k, 0};
+    loom_arena_set_faultsim(a, &fs);
+    loom_module *out = NULL;
+    loom_diag_init(&d);
+    loom_status st = loom_normalize_module(a, m, &out, &d);
+    if (st == LOOM_OK && fs.count < k) {
+      is_done = true; /* every allocation succeeded */
+      CHECK(out->funcs[0] != m->funcs[0]);
+    } else if (st != LOOM_NOMEM) {
+      fprintf(stderr, "fault at %ld: status %d (%s)\n", k, (int)st,
+              d.msg ? d.msg : "");
+      n_failed++;
+    }
+    loom_diag_free(&d);
+    loom_arena_free(a);
+  }
+  CHECK(is_done);
+  CHECK(n_failed == 0);
+  loom_arena_free(in);
+}
+
 int main(int argc, char **argv) {
   const char *root = argc > 1 ? argv[1] : ".";
+  test_faults();
   test_loop_zero();
   test_wrap_root();
   test_iter_vars();

@@ -283,6 +283,14 @@ static void run_case(const lt_case *c) {
     if (st == LOOM_ERROR && (!d.msg || strcmp(d.msg, c->error)))
       fprintf(stderr, "%s: message differs\n", c->name);
     CHECK_STREQ(d.msg, c->error);
+    /* A refusal by the dependence analysis notes the program's statement. */
+    if (strstr(c->error, "dependence")) {
+      CHECK(d.n_notes == 1);
+      CHECK_CONTAINS(d.n_notes > 0 ? d.notes[0].msg : NULL, "of the program: ");
+    }
+    if (!strcmp(c->name, "scan-parallel"))
+      CHECK_STREQ(d.n_notes > 0 ? d.notes[0].msg : NULL,
+                  "line 8 of the program: B[i + 1] = B[i] + A[i + 1]");
   } else {
     if (st != LOOM_OK)
       fprintf(stderr, "%s: refused: %s\n", c->name, d.msg ? d.msg : "?");
