@@ -17,7 +17,9 @@ static loom_stmt *shift_loop(zero_ctx *z, loom_stmt *s) {
   loom_var *v = loom_arena_dup(a, old, sizeof *old);
   loom_expr *zero = loom_ir_int(a, old->dtype, 0);
   loom_expr *min = s->u.loop.min;
-  if (!v || !zero)
+  if (min && !loom_dtype_eq(min->dtype, old->dtype))
+    min = loom_ir_cast(a, old->dtype, min);
+  if (!v || !zero || !min)
     return NULL;
   int64_t e;
   if (loom_ir_is_const_int(s->u.loop.extent, &e) && e > 0) {
