@@ -148,6 +148,21 @@ loom_status loom_sched_for_kind(loom_sched *s, loom_inst_kind kind,
                                 loom_sched_rv loop, loom_diag *d);
 loom_status loom_sched_bind(loom_sched *s, loom_sched_rv loop,
                             const char *thread_axis, loom_diag *d);
+/* ---- legality queries ---------------------------------------------------------
+ * For design-space rules that adapt to irregular blocks: may this loop run
+ * in parallel (be vectorized) now? The same test the primitive makes (the
+ * block-property check, then the exact dependence analysis for blocks that
+ * are neither complete nor reduction blocks); s is not changed. */
+
+/* kind: LOOM_INST_PARALLEL, _VECTORIZE or _UNROLL (always allowed). LOOM_OK
+ * when the primitive would be allowed; otherwise LOOM_ERROR with why holding
+ * the refusal the primitive would give ("cannot parallelize loop 'i_': it
+ * carries a dependence of distance 1: ..."). */
+loom_status loom_sched_can_for_kind(loom_sched *s, loom_inst_kind kind,
+                                    loom_sched_rv loop, loom_diag *why);
+/* The same for parallel, as a yes or no. */
+bool loom_sched_loop_is_parallel(loom_sched *s, loom_sched_rv loop);
+
 loom_status loom_sched_sample_perfect_tile(loom_sched *s, loom_sched_rv loop,
                                            int n, int max_innermost_factor,
                                            const loom_sched_rv **outs,

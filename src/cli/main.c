@@ -32,6 +32,8 @@ static const cli_command commands[] = {
      "replay a schedule script or JSON trace and print its trace"},
     {"op", cli_op, "NAME [KEY=VALUE...] | --list",
      "print the TensorIR of an operator from the library"},
+    {"normalize", cli_normalize, "FILE [--pass NAME|list] [--dialect tir|tirx]",
+     "rewrite loops to start at 0, wrap bare statements, give blocks iter vars"},
     {"te", cli_te, "FILE [--dialect tir|tirx]",
      "run a TE script (te.compute ...) and print the TensorIR it defines"},
 };

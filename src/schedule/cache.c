@@ -435,6 +435,20 @@ static loom_status cache(sched_call *c, bool is_write) {
     st = sched_fail(c, "buffer '%s' has too many dimensions", buf->name);
     goto out;
   }
+  /* A leaf block that reads what it writes (B[i] = B[i] + A[i]) would read
+   * the cache before anything filled it. (A block with blocks inside may
+   * read what an inner block wrote first; that is left to those.) */
+  sched_stmt_list nested = {0};
+  bool is_leaf = sched_collect_blocks(b->body, &nested) && nested.n == 0;
+  free(nested.items);
+  for (int i = 0; is_write && is_leaf && i < b->n_reads; i++)
+    if (b->reads[i].buffer == buf) {
+      st = sched_fail(c, "block '%s' reads the buffer '%s' it writes (an "
+                         "in-place update); its cache would be read before "
+                         "it is filled",
+                      b->name, buf->name);
+      goto out;
+    }
   loom_stmt *sroot = p.stmts[sc];
   loom_block *sblock = sroot->u.realize.block;
   if (!sched_collect_blocks(sblock->body, &blocks)) {

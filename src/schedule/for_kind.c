@@ -1,8 +1,11 @@
 /* parallel, vectorize, unroll and bind: change the kind of one loop. All
- * but unroll require every block under the loop to be a complete or a
- * reduction block, and the loop to feed only spatial iters (or, for a
- * threadIdx binding, reduction iters too), so that iterations of the loop
- * are independent. */
+ * but unroll require the iterations of the loop to be independent. The
+ * quick test: every block under the loop is a complete or a reduction
+ * block, and the loop feeds only spatial iters (or, for a threadIdx
+ * binding, reduction iters too). A block that is neither (an in-place
+ * update, a scan, a block without iter vars) sends the question to the
+ * dependence analysis (legal_deps.c), which allows the loop when it
+ * carries no dependence and otherwise names the one it carries. */
 #include "schedule/sched_impl.h"
 
 #include <string.h>
@@ -12,6 +15,7 @@ typedef struct parallel_check {
   const loom_stmt *loop;
   const char *thread;
   const char *what;
+  bool is_not_complete; /* failed on a block that is neither kind */
 } parallel_check;
 
 static loom_status check_block(const sched_path *q, void *arg) {
@@ -20,6 +24,7 @@ static loom_status check_block(const sched_path *q, void *arg) {
   const loom_stmt *r = q->stmts[ri];
   const loom_block *b = r->u.realize.block;
   if (!sched_is_complete(b) && !sched_is_reduction(q, ri)) {
+    k->is_not_complete = true;
     const char *why = sched_affine_problem(q, ri);
     return sched_fail(k->c, "cannot %s loop '%s': block '%s' under it is "
                             "neither a complete block nor a reduction block%s%s",
@@ -44,6 +49,41 @@ static loom_status check_block(const sched_path *q, void *arg) {
   return LOOM_OK;
 }
 
+/* The property check, then, when a block fails it, the dependence
+ * analysis; the analysis's refusal replaces the property's, which stays
+ * when the analysis is not available. */
+static loom_status check_kind(sched_call *c, sched_path *p, const char *thread,
+                              const char *what) {
+  loom_stmt *loop = p->stmts[p->n - 1];
+  parallel_check k = {c, loop, thread, what, false};
+  loom_diag property, *d = c->d;
+  loom_diag_init(&property);
+  c->d = &property;
+  loom_status st = sched_each_child_block(p, check_block, &k);
+  c->d = d;
+  if (st == LOOM_ERROR && k.is_not_complete) {
+    sched_deps_answer r = sched_deps_loop_free(c, p->func, loop, what);
+    st = r == SCHED_DEPS_LEGAL ? LOOM_OK : LOOM_ERROR;
+    if (r == SCHED_DEPS_UNKNOWN)
+      loom_diag_error(d, property.loc, "%s", property.msg ? property.msg : "?");
+  } else if (st == LOOM_ERROR) {
+    loom_diag_error(d, property.loc, "%s", property.msg ? property.msg : "?");
+  } else if (st == LOOM_NOMEM) {
+    st = sched_nomem(c);
+  }
+  loom_diag_free(&property);
+  return st;
+}
+
+loom_status sched_check_for_kind(sched_call *c, sched_path *p,
+                                 loom_inst_kind kind) {
+  if (kind == LOOM_INST_PARALLEL)
+    return check_kind(c, p, NULL, "parallelize");
+  if (kind == LOOM_INST_VECTORIZE)
+    return check_kind(c, p, NULL, "vectorize");
+  return LOOM_OK;
+}
+
 static loom_status set_kind(sched_call *c, loom_for_kind kind,
                             const char *thread, const char *what) {
   loom_arena *a = sched_arena(c->s);
@@ -51,12 +91,8 @@ static loom_status set_kind(sched_call *c, loom_for_kind kind,
   TRY(sched_input_loop(c, 0, &p));
   loom_stmt *loop = p.stmts[p.n - 1];
   loom_status st = LOOM_OK;
-  if (kind != LOOM_FOR_UNROLLED) {
-    parallel_check k = {c, loop, thread, what};
-    st = sched_each_child_block(&p, check_block, &k);
-    if (st == LOOM_NOMEM)
-      st = sched_nomem(c);
-  }
+  if (kind != LOOM_FOR_UNROLLED)
+    st = check_kind(c, &p, thread, what);
   if (st == LOOM_OK) {
     loom_stmt *n = loom_arena_alloc(a, sizeof *n);
     if (n) {

@@ -1,6 +1,10 @@
 /* reorder: permute loops of one chain. The given loops keep the positions
  * they occupy in the chain and take them in the order given; loops of the
- * chain that are not named stay where they are. */
+ * chain that are not named stay where they are. Legal at once when every
+ * block below is a complete or reduction block with affine bindings; for
+ * any other block (a scan, an in-place update, a block without iter vars)
+ * the dependence analysis decides whether the new order reverses a
+ * dependence (legal_deps.c). */
 #include "schedule/sched_impl.h"
 
 #include <string.h>
@@ -16,6 +20,10 @@ static loom_status check_block(const sched_path *q, void *arg) {
   reorder_check *k = arg;
   int ri = q->n - 1;
   const loom_block *b = q->stmts[ri]->u.realize.block;
+  if (!sched_is_complete(b) && !sched_is_reduction(q, ri))
+    return sched_fail(k->c, "block '%s' is neither a complete block nor a "
+                            "reduction block",
+                      b->name);
   for (int i = 0; i < b->n_iter_vars; i++)
     if (b->iter_vars[i].kind != LOOM_ITER_SPATIAL &&
         b->iter_vars[i].kind != LOOM_ITER_REDUCE)
@@ -101,22 +109,30 @@ loom_status sched_apply_reorder(sched_call *c) {
   reorder_check k = {c, top};
   sched_path sub = {0};
   sub.func = dp->func;
+  loom_diag property, *d = c->d;
+  loom_diag_init(&property);
+  c->d = &property;
   for (int i = 0; i < dp->n && st == LOOM_OK; i++)
     if (!sched_path_push(&sub, dp->stmts[i]))
       st = sched_nomem(c);
   if (st == LOOM_OK)
     st = sched_each_child_block(&sub, check_block, &k);
-  if (st == LOOM_NOMEM)
-    st = sched_nomem(c);
+  c->d = d;
   sched_path_free(&sub);
-  if (st != LOOM_OK)
+  if (st == LOOM_NOMEM) {
+    loom_diag_free(&property);
+    st = sched_nomem(c);
     goto out;
+  }
+  bool needs_deps = st == LOOM_ERROR;
+  st = LOOM_OK;
 
   /* The new chain: positions of the named loops, in depth order, filled by
    * the loops in the order given. */
   int m = bottom - top + 1;
   loom_stmt **chain = malloc((size_t)m * sizeof *chain);
   if (!chain) {
+    loom_diag_free(&property);
     st = sched_nomem(c);
     goto out;
   }
@@ -129,6 +145,15 @@ loom_status sched_apply_reorder(sched_call *c) {
         chain[i] = loops[next++];
         break;
       }
+  if (needs_deps) {
+    sched_deps_answer r =
+        sched_deps_permute(c, dp->func, dp->stmts + top, chain, m);
+    if (r == SCHED_DEPS_UNKNOWN)
+      loom_diag_error(d, property.loc, "%s", property.msg ? property.msg : "?");
+    if (r != SCHED_DEPS_LEGAL)
+      st = LOOM_ERROR;
+  }
+  loom_diag_free(&property);
   /* An outer loop's range may not use a loop that moves inside it. */
   for (int i = 0; i < m && st == LOOM_OK; i++)
     for (int j = i + 1; j < m; j++)

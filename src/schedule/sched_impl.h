@@ -152,9 +152,30 @@ const char *sched_affine_problem_below(const sched_path *p, int realize_index,
 bool sched_is_complete(const loom_block *b);
 bool sched_is_reduction(const sched_path *p, int realize_index);
 
+/* ---- legality from dependences (legal_deps.c) ------------------------------ */
+
+typedef enum {
+  SCHED_DEPS_LEGAL,
+  SCHED_DEPS_ILLEGAL, /* refused, with the dependence reported at the call */
+  SCHED_DEPS_UNKNOWN, /* the analysis failed; nothing reported */
+} sched_deps_answer;
+
+typedef struct sched_call sched_call;
+
+/* May the iterations of loop (a loop of function func of c->mod) run in any
+ * order: does it carry no dependence? `what` names the primitive in the
+ * refusal ("parallelize"). */
+sched_deps_answer sched_deps_loop_free(sched_call *c, int func,
+                                       const loom_stmt *loop, const char *what);
+/* May the perfectly nested chain old[0..n) (outermost first) become
+ * perm[0..n) without reversing a dependence? */
+sched_deps_answer sched_deps_permute(sched_call *c, int func,
+                                     loom_stmt *const *old,
+                                     loom_stmt *const *perm, int n);
+
 /* ---- instruction application ------------------------------------------------ */
 
-typedef struct sched_call {
+struct sched_call {
   loom_sched *s;
   loom_inst_kind kind;
   const loom_tval *inputs;
@@ -171,7 +192,7 @@ typedef struct sched_call {
   const loom_module *mod;   /* out: the rewritten module (starts as s->mod) */
   sched_rv *outs;           /* out: the output RVs, heap */
   int n_outs, cap_outs;
-} sched_call;
+};
 
 typedef loom_status (*sched_apply_fn)(sched_call *c);
 
@@ -197,6 +218,11 @@ loom_status sched_input_target(sched_call *c, int i, sched_path *p,
                                bool *is_loop);
 /* An integer input: an INT or an EXPR RV's value; NONE gives *is_none. */
 loom_status sched_input_int(sched_call *c, int i, int64_t *v, bool *is_none);
+/* Would parallel or vectorize (kind) be allowed on the loop p ends at:
+ * the block-property check, then the dependence analysis (for_kind.c).
+ * Reports the refusal at the call; changes nothing. */
+loom_status sched_check_for_kind(sched_call *c, sched_path *p,
+                                 loom_inst_kind kind);
 /* The name of a block realize's block, or of a loop's variable, for messages. */
 const char *sched_stmt_name(const loom_stmt *s);
 

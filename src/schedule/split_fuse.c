@@ -74,7 +74,9 @@ loom_status sched_apply_split(sched_call *c) {
     goto out;
   }
   if (!starts_at_zero(loop)) {
-    st = sched_fail(c, "loop '%s' does not start at 0", name);
+    st = sched_fail(c, "loop '%s' does not start at 0 (the loop-zero "
+                       "normalization pass, `loom normalize`, rewrites it)",
+                    name);
     goto out;
   }
   loom_dtype t = loop->u.loop.var->dtype;
@@ -231,7 +233,8 @@ loom_status sched_apply_fuse(sched_call *c) {
       break;
     }
     if (!starts_at_zero(loops[i])) {
-      st = sched_fail(c, "loop '%s' does not start at 0",
+      st = sched_fail(c, "loop '%s' does not start at 0 (the loop-zero "
+                         "normalization pass, `loom normalize`, rewrites it)",
                       sched_stmt_name(loops[i]));
       break;
     }

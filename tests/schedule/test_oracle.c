@@ -4,7 +4,8 @@
  * schedule as it was, or gives a module that verifies and computes the
  * same outputs as the unscheduled program on the same random inputs. The
  * trace then replays from its script form and from its JSON form to the
- * same module. LOOM_ORACLE_RUNS sets the number of traces (default 240). */
+ * same module. LOOM_ORACLE_RUNS sets the number of traces (default 440: 40 per
+ * program). */
 #include "loom/interp.h"
 #include "loom/schedule.h"
 #include "loom/script.h"
@@ -13,7 +14,11 @@
 #include <stdlib.h>
 
 static const char *const cases[] = {"matmul", "softmax", "conv2d", "branches",
-                                    "twin", "chain"};
+                                    "twin", "chain",
+                                    /* long-tail kernels, normalized */
+                                    "seed_prefix_sum", "seed_inplace",
+                                    "seed_branches", "seed_loop_from_one",
+                                    "longtail_mix"};
 #define N_CASES (int)(sizeof cases / sizeof *cases)
 
 typedef struct program {
@@ -362,9 +367,9 @@ int main(int argc, char **argv) {
   const char *root = argc > 1 ? argv[1] : ".";
   const char *env = getenv("LOOM_ORACLE_RUNS");
 #if defined(__SANITIZE_ADDRESS__)
-  int runs = env ? atoi(env) : 60; /* the sanitizers make the interpreter slow */
+  int runs = env ? atoi(env) : 110; /* the sanitizers make the interpreter slow */
 #else
-  int runs = env ? atoi(env) : 240;
+  int runs = env ? atoi(env) : 440;
 #endif
   program progs[N_CASES];
   for (int i = 0; i < N_CASES; i++)
@@ -430,7 +435,7 @@ int main(int argc, char **argv) {
   printf("\n");
   /* Every primitive the generator draws must have been applied somewhere
    * (in runs long enough for the rarer ones to come up). */
-  CHECK(runs < 240 || (per_kind[LOOM_INST_SPLIT] && per_kind[LOOM_INST_FUSE] &&
+  CHECK(runs < 440 || (per_kind[LOOM_INST_SPLIT] && per_kind[LOOM_INST_FUSE] &&
         per_kind[LOOM_INST_REORDER] && per_kind[LOOM_INST_PARALLEL] &&
         per_kind[LOOM_INST_VECTORIZE] && per_kind[LOOM_INST_UNROLL] &&
         per_kind[LOOM_INST_BIND] && per_kind[LOOM_INST_ANNOTATE] &&
