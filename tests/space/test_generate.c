@@ -239,9 +239,18 @@ static void check_user_block(void) {
   loom_arena_free(a);
 }
 
-/* Every space of FILE holds `want` and none holds `unwanted`. */
+/* Every space of FILE holds `want` and none holds `unwanted`; space k
+ * (0-based; -1 for none) holds `only_k` too, and no other space does. */
+static void check_spaces(const char *root, const char *file, const char *want,
+                         const char *unwanted, int k, const char *only_k);
+
 static void check_each_space(const char *root, const char *file,
                              const char *want, const char *unwanted) {
+  check_spaces(root, file, want, unwanted, -1, NULL);
+}
+
+static void check_spaces(const char *root, const char *file, const char *want,
+                         const char *unwanted, int k, const char *only_k) {
   char path[1024];
   snprintf(path, sizeof path, "%s/tests/space/cases/%s", root, file);
   char *text;
@@ -268,6 +277,10 @@ static void check_each_space(const char *root, const char *file,
     char *got = print_plain(&spaces[i]);
     CHECK_CONTAINS(got, want);
     CHECK(!strstr(got, unwanted));
+    if (only_k && i == k)
+      CHECK_CONTAINS(got, only_k);
+    else if (only_k)
+      CHECK(!strstr(got, only_k));
     free(got);
   }
   loom_diag_free(&d);
@@ -341,6 +354,16 @@ int main(int argc, char **argv) {
                    "b2 = sch.get_block(name=\"root\", func_name=\"main\")\n"
                    "sch.compute_inline(block=b0)\n",
                    "sample_compute_location");
+  /* An elementwise consumer is moved under tile level 1 or 2 in place of
+   * a cache, the unmoved schedule last. */
+  check_spaces(root, "matmul_relu.py", "tiling_structure", "cache_write", 0,
+               "b25, = sch.get_consumers(block=b0)\n"
+               "sch.reverse_compute_at(block=b25, loop=l17, "
+               "preserve_unit_loops=True, index=-1)\n");
+  check_spaces(root, "matmul_relu.py", "tiling_structure", "cache_write", 1,
+               "b25, = sch.get_consumers(block=b0)\n"
+               "sch.reverse_compute_at(block=b25, loop=l18, "
+               "preserve_unit_loops=True, index=-1)\n");
   check_each_space(root, "exp_matmul.py",
                    " = sch.sample_compute_location(block=b0)\n",
                    "compute_inline");
