@@ -343,6 +343,43 @@ static void check_spatial_postproc(void) {
   loom_arena_free(a);
 }
 
+/* Six chained matmuls would make 3^6 = 729 spaces; 243 are kept. */
+static void check_many_tiled_blocks(void) {
+  loom_buf b;
+  loom_buf_init(&b);
+  loom_buf_puts(&b, "@T.prim_func\n"
+                    "def main(A: T.Buffer((8, 8), \"float32\"), W: T.Buffer((8, 8), "
+                    "\"float32\"), Z: T.Buffer((8, 8), \"float32\")):\n");
+  for (int i = 0; i < 5; i++)
+    loom_buf_printf(&b, "    T%d = T.alloc_buffer((8, 8))\n", i);
+  for (int s = 0; s < 6; s++) {
+    char src[8], dst[8];
+    snprintf(src, sizeof src, s ? "T%d" : "A", s - 1);
+    snprintf(dst, sizeof dst, s < 5 ? "T%d" : "Z", s);
+    loom_buf_printf(&b,
+                    "    for i, j, k in T.grid(8, 8, 8):\n"
+                    "        with T.block(\"mm%d\"):\n"
+                    "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+                    "            with T.init():\n"
+                    "                %s[vi, vj] = T.float32(0.0)\n"
+                    "            %s[vi, vj] = %s[vi, vj] + %s[vi, vk] * W[vk, vj]\n",
+                    s, dst, dst, dst, src);
+  }
+  loom_arena *a = loom_arena_new();
+  loom_module *m = read_module(a, b.data);
+  loom_buf_free(&b);
+  loom_target t;
+  loom_target_detect(&t);
+  loom_trace *spaces;
+  int n = 0;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(m && loom_space_generate(m, &t, a, &spaces, &n, &d) == LOOM_OK);
+  CHECK(n == 243);
+  loom_diag_free(&d);
+  loom_arena_free(a);
+}
+
 int main(int argc, char **argv) {
   const char *root = argc > 1 ? argv[1] : ".";
   check_matmul();
@@ -369,6 +406,7 @@ int main(int argc, char **argv) {
                    "compute_inline");
   check_tvm_record();
   check_spatial_postproc();
+  check_many_tiled_blocks();
   check_user_block();
   return test_summary("generate");
 }
