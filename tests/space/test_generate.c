@@ -239,9 +239,18 @@ static void check_user_block(void) {
   loom_arena_free(a);
 }
 
-/* Every space of FILE holds `want` and none holds `unwanted`. */
+/* Every space of FILE holds `want` and none holds `unwanted`; space k
+ * (0-based; -1 for none) holds `only_k` too, and no other space does. */
+static void check_spaces(const char *root, const char *file, const char *want,
+                         const char *unwanted, int k, const char *only_k);
+
 static void check_each_space(const char *root, const char *file,
                              const char *want, const char *unwanted) {
+  check_spaces(root, file, want, unwanted, -1, NULL);
+}
+
+static void check_spaces(const char *root, const char *file, const char *want,
+                         const char *unwanted, int k, const char *only_k) {
   char path[1024];
   snprintf(path, sizeof path, "%s/tests/space/cases/%s", root, file);
   char *text;
@@ -268,6 +277,10 @@ static void check_each_space(const char *root, const char *file,
     char *got = print_plain(&spaces[i]);
     CHECK_CONTAINS(got, want);
     CHECK(!strstr(got, unwanted));
+    if (only_k && i == k)
+      CHECK_CONTAINS(got, only_k);
+    else if (only_k)
+      CHECK(!strstr(got, only_k));
     free(got);
   }
   loom_diag_free(&d);
@@ -330,6 +343,43 @@ static void check_spatial_postproc(void) {
   loom_arena_free(a);
 }
 
+/* Six chained matmuls would make 3^6 = 729 spaces; 243 are kept. */
+static void check_many_tiled_blocks(void) {
+  loom_buf b;
+  loom_buf_init(&b);
+  loom_buf_puts(&b, "@T.prim_func\n"
+                    "def main(A: T.Buffer((8, 8), \"float32\"), W: T.Buffer((8, 8), "
+                    "\"float32\"), Z: T.Buffer((8, 8), \"float32\")):\n");
+  for (int i = 0; i < 5; i++)
+    loom_buf_printf(&b, "    T%d = T.alloc_buffer((8, 8))\n", i);
+  for (int s = 0; s < 6; s++) {
+    char src[8], dst[8];
+    snprintf(src, sizeof src, s ? "T%d" : "A", s - 1);
+    snprintf(dst, sizeof dst, s < 5 ? "T%d" : "Z", s);
+    loom_buf_printf(&b,
+                    "    for i, j, k in T.grid(8, 8, 8):\n"
+                    "        with T.block(\"mm%d\"):\n"
+                    "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+                    "            with T.init():\n"
+                    "                %s[vi, vj] = T.float32(0.0)\n"
+                    "            %s[vi, vj] = %s[vi, vj] + %s[vi, vk] * W[vk, vj]\n",
+                    s, dst, dst, dst, src);
+  }
+  loom_arena *a = loom_arena_new();
+  loom_module *m = read_module(a, b.data);
+  loom_buf_free(&b);
+  loom_target t;
+  loom_target_detect(&t);
+  loom_trace *spaces;
+  int n = 0;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(m && loom_space_generate(m, &t, a, &spaces, &n, &d) == LOOM_OK);
+  CHECK(n == 243);
+  loom_diag_free(&d);
+  loom_arena_free(a);
+}
+
 int main(int argc, char **argv) {
   const char *root = argc > 1 ? argv[1] : ".";
   check_matmul();
@@ -341,11 +391,22 @@ int main(int argc, char **argv) {
                    "b2 = sch.get_block(name=\"root\", func_name=\"main\")\n"
                    "sch.compute_inline(block=b0)\n",
                    "sample_compute_location");
+  /* An elementwise consumer is moved under tile level 1 or 2 in place of
+   * a cache, the unmoved schedule last. */
+  check_spaces(root, "matmul_relu.py", "tiling_structure", "cache_write", 0,
+               "b25, = sch.get_consumers(block=b0)\n"
+               "sch.reverse_compute_at(block=b25, loop=l17, "
+               "preserve_unit_loops=True, index=-1)\n");
+  check_spaces(root, "matmul_relu.py", "tiling_structure", "cache_write", 1,
+               "b25, = sch.get_consumers(block=b0)\n"
+               "sch.reverse_compute_at(block=b25, loop=l18, "
+               "preserve_unit_loops=True, index=-1)\n");
   check_each_space(root, "exp_matmul.py",
                    " = sch.sample_compute_location(block=b0)\n",
                    "compute_inline");
   check_tvm_record();
   check_spatial_postproc();
+  check_many_tiled_blocks();
   check_user_block();
   return test_summary("generate");
 }

@@ -19,6 +19,11 @@ static const space_rule *const llvm_rules[] = {
 };
 #define N_RULES (int)(sizeof llvm_rules / sizeof *llvm_rules)
 
+/* Branching multiplies: a function with n tiled blocks has 3^n spaces.
+ * Past this many, the later branches are dropped (the first ones, which
+ * the rules order from the plainest, are kept). */
+#define MAX_SPACES 243
+
 /* Whether the rules may touch the block: it still exists and no user has
  * claimed it with the `schedule_rule` annotation. */
 static bool is_open(const loom_sched *s, const char *name) {
@@ -48,6 +53,8 @@ static loom_status apply_rule(const space_ctx *x, const space_rule *r,
         st = r->apply(x, s, names[b], rvs[b], &next);
     }
     space_list_free(states);
+    while (next.n > MAX_SPACES)
+      loom_sched_free(next.items[--next.n]);
     *states = next;
     if (st != LOOM_OK)
       return st;

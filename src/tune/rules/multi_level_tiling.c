@@ -4,7 +4,9 @@
  * factor at most 64), the tiles are reordered level by level, and the
  * result branches three ways on a write cache: none, or a "global"
  * cache_write whose copy-back goes under the last loop of tile level 1 or
- * of level 2. */
+ * of level 2. When the block's only consumer is already such a copy (an
+ * elementwise epilogue: bias, ReLU), that consumer is moved there instead
+ * (reverse_compute_at), and the unmoved schedule comes last. */
 #include "tune/space_impl.h"
 
 #include <string.h>
@@ -129,6 +131,71 @@ static loom_status write_cache(loom_sched *u, const tiling *tl, int level,
                      NULL, NULL, d);
 }
 
+/* TVM's IsWriteCache: one write of single points at iter vars, and every
+ * read of single points at some of those vars (or constants), each var
+ * at most once and in the write's order (injective and ordered). */
+static bool is_write_cache(const loom_block *b) {
+  if (b->n_writes != 1)
+    return false;
+  const loom_buffer_region *w = &b->writes[0];
+  int64_t one;
+  for (int k = 0; k < w->n_ranges; k++)
+    if (w->ranges[k].min->kind != LOOM_EXPR_VAR ||
+        !loom_ir_is_const_int(w->ranges[k].extent, &one) || one != 1)
+      return false;
+  for (int r = 0; r < b->n_reads; r++) {
+    const loom_buffer_region *rd = &b->reads[r];
+    int last = -1;
+    for (int k = 0; k < rd->n_ranges; k++) {
+      const loom_expr *m = rd->ranges[k].min;
+      if (!loom_ir_is_const_int(rd->ranges[k].extent, &one) || one != 1)
+        return false;
+      if (loom_ir_is_const_int(m, NULL))
+        continue;
+      int at = -1;
+      for (int j = 0; m->kind == LOOM_EXPR_VAR && j < w->n_ranges; j++)
+        if (w->ranges[j].min->u.var == m->u.var)
+          at = j;
+      if (at <= last)
+        return false;
+      last = at;
+    }
+  }
+  return true;
+}
+
+/* Moves the consumer copy under the last loop of tile level level - 1. */
+static loom_status move_consumer(loom_sched *u, const tiling *tl,
+                                 loom_sched_rv consumer, int level,
+                                 loom_diag *d) {
+  int l = level - 1;
+  if (tl->n_tiles[l] == 0)
+    return loom_diag_error(d, (loom_loc){0}, "no loop at tile level %d", l);
+  loom_tval at[2] = {loom_tval_rv(consumer),
+                     loom_tval_rv(tl->tiles[l][tl->n_tiles[l] - 1])};
+  loom_tval at_attrs[2] = {loom_tval_bool(true), loom_tval_int(-1)};
+  return space_apply(u, LOOM_INST_REVERSE_COMPUTE_AT, at, 2, at_attrs, 2,
+                     NULL, NULL, d);
+}
+
+/* The consumer to move, or -1 when a cache must be written. */
+static loom_status find_consumer(loom_sched *t, const space_block *sb,
+                                 const tiling *tl, loom_sched_rv *out,
+                                 loom_diag *d) {
+  *out = -1;
+  const loom_stmt *cons[2];
+  if (space_consumers(sb, cons, 2) != 1 ||
+      !is_write_cache(cons[0]->u.realize.block))
+    return LOOM_OK;
+  loom_tval in = loom_tval_rv(tl->block);
+  const loom_sched_rv *c;
+  int n;
+  TRY(space_apply(t, LOOM_INST_GET_CONSUMERS, &in, 1, NULL, 0, &c, &n, d));
+  if (n == 1)
+    *out = c[0];
+  return LOOM_OK;
+}
+
 static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
                          loom_sched_rv rv, space_list *out) {
   (void)x;
@@ -145,7 +212,10 @@ static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
   loom_diag_init(&d);
   tiling tl;
   memset(&tl, 0, sizeof tl);
+  loom_sched_rv consumer = -1;
   loom_status st = tile(t, &sb, rv, &tl, &d);
+  if (st == LOOM_OK)
+    st = find_consumer(t, &sb, &tl, &consumer, &d);
   if (st != LOOM_OK) {
     loom_diag_free(&d);
     loom_sched_free(t);
@@ -156,7 +226,8 @@ static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
     return space_list_push(out, s);
   }
   loom_sched_free(s);
-  /* Write reuse "may": the schedule without a cache comes first. */
+  /* Write reuse "may": the schedule without a cache comes first (last
+   * when the consumer moves, as in TVM). */
   loom_sched *with_cache[N_WRITE_LEVELS] = {NULL};
   for (int i = 0; st == LOOM_OK && i < N_WRITE_LEVELS; i++) {
     loom_sched *u = loom_sched_copy(t);
@@ -164,7 +235,10 @@ static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
       st = LOOM_NOMEM;
       break;
     }
-    loom_status ws = write_cache(u, &tl, write_levels[i], &d);
+    loom_status ws =
+        consumer >= 0
+            ? move_consumer(u, &tl, consumer, write_levels[i], &d)
+            : write_cache(u, &tl, write_levels[i], &d);
     if (ws == LOOM_OK)
       with_cache[i] = u;
     else
@@ -173,13 +247,16 @@ static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
       st = ws;
   }
   loom_diag_free(&d);
-  st = st == LOOM_OK ? space_list_push(out, t) : (loom_sched_free(t), st);
+  if (consumer < 0)
+    st = st == LOOM_OK ? space_list_push(out, t) : (loom_sched_free(t), st);
   for (int i = 0; i < N_WRITE_LEVELS; i++) {
     if (st == LOOM_OK && with_cache[i])
       st = space_list_push(out, with_cache[i]);
     else
       loom_sched_free(with_cache[i]);
   }
+  if (consumer >= 0)
+    st = st == LOOM_OK ? space_list_push(out, t) : (loom_sched_free(t), st);
   return st;
 }
 
