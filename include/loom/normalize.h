@@ -36,5 +36,8 @@ loom_status loom_normalize_run(loom_arena *a, const loom_module *m,
 /* Runs every pass, in order. */
 loom_status loom_normalize_module(loom_arena *a, const loom_module *m,
                                   loom_module **out, loom_diag *d);
+/* Runs every pass on one function; *out is f itself when nothing changed. */
+loom_status loom_normalize_func(loom_arena *a, const loom_func *f,
+                                const loom_func **out, loom_diag *d);
 
 #endif

@@ -124,7 +124,14 @@ typedef struct loom_task {
   int weight;
 } loom_task;
 
-/* The tasks of m in the order their first function appears, in arena a. */
+/* The form of f the tuner schedules and the database keys: f normalized
+ * (include/loom/normalize.h: loops from 0, statements in blocks, iter vars,
+ * regions), or f itself where normalization fails. NULL when out of
+ * memory. */
+const loom_func *loom_tune_normalized(loom_arena *a, const loom_func *f);
+
+/* The tasks of m in the order their first function appears, in arena a;
+ * each task's anon is its loom_tune_normalized form, anonymous. */
 loom_status loom_tune_extract_tasks(loom_arena *a, const loom_module *m,
                                     loom_task **tasks, int *n);
 

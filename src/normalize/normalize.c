@@ -77,3 +77,13 @@ loom_status loom_normalize_module(loom_arena *a, const loom_module *m,
   *out = cur;
   return LOOM_OK;
 }
+
+loom_status loom_normalize_func(loom_arena *a, const loom_func *f,
+                                const loom_func **out, loom_diag *d) {
+  loom_func *one = (loom_func *)f;
+  loom_module m = {.funcs = &one, .n_funcs = 1};
+  loom_module *r;
+  TRY(loom_normalize_module(a, &m, &r, d));
+  *out = r->funcs[0];
+  return LOOM_OK;
+}

@@ -15,12 +15,13 @@ typedef struct owned {
 static loom_status apply_one(owned *own, const loom_func *f, loom_db *db,
                              const char *target, loom_func **g, loom_diag *d) {
   loom_arena *a = own->arena;
-  loom_func *anon = loom_ir_func_anonymous(a, f);
+  const loom_func *nf = loom_tune_normalized(a, f);
+  loom_func *anon = nf ? loom_ir_func_anonymous(a, nf) : NULL;
   int64_t w;
   *g = NULL;
   if (!anon)
     return LOOM_NOMEM;
-  TRY(loom_db_find_workload(db, f, &w, d));
+  TRY(loom_db_find_workload(db, nf, &w, d));
   if (!w)
     return LOOM_OK;
   loom_db_records top;

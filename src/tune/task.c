@@ -1,9 +1,21 @@
 /* Tasks: distinct workloads of a module, and the schedulers that share the
  * trial budget among them (see include/loom/tune.h for the policies). */
+#include "loom/normalize.h"
 #include "loom/tune.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+const loom_func *loom_tune_normalized(loom_arena *a, const loom_func *f) {
+  const loom_func *g = NULL;
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_status st = loom_normalize_func(a, f, &g, &d);
+  loom_diag_free(&d);
+  if (st == LOOM_NOMEM)
+    return NULL;
+  return st == LOOM_OK ? g : f;
+}
 
 loom_status loom_tune_extract_tasks(loom_arena *a, const loom_module *m,
                                     loom_task **tasks, int *n) {
@@ -12,7 +24,8 @@ loom_status loom_tune_extract_tasks(loom_arena *a, const loom_module *m,
     return LOOM_NOMEM;
   int k = 0;
   for (int i = 0; i < m->n_funcs; i++) {
-    loom_func *g = loom_ir_func_anonymous(a, m->funcs[i]);
+    const loom_func *nf = loom_tune_normalized(a, m->funcs[i]);
+    loom_func *g = nf ? loom_ir_func_anonymous(a, nf) : NULL;
     if (!g)
       return LOOM_NOMEM;
     uint64_t h = loom_ir_hash_func(g);
