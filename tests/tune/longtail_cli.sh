@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The long-tail kernels of tests/schedule/cases (a loop from 1, a prefix sum,
+# (../shared/corpus: a loop from 1, a prefix sum,
 # an in-place update, loops under an if/else) tune over the generated spaces,
 # apply from the database and compute what the interpreter computes.
 # usage: longtail_cli.sh LOOM SOURCE_ROOT
@@ -9,7 +9,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export LOOM_CFLAGS=-O1
 fail=0
 for name in seed_loop_from_one seed_prefix_sum seed_inplace seed_branches; do
-  src=$root/tests/schedule/cases/$name.py
+  src=$root/tests/tune/cases/$name.py
   out=$("$loom" tune "$src" --trials 4 --db "$tmp/$name.db" --seed 1 2>&1)
   if [ $? -ne 0 ] || ! grep -q "over the unscheduled" <<<"$out"; then
     echo "FAIL: tune $name:"; echo "$out" | tail -5; fail=1; continue
