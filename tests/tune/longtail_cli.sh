@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# (../shared/corpus: a loop from 1, a prefix sum,
-# an in-place update, loops under an if/else) tune over the generated spaces,
+# The long-tail kernels of tests/tune/cases as written (copies of
+# ../shared/corpus/seed_*.py: a loop from 1, a prefix sum, an in-place
+# update, loops under an if/else) tune over the generated spaces,
 # apply from the database and compute what the interpreter computes.
 # usage: longtail_cli.sh LOOM SOURCE_ROOT
 set -u
