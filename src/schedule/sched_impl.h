@@ -151,6 +151,11 @@ const char *sched_affine_problem_below(const sched_path *p, int realize_index,
                                        int lo);
 bool sched_is_complete(const loom_block *b);
 bool sched_is_reduction(const sched_path *p, int realize_index);
+/* Why the scope realized at p->stmts[si] is not a stage pipeline (a block
+ * reads a part of a buffer that the scope's writers of it do not write),
+ * formatted into why; NULL when it is (pipeline.c). */
+const char *sched_stage_pipeline_problem(const sched_path *p, int si,
+                                         char *why, size_t n_why);
 
 /* ---- instruction application ------------------------------------------------ */
 

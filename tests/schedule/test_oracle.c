@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 static const char *const cases[] = {"matmul", "softmax", "conv2d", "branches",
-                                    "twin", "chain"};
+                                    "twin",   "chain",   "argmax"};
 #define N_CASES (int)(sizeof cases / sizeof *cases)
 
 typedef struct program {
@@ -105,6 +105,18 @@ static bool touches(const loom_buffer_region *r, int n, const loom_buffer *b) {
   for (int i = 0; i < n; i++)
     if (r[i].buffer == b)
       return true;
+  return false;
+}
+
+/* Whether block `second` comes right after block `first` in the module as
+ * it is now (blocks a step added, a cache stage say, count). */
+static bool adjacent(const loom_sched *s, const char *first,
+                     const char *second) {
+  program now = {0};
+  collect_blocks(loom_sched_module(s)->funcs[0]->body, &now);
+  for (int i = 0; i + 1 < now.n_blocks; i++)
+    if (!strcmp(now.blocks[i], first))
+      return !strcmp(now.blocks[i + 1], second);
   return false;
 }
 
@@ -219,6 +231,7 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
      * that share no written buffer. */
     if (loom_sched_get_block(s, other, NULL, &b2, &d) == LOOM_OK &&
         independent(loom_sched_rv_block(s, b), loom_sched_rv_block(s, b2)) &&
+        adjacent(s, name, other) &&
         loom_sched_get_loops(s, b2, &l2, &n2, &d) == LOOM_OK && depth < n2) {
       loom_tval in[2] = {loom_tval_rv(l[depth]), loom_tval_rv(l2[depth])};
       loom_loc nowhere = {0};
@@ -230,8 +243,22 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
   case 10: {
     loom_tval in[2] = {loom_tval_rv(b), loom_tval_rv(pick)};
     loom_loc nowhere = {0};
-    loom_sched_apply(s, LOOM_INST_DECOMPOSE_REDUCTION, in, 2, NULL, 0,
-                     loom_tval_none(), nowhere, NULL, NULL, &d);
+    if (loom_rng_below(r, 2)) {
+      loom_sched_apply(s, LOOM_INST_DECOMPOSE_REDUCTION, in, 2, NULL, 0,
+                       loom_tval_none(), nowhere, NULL, NULL, &d);
+      break;
+    }
+    /* rfactor over a random loop, often after splitting it */
+    if (loom_rng_below(r, 2)) {
+      loom_tval f[2] = {loom_tval_none(),
+                        loom_tval_int(2 + (int64_t)loom_rng_below(r, 3))};
+      if (loom_sched_split(s, pick, f, 2, true, false, &outs, &d) == LOOM_OK)
+        pick = outs[loom_rng_below(r, 2)];
+    }
+    loom_tval axis = loom_tval_int((int64_t)loom_rng_below(r, 5) - 2);
+    in[0] = loom_tval_rv(pick);
+    loom_sched_apply(s, LOOM_INST_RFACTOR, in, 1, &axis, 1, loom_tval_none(),
+                     nowhere, NULL, NULL, &d);
     break;
   }
   case 9: {
@@ -437,6 +464,7 @@ int main(int argc, char **argv) {
         per_kind[LOOM_INST_COMPUTE_INLINE] &&
         per_kind[LOOM_INST_REVERSE_COMPUTE_INLINE] &&
         per_kind[LOOM_INST_DECOMPOSE_REDUCTION] && per_kind[LOOM_INST_MERGE] &&
+        per_kind[LOOM_INST_RFACTOR] &&
         per_kind[LOOM_INST_STORAGE_ALIGN] && per_kind[LOOM_INST_SET_SCOPE] &&
         per_kind[LOOM_INST_REORDER_BLOCK_ITER_VAR] &&
         per_kind[LOOM_INST_COMPUTE_AT] && per_kind[LOOM_INST_CACHE_READ] &&
