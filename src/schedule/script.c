@@ -2,6 +2,7 @@
  * loop=l0, factors=[None, 16])`), run statement by statement on a schedule.
  * Arguments are matched against the instruction table's signatures, so a
  * new instruction needs no change here. */
+#include "schedule/index_map.h"
 #include "schedule/sched_impl.h"
 #include "script/ast.h"
 
@@ -119,6 +120,15 @@ static loom_status eval(reader *r, const py_expr *x, loom_tval *out) {
       out->keys[i] = k->u.str;
       TRY(eval(r, x->u.dict.values[i], &out->items[i]));
     }
+    return LOOM_OK;
+  }
+  case PY_LAMBDA: {
+    /* An index map: kept as its canonical text. */
+    const char *why;
+    const char *text = sched_lambda_text(r->a, x, &why);
+    if (!text)
+      return why ? loom_diag_error(r->d, x->loc, "%s", why) : nomem(r, x->loc);
+    *out = loom_tval_str(text);
     return LOOM_OK;
   }
   case PY_UNARY:
@@ -255,6 +265,19 @@ static loom_status take(reader *r, args *g, const sched_param *q,
         v->items[i].f = f;
       }
     }
+    break;
+  case 'M':
+    if (v->kind != LOOM_TV_STR && v->kind != LOOM_TV_NONE)
+      return bad_arg(r, q, v, "a lambda", loc);
+    break;
+  case 'U':
+    if (v->kind == LOOM_TV_LIST &&
+        !(v->n == 2 && v->items[0].kind == LOOM_TV_STR &&
+          v->items[1].kind == LOOM_TV_INT))
+      return bad_arg(r, q, v, "(\"read\" or \"write\", index)", loc);
+    if (v->kind != LOOM_TV_LIST && v->kind != LOOM_TV_STR)
+      return bad_arg(r, q, v, "a buffer: (\"read\" or \"write\", index) "
+                     "or a name", loc);
     break;
   case 'd':
     g->decision = *v;

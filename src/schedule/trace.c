@@ -204,6 +204,16 @@ static void print_py_inst(loom_buf *b, const loom_inst *in, const rv_names *nm,
     if ((q->type == 'b' || q->type == 't') &&
         (v->kind == LOOM_TV_INT || v->kind == LOOM_TV_BOOL))
       loom_buf_puts(b, v->i ? "True" : "False");
+    else if (q->type == 'M' && v->kind == LOOM_TV_STR)
+      loom_buf_puts(b, v->s); /* a lambda, printed as written */
+    else if (q->type == 'U' && v->kind == LOOM_TV_LIST) {
+      loom_buf_putc(b, '('); /* TVM prints the buffer as a tuple */
+      for (int j = 0; j < v->n; j++) {
+        loom_buf_puts(b, j ? ", " : "");
+        put_py(b, &v->items[j], nm, false);
+      }
+      loom_buf_putc(b, ')');
+    }
     else
       put_py(b, v, nm, q->type == 'P');
   }

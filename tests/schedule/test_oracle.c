@@ -4,7 +4,7 @@
  * schedule as it was, or gives a module that verifies and computes the
  * same outputs as the unscheduled program on the same random inputs. The
  * trace then replays from its script form and from its JSON form to the
- * same module. LOOM_ORACLE_RUNS sets the number of traces (default 240). */
+ * same module. LOOM_ORACLE_RUNS sets the number of traces (default 400). */
 #include "loom/interp.h"
 #include "loom/schedule.h"
 #include "loom/script.h"
@@ -155,7 +155,7 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
   memcpy(l, loops, (size_t)n_loops * sizeof *l);
   loom_sched_rv pick = l[loom_rng_below(r, (uint64_t)n_loops)];
   const loom_sched_rv *outs;
-  switch (loom_rng_below(r, 14)) {
+  switch (loom_rng_below(r, 15)) {
   case 13: { /* compute_at / reverse_compute_at under another block's loop */
     loom_sched_rv b2;
     const loom_sched_rv *l2;
@@ -238,6 +238,66 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
       loom_sched_apply(s, LOOM_INST_MERGE, in, 2, NULL, 0, loom_tval_none(),
                        nowhere, NULL, NULL, &d);
     }
+    break;
+  }
+  case 14: { /* a layout: split a buffer's first dimension, or fuse the
+               * block's first two iters */
+    const loom_block *blk = loom_sched_rv_block(s, b);
+    loom_loc nowhere = {0};
+    char text[256];
+    if (!blk)
+      break;
+    if (loom_rng_below(r, 2) && blk->n_iter_vars >= 2) {
+      int64_t e;
+      if (!loom_ir_is_const_int(blk->iter_vars[1].dom.extent, &e))
+        break;
+      int n = snprintf(text, sizeof text, "lambda p0, p1");
+      for (int k = 2; k < blk->n_iter_vars; k++)
+        n += snprintf(text + n, sizeof text - (size_t)n, ", p%d", k);
+      n += snprintf(text + n, sizeof text - (size_t)n, ": (p0 * %lld + p1,",
+                    (long long)e);
+      for (int k = 2; k < blk->n_iter_vars; k++)
+        n += snprintf(text + n, sizeof text - (size_t)n, " p%d,", k);
+      snprintf(text + n, sizeof text - (size_t)n, ")");
+      loom_tval in = loom_tval_rv(b), map = loom_tval_str(text);
+      loom_sched_apply(s, LOOM_INST_TRANSFORM_BLOCK_LAYOUT, &in, 1, &map, 1,
+                       loom_tval_none(), nowhere, NULL, NULL, &d);
+      break;
+    }
+    bool is_read = loom_rng_below(r, 2);
+    int nb = is_read ? blk->n_reads : blk->n_writes;
+    if (nb == 0)
+      break;
+    int bi = (int)loom_rng_below(r, (uint64_t)nb);
+    const loom_buffer *buf = is_read ? blk->reads[bi].buffer
+                                     : blk->writes[bi].buffer;
+    int64_t e0, k = 2 + (int64_t)loom_rng_below(r, 3);
+    if (buf->ndim == 0 || !loom_ir_is_const_int(buf->shape[0], &e0))
+      break;
+    /* A parameter's new shape would change the signature the interpreter
+     * compares; row-major splits keep the data, but not the rank. */
+    const loom_func *fn = loom_sched_module(s)->funcs[0];
+    bool is_param = false;
+    for (int q = 0; q < fn->n_params; q++)
+      is_param |= fn->params[q].buffer == buf;
+    if (is_param)
+      break;
+    int n = snprintf(text, sizeof text, "lambda p0");
+    for (int q = 1; q < buf->ndim; q++)
+      n += snprintf(text + n, sizeof text - (size_t)n, ", p%d", q);
+    n += snprintf(text + n, sizeof text - (size_t)n,
+                  ": (p0 // %lld, p0 %% %lld,", (long long)k, (long long)k);
+    for (int q = 1; q < buf->ndim; q++)
+      n += snprintf(text + n, sizeof text - (size_t)n, " p%d,", q);
+    snprintf(text + n, sizeof text - (size_t)n, ")");
+    loom_tval items[2] = {loom_tval_str(is_read ? "read" : "write"),
+                          loom_tval_int(bi)};
+    loom_tval attrs[4] = {{.kind = LOOM_TV_LIST, .n = 2, .items = items},
+                          loom_tval_str(text), loom_tval_none(),
+                          loom_tval_bool(false)};
+    loom_tval in = loom_tval_rv(b);
+    loom_sched_apply(s, LOOM_INST_TRANSFORM_LAYOUT, &in, 1, attrs, 4,
+                     loom_tval_none(), nowhere, NULL, NULL, &d);
     break;
   }
   case 10: {
@@ -391,7 +451,7 @@ int main(int argc, char **argv) {
 #if defined(__SANITIZE_ADDRESS__)
   int runs = env ? atoi(env) : 60; /* the sanitizers make the interpreter slow */
 #else
-  int runs = env ? atoi(env) : 240;
+  int runs = env ? atoi(env) : 400;
 #endif
   program progs[N_CASES];
   for (int i = 0; i < N_CASES; i++)
@@ -457,7 +517,7 @@ int main(int argc, char **argv) {
   printf("\n");
   /* Every primitive the generator draws must have been applied somewhere
    * (in runs long enough for the rarer ones to come up). */
-  CHECK(runs < 240 || (per_kind[LOOM_INST_SPLIT] && per_kind[LOOM_INST_FUSE] &&
+  CHECK(runs < 400 || (per_kind[LOOM_INST_SPLIT] && per_kind[LOOM_INST_FUSE] &&
         per_kind[LOOM_INST_REORDER] && per_kind[LOOM_INST_PARALLEL] &&
         per_kind[LOOM_INST_VECTORIZE] && per_kind[LOOM_INST_UNROLL] &&
         per_kind[LOOM_INST_BIND] && per_kind[LOOM_INST_ANNOTATE] &&
@@ -465,6 +525,8 @@ int main(int argc, char **argv) {
         per_kind[LOOM_INST_REVERSE_COMPUTE_INLINE] &&
         per_kind[LOOM_INST_DECOMPOSE_REDUCTION] && per_kind[LOOM_INST_MERGE] &&
         per_kind[LOOM_INST_RFACTOR] &&
+        per_kind[LOOM_INST_TRANSFORM_LAYOUT] &&
+        per_kind[LOOM_INST_TRANSFORM_BLOCK_LAYOUT] &&
         per_kind[LOOM_INST_STORAGE_ALIGN] && per_kind[LOOM_INST_SET_SCOPE] &&
         per_kind[LOOM_INST_REORDER_BLOCK_ITER_VAR] &&
         per_kind[LOOM_INST_COMPUTE_AT] && per_kind[LOOM_INST_CACHE_READ] &&
