@@ -707,8 +707,8 @@ static loom_block *simplify_block(const sched_map *m, loom_arena *a,
   return c->reads && c->writes ? c : NULL;
 }
 
-static loom_stmt *simplify_accesses(loom_arena *a, loom_arith_ctx *ctx,
-                                    loom_stmt *s) {
+loom_stmt *sched_simplify_accesses(loom_arena *a, loom_arith_ctx *ctx,
+                                   loom_stmt *s) {
   sched_map m = {.on_load = simplify_load, .on_block = simplify_block,
                  .on_stmt = simplify_store, .ctx = ctx};
   return sched_subst_stmt(a, s, &m);
@@ -878,7 +878,7 @@ loom_status sched_apply_transform_block_layout(sched_call *c) {
       st = sched_nomem(c);
       goto out;
     }
-    sub = simplify_accesses(a, ctx, sub);
+    sub = sched_simplify_accesses(a, ctx, sub);
     if (!sub) {
       st = sched_nomem(c);
       goto out;

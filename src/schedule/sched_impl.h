@@ -127,6 +127,11 @@ bool sched_stmt_uses(loom_arena *a, loom_stmt *s, const loom_var *v);
 /* True when e mentions v. */
 bool sched_expr_uses(const loom_expr *e, const loom_var *v);
 
+/* s with every access index and block region bound simplified under ctx
+ * (layout.c). NULL when out of memory. */
+loom_stmt *sched_simplify_accesses(loom_arena *a, loom_arith_ctx *ctx,
+                                   loom_stmt *s);
+
 /* An arithmetic context with every loop of p[0..depth) bound to its range
  * when min and extent are constants. NULL when out of memory. */
 loom_arith_ctx *sched_arith_for_path(const sched_path *p, int depth);

@@ -230,6 +230,17 @@ static loom_status take(reader *r, args *g, const sched_param *q,
       TRY(push_input(r, g, *f, loc));
     }
     return LOOM_OK;
+  case 'G': {
+    bool ok = is_rv(r, v, LOOM_RV_LOOP) || is_rv(r, v, LOOM_RV_BLOCK);
+    if (v->kind == LOOM_TV_LIST) {
+      ok = v->n > 0;
+      for (int i = 0; i < v->n; i++)
+        ok &= is_rv(r, &v->items[i], LOOM_RV_BLOCK);
+    }
+    if (!ok)
+      return bad_arg(r, q, v, "a loop, a block or a list of blocks", loc);
+    return push_input(r, g, *v, loc);
+  }
   case 'V':
     if (v->kind == LOOM_TV_RV && !is_rv(r, v, LOOM_RV_EXPR))
       return bad_arg(r, q, v, "a value", loc);

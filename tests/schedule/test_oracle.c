@@ -241,12 +241,19 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
     break;
   }
   case 14: { /* a layout: split a buffer's first dimension, or fuse the
-               * block's first two iters */
+               * block's first two iters; or blockize */
     const loom_block *blk = loom_sched_rv_block(s, b);
     loom_loc nowhere = {0};
     char text[256];
     if (!blk)
       break;
+    if (loom_rng_below(r, 3) == 0) {
+      loom_tval in = loom_tval_rv(pick);
+      loom_tval keep = loom_tval_bool(loom_rng_below(r, 2));
+      loom_sched_apply(s, LOOM_INST_BLOCKIZE, &in, 1, &keep, 1,
+                       loom_tval_none(), nowhere, NULL, NULL, &d);
+      break;
+    }
     if (loom_rng_below(r, 2) && blk->n_iter_vars >= 2) {
       int64_t e;
       if (!loom_ir_is_const_int(blk->iter_vars[1].dom.extent, &e))
@@ -525,7 +532,7 @@ int main(int argc, char **argv) {
         per_kind[LOOM_INST_REVERSE_COMPUTE_INLINE] &&
         per_kind[LOOM_INST_DECOMPOSE_REDUCTION] && per_kind[LOOM_INST_MERGE] &&
         per_kind[LOOM_INST_RFACTOR] &&
-        per_kind[LOOM_INST_TRANSFORM_LAYOUT] &&
+        per_kind[LOOM_INST_TRANSFORM_LAYOUT] && per_kind[LOOM_INST_BLOCKIZE] &&
         per_kind[LOOM_INST_TRANSFORM_BLOCK_LAYOUT] &&
         per_kind[LOOM_INST_STORAGE_ALIGN] && per_kind[LOOM_INST_SET_SCOPE] &&
         per_kind[LOOM_INST_REORDER_BLOCK_ITER_VAR] &&
