@@ -10,37 +10,24 @@
 
 /* ---- the buffer argument ---------------------------------------------------- */
 
-/* The buffer named by ("read" | "write", index) or by its name among the
- * block's reads and writes. */
-static loom_status pick_buffer(sched_call *c, const loom_block *b,
-                               const loom_tval *spec, loom_buffer **out) {
-  if (spec->kind == LOOM_TV_STR) {
-    for (int i = 0; i < b->n_reads; i++)
-      if (!strcmp(b->reads[i].buffer->name, spec->s))
-        return *out = b->reads[i].buffer, LOOM_OK;
-    for (int i = 0; i < b->n_writes; i++)
-      if (!strcmp(b->writes[i].buffer->name, spec->s))
-        return *out = b->writes[i].buffer, LOOM_OK;
-    return sched_fail(c, "block '%s' accesses no buffer named '%s'", b->name,
-                      spec->s);
-  }
-  if (spec->kind != LOOM_TV_LIST || spec->n != 2 ||
-      spec->items[0].kind != LOOM_TV_STR || spec->items[1].kind != LOOM_TV_INT)
-    return sched_fail(c, "buffer must be (\"read\" or \"write\", index) or a "
-                         "name");
-  bool is_read = !strcmp(spec->items[0].s, "read");
-  if (!is_read && strcmp(spec->items[0].s, "write"))
-    return sched_fail(c, "buffer kind must be \"read\" or \"write\", not "
-                         "\"%s\"",
-                      spec->items[0].s);
-  int64_t i = spec->items[1].i;
-  int n = is_read ? b->n_reads : b->n_writes;
-  if (i < 0 || i >= n)
+/* The buffer named by the attrs at i: its index among the block's reads
+ * (kind 0) or writes (kind 1). */
+loom_status sched_pick_buffer(sched_call *c, const loom_block *b, int i,
+                              loom_buffer **out, bool *is_write) {
+  if (c->n_attrs < i + 2 || c->attrs[i].kind != LOOM_TV_INT ||
+      c->attrs[i + 1].kind != LOOM_TV_INT)
+    return sched_fail(c, "buffer must be (\"read\" or \"write\", index)");
+  int64_t k = c->attrs[i].i;
+  bool w = c->attrs[i + 1].i != 0;
+  int n = w ? b->n_writes : b->n_reads;
+  if (k < 0 || k >= n)
     return sched_fail(c, "block '%s' %s %d buffer%s, so the index must be in "
                          "[0, %d), not %lld",
-                      b->name, is_read ? "reads" : "writes", n,
-                      n == 1 ? "" : "s", n, (long long)i);
-  *out = is_read ? b->reads[i].buffer : b->writes[i].buffer;
+                      b->name, w ? "writes" : "reads", n, n == 1 ? "" : "s", n,
+                      (long long)k);
+  *out = w ? b->writes[k].buffer : b->reads[k].buffer;
+  if (is_write)
+    *is_write = w;
   return LOOM_OK;
 }
 
@@ -338,7 +325,7 @@ static loom_status pad_producer(sched_call *c, const sched_path *p0,
   loom_expr *cond = pad_condition(a, idx, stride, ext, nr, inverse, n_old);
   sched_index_map pv;
   char why[256];
-  if (!sched_index_map_parse(a, c->attrs[2].s, dt, &pv, why, sizeof why)) {
+  if (!sched_index_map_parse(a, c->attrs[3].s, dt, &pv, why, sizeof why)) {
     st = sched_fail(c, "pad_value: %s", why);
     goto out;
   }
@@ -433,17 +420,17 @@ loom_status sched_apply_transform_layout(sched_call *c) {
   loom_status st = LOOM_OK;
   loom_arith_ctx *ctx = NULL;
   loom_buffer *old = NULL;
-  if (c->n_attrs < 2 || c->attrs[1].kind != LOOM_TV_STR) {
+  if (c->n_attrs < 3 || c->attrs[2].kind != LOOM_TV_STR) {
     st = sched_fail(c, "index_map must be a lambda");
     goto out;
   }
-  if ((st = pick_buffer(c, b, &c->attrs[0], &old)) != LOOM_OK)
+  if ((st = sched_pick_buffer(c, b, 0, &old, NULL)) != LOOM_OK)
     goto out;
-  bool has_pad = c->n_attrs > 2 && c->attrs[2].kind == LOOM_TV_STR;
+  bool has_pad = c->n_attrs > 3 && c->attrs[3].kind == LOOM_TV_STR;
   loom_dtype it = old->ndim ? old->shape[0]->dtype : LOOM_INT32;
   sched_index_map map;
   char why[256];
-  if (!sched_index_map_parse(a, c->attrs[1].s, it, &map, why, sizeof why)) {
+  if (!sched_index_map_parse(a, c->attrs[2].s, it, &map, why, sizeof why)) {
     st = sched_fail(c, "%s", why);
     goto out;
   }

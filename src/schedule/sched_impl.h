@@ -199,6 +199,11 @@ loom_status sched_input_target(sched_call *c, int i, sched_path *p,
                                bool *is_loop);
 /* An integer input: an INT or an EXPR RV's value; NONE gives *is_none. */
 loom_status sched_input_int(sched_call *c, int i, int64_t *v, bool *is_none);
+/* The buffer named by attrs i and i + 1 (index, then 0 for the block's
+ * reads or 1 for its writes), or a refusal (layout.c). */
+loom_status sched_pick_buffer(sched_call *c, const loom_block *b, int i,
+                              loom_buffer **out, bool *is_write);
+
 /* The name of a block realize's block, or of a loop's variable, for messages. */
 const char *sched_stmt_name(const loom_stmt *s);
 

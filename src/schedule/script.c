@@ -281,15 +281,20 @@ static loom_status take(reader *r, args *g, const sched_param *q,
     if (v->kind != LOOM_TV_STR && v->kind != LOOM_TV_NONE)
       return bad_arg(r, q, v, "a lambda", loc);
     break;
-  case 'U':
-    if (v->kind == LOOM_TV_LIST &&
-        !(v->n == 2 && v->items[0].kind == LOOM_TV_STR &&
-          v->items[1].kind == LOOM_TV_INT))
+  case 'U': {
+    /* ("read" | "write", index), recorded as TVM does: the index, then 0
+     * for read or 1 for write. */
+    bool ok = v->kind == LOOM_TV_LIST && v->n == 2 &&
+              v->items[0].kind == LOOM_TV_STR &&
+              v->items[1].kind == LOOM_TV_INT &&
+              (!strcmp(v->items[0].s, "read") ||
+               !strcmp(v->items[0].s, "write"));
+    if (!ok)
       return bad_arg(r, q, v, "(\"read\" or \"write\", index)", loc);
-    if (v->kind != LOOM_TV_LIST && v->kind != LOOM_TV_STR)
-      return bad_arg(r, q, v, "a buffer: (\"read\" or \"write\", index) "
-                     "or a name", loc);
-    break;
+    g->attrs[g->n_attrs++] = loom_tval_int(v->items[1].i);
+    g->attrs[g->n_attrs++] = loom_tval_int(!strcmp(v->items[0].s, "write"));
+    return LOOM_OK;
+  }
   case 'd':
     g->decision = *v;
     return LOOM_OK;

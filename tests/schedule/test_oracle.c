@@ -247,6 +247,17 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
     char text[256];
     if (!blk)
       break;
+    if (loom_rng_below(r, 4) == 0) {
+      bool w = loom_rng_below(r, 2);
+      int nbuf = w ? blk->n_writes : blk->n_reads;
+      loom_tval attrs[2] = {
+          loom_tval_int((int64_t)loom_rng_below(r, (uint64_t)(nbuf ? nbuf : 1))),
+          loom_tval_int(w)};
+      loom_tval in = loom_tval_rv(b);
+      loom_sched_apply(s, LOOM_INST_REINDEX, &in, 1, attrs, 2,
+                       loom_tval_none(), nowhere, NULL, NULL, &d);
+      break;
+    }
     if (loom_rng_below(r, 3) == 0) {
       loom_tval in = loom_tval_rv(pick);
       loom_tval keep = loom_tval_bool(loom_rng_below(r, 2));
@@ -297,13 +308,11 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
     for (int q = 1; q < buf->ndim; q++)
       n += snprintf(text + n, sizeof text - (size_t)n, " p%d,", q);
     snprintf(text + n, sizeof text - (size_t)n, ")");
-    loom_tval items[2] = {loom_tval_str(is_read ? "read" : "write"),
-                          loom_tval_int(bi)};
-    loom_tval attrs[4] = {{.kind = LOOM_TV_LIST, .n = 2, .items = items},
+    loom_tval attrs[5] = {loom_tval_int(bi), loom_tval_int(!is_read),
                           loom_tval_str(text), loom_tval_none(),
                           loom_tval_bool(false)};
     loom_tval in = loom_tval_rv(b);
-    loom_sched_apply(s, LOOM_INST_TRANSFORM_LAYOUT, &in, 1, attrs, 4,
+    loom_sched_apply(s, LOOM_INST_TRANSFORM_LAYOUT, &in, 1, attrs, 5,
                      loom_tval_none(), nowhere, NULL, NULL, &d);
     break;
   }
@@ -533,6 +542,7 @@ int main(int argc, char **argv) {
         per_kind[LOOM_INST_DECOMPOSE_REDUCTION] && per_kind[LOOM_INST_MERGE] &&
         per_kind[LOOM_INST_RFACTOR] &&
         per_kind[LOOM_INST_TRANSFORM_LAYOUT] && per_kind[LOOM_INST_BLOCKIZE] &&
+        per_kind[LOOM_INST_REINDEX] &&
         per_kind[LOOM_INST_TRANSFORM_BLOCK_LAYOUT] &&
         per_kind[LOOM_INST_STORAGE_ALIGN] && per_kind[LOOM_INST_SET_SCOPE] &&
         per_kind[LOOM_INST_REORDER_BLOCK_ITER_VAR] &&
