@@ -100,14 +100,20 @@ static bool put_expr(loom_buf *b, const py_expr *e, const char **why) {
     loom_buf_putc(b, ')');
     return true;
   case PY_TUPLE:
-    loom_buf_putc(b, '(');
+  case PY_LIST: {
+    bool is_list = e->kind == PY_LIST;
+    loom_buf_putc(b, is_list ? '[' : '(');
     for (int i = 0; i < e->u.seq.n_items; i++) {
       if (!put_expr(b, e->u.seq.items[i], why))
         return false;
-      loom_buf_puts(b, i + 1 < e->u.seq.n_items ? ", " : ",");
+      if (i + 1 < e->u.seq.n_items)
+        loom_buf_puts(b, ", ");
+      else if (!is_list && e->u.seq.n_items == 1)
+        loom_buf_putc(b, ',');
     }
-    loom_buf_putc(b, ')');
+    loom_buf_putc(b, is_list ? ']' : ')');
     return true;
+  }
   case PY_BINOP:
   case PY_BOOLOP: {
     int p = prec_of(e);
@@ -149,8 +155,16 @@ const char *sched_lambda_text(loom_arena *a, const py_expr *lambda,
     loom_buf_printf(&b, "%s%s", i ? ", " : "", lambda->u.lambda.params[i]);
   loom_buf_puts(&b, ": ");
   const py_expr *body = lambda->u.lambda.body;
-  bool ok;
+  bool ok = true;
   if (body->kind == PY_TUPLE) {
+    /* TVM ends an index map's results with a comma. */
+    loom_buf_putc(&b, '(');
+    for (int i = 0; i < body->u.seq.n_items && ok; i++) {
+      ok = put_expr(&b, body->u.seq.items[i], why);
+      loom_buf_puts(&b, i + 1 < body->u.seq.n_items ? ", " : ",");
+    }
+    loom_buf_putc(&b, ')');
+  } else if (body->kind == PY_LIST) {
     ok = put_expr(&b, body, why);
   } else {
     loom_buf_putc(&b, '(');
@@ -322,6 +336,26 @@ bool sched_index_map_parse(loom_arena *a, const char *text, loom_dtype t,
   if (body->kind == PY_TUPLE) {
     items = body->u.seq.items;
     nr = body->u.seq.n_items;
+  } else if (body->kind == PY_LIST) {
+    /* Ranges [(begin, end), ...]: the results are begin0, end0, ... */
+    int n_pairs = body->u.seq.n_items;
+    py_expr **flat = loom_arena_alloc(a, (size_t)(2 * n_pairs + 1) * sizeof *flat);
+    if (!flat) {
+      snprintf(why, n_why, "out of memory");
+      return false;
+    }
+    for (int i = 0; i < n_pairs; i++) {
+      const py_expr *pr = body->u.seq.items[i];
+      if (pr->kind != PY_TUPLE || pr->u.seq.n_items != 2) {
+        snprintf(why, n_why, "each range must be a (begin, end) pair");
+        return false;
+      }
+      flat[2 * i] = pr->u.seq.items[0];
+      flat[2 * i + 1] = pr->u.seq.items[1];
+    }
+    items = flat;
+    nr = 2 * n_pairs;
+    out->is_ranges = true;
   }
   out->results = loom_arena_alloc(a, (size_t)(nr ? nr : 1) * sizeof *out->results);
   if (!out->results) {

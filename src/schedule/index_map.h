@@ -12,6 +12,7 @@ typedef struct sched_index_map {
   int n_params;
   loom_expr **results;
   int n_results;
+  bool is_ranges; /* written [(begin, end), ...]: results pair up */
 } sched_index_map;
 
 /* The canonical text of a lambda expression: parameters separated by

@@ -434,7 +434,7 @@ loom_status sched_apply_transform_layout(sched_call *c) {
     st = sched_fail(c, "%s", why);
     goto out;
   }
-  if (map.n_params != old->ndim || map.n_results > MAX_DIMS) {
+  if (map.is_ranges || map.n_params != old->ndim || map.n_results > MAX_DIMS) {
     st = sched_fail(c, "the index map takes %d indices, but buffer '%s' has "
                        "%d dimension(s)",
                     map.n_params, old->name, old->ndim);
@@ -762,7 +762,8 @@ loom_status sched_apply_transform_block_layout(sched_call *c) {
     st = sched_fail(c, "%s", why);
     goto out;
   }
-  if (map.n_params != ni || map.n_results > MAX_DIMS || map.n_results == 0) {
+  if (map.is_ranges || map.n_params != ni || map.n_results > MAX_DIMS ||
+      map.n_results == 0) {
     st = sched_fail(c, "the index map takes %d indices, but block '%s' has "
                        "%d iters",
                     map.n_params, b->name, ni);
