@@ -134,6 +134,8 @@ typedef struct inner_block {
   int top;             /* index in p of the statement the outer block holds */
   loop_set in;
   loom_stmt *realize;  /* the rebuilt inner realize */
+  loom_stmt *init;     /* the outer block's init, for a reduction */
+  loom_stmt *regions;  /* the realize whose regions the outer block relaxes */
   loom_var *inner_vars[MAX_ITERS];
   int64_t inner_ext[MAX_ITERS];
   int n_inner;
@@ -152,6 +154,9 @@ static int find_outer(const outer_iters *o, const char *name) {
   return -1;
 }
 
+static loom_status split_init(sched_call *c, inner_block *ib,
+                              const outer_iters *o);
+
 /* Rebuilds the block at ib->p as the inner block: inner iters, the old
  * iters replaced by outer * inner_extent + inner, simplified. Adds its
  * outer iters to o (shared by name across blocks when always_outer). */
@@ -168,10 +173,6 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
   if (r->u.realize.predicate &&
       !(loom_ir_is_const_int(r->u.realize.predicate, &t) && t))
     return sched_fail(c, "block '%s' has a predicate; blockize needs none",
-                      b->name);
-  if (b->init)
-    return sched_fail(c, "block '%s' is a reduction block; blockize of "
-                         "reductions is not supported yet",
                       b->name);
   loom_iter_var *iters = loom_arena_alloc(
       a, (size_t)(b->n_iter_vars ? b->n_iter_vars : 1) * sizeof *iters);
@@ -296,10 +297,131 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
     goto out;
   }
   *nr = *sub;
-  ib->realize = nr;
+  ib->realize = ib->regions = nr;
+  if (b->init)
+    st = split_init(c, ib, o);
 out:
   loom_arith_ctx_free(ctx);
   return st;
+}
+
+/* A reduction's init leaves the inner block for the outer one: a block
+ * `<name>_init` over the spatial inner iters the init uses (`<iter>_init`),
+ * under copies of the inner loops their bindings use (TVM's blockized
+ * init). With reduction iters outside, the inner block reads what it
+ * writes. */
+static loom_status split_init(sched_call *c, inner_block *ib,
+                              const outer_iters *o) {
+  loom_arena *a = sched_arena(c->s);
+  loom_stmt *r = ib->realize;
+  const loom_block *b = r->u.realize.block;
+  int n = b->n_iter_vars;
+  loom_iter_var *iters = loom_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *iters);
+  loom_expr **vals = loom_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *vals);
+  const loom_var *olds[MAX_ITERS + MAX_LOOPS];
+  loom_expr *news[MAX_ITERS + MAX_LOOPS];
+  int nm = 0, ni = 0;
+  if (!iters || !vals)
+    return sched_nomem(c);
+  for (int i = 0; i < n; i++) {
+    const loom_iter_var *iv = &b->iter_vars[i];
+    if (iv->kind != LOOM_ITER_SPATIAL ||
+        !sched_stmt_uses(a, b->init, iv->var))
+      continue;
+    char name[256];
+    snprintf(name, sizeof name, "%s_init", iv->var->name);
+    loom_var *v = loom_ir_var(a, name, iv->var->dtype);
+    if (!v || !(news[nm] = loom_ir_ref(a, v)))
+      return sched_nomem(c);
+    olds[nm++] = iv->var;
+    iters[ni] = *iv;
+    iters[ni].var = v;
+    vals[ni++] = r->u.realize.iter_values[i];
+  }
+  /* The inner loops the kept bindings use, with fresh variables. */
+  loom_stmt *loops[MAX_LOOPS];
+  int nl = 0;
+  for (int k = 0; k < ib->in.n; k++) {
+    bool used = false;
+    for (int i = 0; i < ni; i++)
+      used |= sched_expr_uses(vals[i], ib->in.loops[k]->u.loop.var);
+    if (!used)
+      continue;
+    loom_stmt *l = loom_arena_alloc(a, sizeof *l);
+    loom_var *v = loom_ir_var(a, ib->in.loops[k]->u.loop.var->name,
+                              ib->in.loops[k]->u.loop.var->dtype);
+    if (!l || !v || !(news[nm] = loom_ir_ref(a, v)))
+      return sched_nomem(c);
+    *l = *ib->in.loops[k];
+    l->u.loop.var = v;
+    olds[nm++] = ib->in.loops[k]->u.loop.var;
+    loops[nl++] = l;
+  }
+  sched_map sm = {.vars = olds, .values = news, .n = nm};
+  loom_block *ib_block = loom_ir_block(a, "");
+  loom_stmt *ir = loom_ir_stmt(a, LOOM_STMT_BLOCK_REALIZE, r->loc);
+  char name[256];
+  snprintf(name, sizeof name, "%s_init", b->name);
+  if (!ib_block || !ir || !(ib_block->name = loom_arena_strdup(a, name)))
+    return sched_nomem(c);
+  ib_block->iter_vars = iters;
+  ib_block->n_iter_vars = ni;
+  loom_stmt tmp = *r;
+  loom_block wb = *b;
+  wb.body = b->init;
+  wb.init = NULL;
+  wb.reads = NULL;
+  wb.n_reads = 0;
+  tmp.u.realize.block = &wb;
+  loom_stmt *sub = sched_subst_stmt(a, &tmp, &sm);
+  if (!sub)
+    return sched_nomem(c);
+  ib_block->body = sub->u.realize.block->body;
+  ib_block->writes = sub->u.realize.block->writes;
+  ib_block->n_writes = sub->u.realize.block->n_writes;
+  for (int i = 0; i < ni; i++)
+    if (!(vals[i] = sched_subst_expr(a, vals[i], &sm)))
+      return sched_nomem(c);
+  ir->u.realize.block = ib_block;
+  ir->u.realize.iter_values = vals;
+  ir->u.realize.n_iter_values = ni;
+  loom_stmt *cur = ir;
+  for (int k = nl - 1; k >= 0; k--) {
+    loops[k]->u.loop.body = cur;
+    loops[k]->u.loop.min = sched_subst_expr(a, loops[k]->u.loop.min, &sm);
+    loops[k]->u.loop.extent = sched_subst_expr(a, loops[k]->u.loop.extent, &sm);
+    if (!loops[k]->u.loop.min || !loops[k]->u.loop.extent)
+      return sched_nomem(c);
+    cur = loops[k];
+  }
+  ib->init = cur;
+  /* The inner block loses its init. */
+  bool outer_reduce = false;
+  for (int i = 0; i < o->n; i++)
+    outer_reduce |= o->iters[i].kind == LOOM_ITER_REDUCE;
+  loom_block *nb = loom_arena_alloc(a, sizeof *nb);
+  loom_stmt *nr = loom_arena_alloc(a, sizeof *nr);
+  if (!nb || !nr)
+    return sched_nomem(c);
+  *nb = *b;
+  nb->init = NULL;
+  if (outer_reduce) {
+    loom_buffer_region *reads = loom_arena_alloc(
+        a, (size_t)(b->n_reads + b->n_writes + 1) * sizeof *reads);
+    if (!reads)
+      return sched_nomem(c);
+    int k = 0;
+    for (int i = 0; i < b->n_writes; i++)
+      reads[k++] = b->writes[i];
+    for (int i = 0; i < b->n_reads; i++)
+      reads[k++] = b->reads[i];
+    nb->reads = reads;
+    nb->n_reads = k;
+  }
+  *nr = *r;
+  nr->u.realize.block = nb;
+  ib->realize = nr;
+  return LOOM_OK;
 }
 
 /* The reads (or writes) of the inner blocks relaxed over their inner
@@ -310,7 +432,7 @@ static loom_status outer_regions(sched_call *c, inner_block *ibs, int n,
   loom_arena *a = sched_arena(c->s);
   int cap = 0;
   for (int k = 0; k < n; k++) {
-    const loom_block *b = ibs[k].realize->u.realize.block;
+    const loom_block *b = ibs[k].regions->u.realize.block;
     cap += writes ? b->n_writes : b->n_reads;
   }
   loom_buffer_region *rs = loom_arena_alloc(a, (size_t)(cap ? cap : 1) * sizeof *rs);
@@ -322,7 +444,7 @@ static loom_status outer_regions(sched_call *c, inner_block *ibs, int n,
   int m = 0;
   loom_status st = LOOM_OK;
   for (int k = 0; k < n && st == LOOM_OK; k++) {
-    const loom_block *b = ibs[k].realize->u.realize.block;
+    const loom_block *b = ibs[k].regions->u.realize.block;
     const loom_buffer_region *src = writes ? b->writes : b->reads;
     int ns = writes ? b->n_writes : b->n_reads;
     /* The inner iters, and the inner loops for a body that uses them
@@ -408,6 +530,7 @@ static loom_stmt *outer_realize(sched_call *c, const char *name,
   ob->iter_vars = iters;
   ob->n_iter_vars = o->n;
   ob->body = body;
+  ob->init = n == 1 ? ibs[0].init : NULL;
   if (outer_regions(c, ibs, n, false, &ob->reads, &ob->n_reads) != LOOM_OK ||
       outer_regions(c, ibs, n, true, &ob->writes, &ob->n_writes) != LOOM_OK)
     return NULL;
@@ -596,6 +719,11 @@ static loom_status blockize_blocks(sched_call *c, const loom_tval *list,
         st = sched_fail(c, "blocks '%s' and '%s' share a loop nest",
                         ibs[q].p.stmts[ibs[q].p.n - 1]->u.realize.block->name,
                         ibs[k].p.stmts[ibs[k].p.n - 1]->u.realize.block->name);
+  for (int k = 0; k < n && st == LOOM_OK; k++)
+    if (ibs[k].p.stmts[ibs[k].p.n - 1]->u.realize.block->init)
+      st = sched_fail(c, "block '%s' is a reduction block; blockize of a "
+                         "list of blocks takes none",
+                      ibs[k].p.stmts[ibs[k].p.n - 1]->u.realize.block->name);
   for (int k = 0; k < n && st == LOOM_OK; k++)
     st = make_inner(c, &ibs[k], &none, o, true);
   if (st != LOOM_OK)
