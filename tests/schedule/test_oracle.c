@@ -108,6 +108,25 @@ static bool touches(const loom_buffer_region *r, int n, const loom_buffer *b) {
   return false;
 }
 
+/* Whether e mentions v. */
+static bool expr_uses(const loom_expr *e, const loom_var *v) {
+  if (!e)
+    return false;
+  switch (e->kind) {
+  case LOOM_EXPR_VAR:
+    return e->u.var == v;
+  case LOOM_EXPR_INT:
+  case LOOM_EXPR_FLOAT:
+    return false;
+  case LOOM_EXPR_ADD: case LOOM_EXPR_SUB: case LOOM_EXPR_MUL:
+  case LOOM_EXPR_FLOORDIV: case LOOM_EXPR_FLOORMOD: case LOOM_EXPR_MIN:
+  case LOOM_EXPR_MAX:
+    return expr_uses(e->u.bin.a, v) || expr_uses(e->u.bin.b, v);
+  default:
+    return true; /* unsure: count it as used */
+  }
+}
+
 /* Whether block `second` comes right after block `first` in the module as
  * it is now (blocks a step added, a cache stage say, count). */
 static bool adjacent(const loom_sched *s, const char *first,
@@ -247,6 +266,44 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
     char text[256];
     if (!blk)
       break;
+    if (loom_rng_below(r, 4) == 0 && blk->n_iter_vars <= 8) {
+      /* reindex_cache over the iters the region uses, in block order */
+      bool w = loom_rng_below(r, 2);
+      int nbuf = w ? blk->n_writes : blk->n_reads;
+      if (nbuf == 0)
+        break;
+      int bi = (int)loom_rng_below(r, (uint64_t)nbuf);
+      const loom_buffer_region *reg = w ? &blk->writes[bi] : &blk->reads[bi];
+      int n = snprintf(text, sizeof text, "lambda ");
+      for (int q = 0; q < blk->n_iter_vars; q++)
+        n += snprintf(text + n, sizeof text - (size_t)n, "%sp%d", q ? ", " : "",
+                      q);
+      n += snprintf(text + n, sizeof text - (size_t)n, ": (");
+      int used = 0;
+      for (int q = 0; q < blk->n_iter_vars; q++) {
+        bool uses = false;
+        for (int k = 0; k < reg->n_ranges; k++)
+          uses |= expr_uses(reg->ranges[k].min, blk->iter_vars[q].var);
+        if (uses) {
+          n += snprintf(text + n, sizeof text - (size_t)n, "%sp%d",
+                        used ? ", " : "", q);
+          used++;
+        }
+      }
+      snprintf(text + n, sizeof text - (size_t)n, ",)"); /* TVM's form */
+      if (!used)
+        break;
+      loom_tval attrs[3] = {loom_tval_int(bi),
+                            loom_tval_str(loom_rng_below(r, 2) ? "shared"
+                                                               : "local"),
+                            loom_tval_str(text)};
+      loom_tval in = loom_tval_rv(b);
+      loom_sched_apply(s, w ? LOOM_INST_REINDEX_CACHE_WRITE
+                            : LOOM_INST_REINDEX_CACHE_READ,
+                       &in, 1, attrs, 3, loom_tval_none(), nowhere, NULL, NULL,
+                       &d);
+      break;
+    }
     if (loom_rng_below(r, 4) == 0) {
       bool w = loom_rng_below(r, 2);
       int nbuf = w ? blk->n_writes : blk->n_reads;
@@ -543,6 +600,8 @@ int main(int argc, char **argv) {
         per_kind[LOOM_INST_RFACTOR] &&
         per_kind[LOOM_INST_TRANSFORM_LAYOUT] && per_kind[LOOM_INST_BLOCKIZE] &&
         per_kind[LOOM_INST_REINDEX] &&
+        per_kind[LOOM_INST_REINDEX_CACHE_READ] &&
+        per_kind[LOOM_INST_REINDEX_CACHE_WRITE] &&
         per_kind[LOOM_INST_TRANSFORM_BLOCK_LAYOUT] &&
         per_kind[LOOM_INST_STORAGE_ALIGN] && per_kind[LOOM_INST_SET_SCOPE] &&
         per_kind[LOOM_INST_REORDER_BLOCK_ITER_VAR] &&
