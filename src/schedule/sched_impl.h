@@ -127,6 +127,11 @@ bool sched_stmt_uses(loom_arena *a, loom_stmt *s, const loom_var *v);
 /* True when e mentions v. */
 bool sched_expr_uses(const loom_expr *e, const loom_var *v);
 
+/* s with every access index and block region bound simplified under ctx
+ * (layout.c). NULL when out of memory. */
+loom_stmt *sched_simplify_accesses(loom_arena *a, loom_arith_ctx *ctx,
+                                   loom_stmt *s);
+
 /* An arithmetic context with every loop of p[0..depth) bound to its range
  * when min and extent are constants. NULL when out of memory. */
 loom_arith_ctx *sched_arith_for_path(const sched_path *p, int depth);
@@ -151,6 +156,11 @@ const char *sched_affine_problem_below(const sched_path *p, int realize_index,
                                        int lo);
 bool sched_is_complete(const loom_block *b);
 bool sched_is_reduction(const sched_path *p, int realize_index);
+/* Why the scope realized at p->stmts[si] is not a stage pipeline (a block
+ * reads a part of a buffer that the scope's writers of it do not write),
+ * formatted into why; NULL when it is (pipeline.c). */
+const char *sched_stage_pipeline_problem(const sched_path *p, int si,
+                                         char *why, size_t n_why);
 
 /* ---- legality from dependences (legal_deps.c) ------------------------------ */
 
@@ -223,6 +233,11 @@ loom_status sched_input_int(sched_call *c, int i, int64_t *v, bool *is_none);
  * Reports the refusal at the call; changes nothing. */
 loom_status sched_check_for_kind(sched_call *c, sched_path *p,
                                  loom_inst_kind kind);
+/* The buffer named by attrs i and i + 1 (index, then 0 for the block's
+ * reads or 1 for its writes), or a refusal (layout.c). */
+loom_status sched_pick_buffer(sched_call *c, const loom_block *b, int i,
+                              loom_buffer **out, bool *is_write);
+
 /* The name of a block realize's block, or of a loop's variable, for messages. */
 const char *sched_stmt_name(const loom_stmt *s);
 

@@ -2,6 +2,7 @@
  * loop=l0, factors=[None, 16])`), run statement by statement on a schedule.
  * Arguments are matched against the instruction table's signatures, so a
  * new instruction needs no change here. */
+#include "schedule/index_map.h"
 #include "schedule/sched_impl.h"
 #include "script/ast.h"
 
@@ -121,6 +122,15 @@ static loom_status eval(reader *r, const py_expr *x, loom_tval *out) {
     }
     return LOOM_OK;
   }
+  case PY_LAMBDA: {
+    /* An index map: kept as its canonical text. */
+    const char *why;
+    const char *text = sched_lambda_text(r->a, x, &why);
+    if (!text)
+      return why ? loom_diag_error(r->d, x->loc, "%s", why) : nomem(r, x->loc);
+    *out = loom_tval_str(text);
+    return LOOM_OK;
+  }
   case PY_UNARY:
     if (x->u.unary.op == PY_OP_NEG || x->u.unary.op == PY_OP_POS) {
       TRY(eval(r, x->u.unary.a, out));
@@ -220,6 +230,17 @@ static loom_status take(reader *r, args *g, const sched_param *q,
       TRY(push_input(r, g, *f, loc));
     }
     return LOOM_OK;
+  case 'G': {
+    bool ok = is_rv(r, v, LOOM_RV_LOOP) || is_rv(r, v, LOOM_RV_BLOCK);
+    if (v->kind == LOOM_TV_LIST) {
+      ok = v->n > 0;
+      for (int i = 0; i < v->n; i++)
+        ok &= is_rv(r, &v->items[i], LOOM_RV_BLOCK);
+    }
+    if (!ok)
+      return bad_arg(r, q, v, "a loop, a block or a list of blocks", loc);
+    return push_input(r, g, *v, loc);
+  }
   case 'V':
     if (v->kind == LOOM_TV_RV && !is_rv(r, v, LOOM_RV_EXPR))
       return bad_arg(r, q, v, "a value", loc);
@@ -256,6 +277,24 @@ static loom_status take(reader *r, args *g, const sched_param *q,
       }
     }
     break;
+  case 'M':
+    if (v->kind != LOOM_TV_STR && v->kind != LOOM_TV_NONE)
+      return bad_arg(r, q, v, "a lambda", loc);
+    break;
+  case 'U': {
+    /* ("read" | "write", index), recorded as TVM does: the index, then 0
+     * for read or 1 for write. */
+    bool ok = v->kind == LOOM_TV_LIST && v->n == 2 &&
+              v->items[0].kind == LOOM_TV_STR &&
+              v->items[1].kind == LOOM_TV_INT &&
+              (!strcmp(v->items[0].s, "read") ||
+               !strcmp(v->items[0].s, "write"));
+    if (!ok)
+      return bad_arg(r, q, v, "(\"read\" or \"write\", index)", loc);
+    g->attrs[g->n_attrs++] = loom_tval_int(v->items[1].i);
+    g->attrs[g->n_attrs++] = loom_tval_int(!strcmp(v->items[0].s, "write"));
+    return LOOM_OK;
+  }
   case 'd':
     g->decision = *v;
     return LOOM_OK;

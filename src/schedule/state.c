@@ -64,7 +64,7 @@ int sched_parse_spec(const char *spec, sched_param *out) {
     if (*p == ':')
       p++;
     q->type = *p ? *p++ : '?';
-    q->is_input = strchr("LBRFV", q->type) != NULL;
+    q->is_input = strchr("LBRFVG", q->type) != NULL;
     if (*p == '=') {
       p++;
       q->dflt = p;

@@ -204,6 +204,15 @@ static void print_py_inst(loom_buf *b, const loom_inst *in, const rv_names *nm,
     if ((q->type == 'b' || q->type == 't') &&
         (v->kind == LOOM_TV_INT || v->kind == LOOM_TV_BOOL))
       loom_buf_puts(b, v->i ? "True" : "False");
+    else if (q->type == 'M' && v->kind == LOOM_TV_STR)
+      loom_buf_puts(b, v->s); /* a lambda, printed as written */
+    else if (q->type == 'U') {
+      /* Two attrs: the index, then 0 (read) or 1 (write). */
+      const loom_tval *kind = ai < in->n_attrs ? &in->attrs[ai++] : NULL;
+      loom_buf_printf(b, "(\"%s\", ", kind && kind->i ? "write" : "read");
+      put_py(b, v, nm, false);
+      loom_buf_putc(b, ')');
+    }
     else
       put_py(b, v, nm, q->type == 'P');
   }

@@ -4,7 +4,7 @@
  * schedule as it was, or gives a module that verifies and computes the
  * same outputs as the unscheduled program on the same random inputs. The
  * trace then replays from its script form and from its JSON form to the
- * same module. LOOM_ORACLE_RUNS sets the number of traces (default 440: 40 per
+ * same module. LOOM_ORACLE_RUNS sets the number of traces (default 480: 40 per
  * program). */
 #include "loom/interp.h"
 #include "loom/schedule.h"
@@ -18,7 +18,7 @@ static const char *const cases[] = {"matmul", "softmax", "conv2d", "branches",
                                     /* long-tail kernels, normalized */
                                     "seed_prefix_sum", "seed_inplace",
                                     "seed_branches", "seed_loop_from_one",
-                                    "longtail_mix"};
+                                    "longtail_mix", "argmax"};
 #define N_CASES (int)(sizeof cases / sizeof *cases)
 
 typedef struct program {
@@ -113,6 +113,37 @@ static bool touches(const loom_buffer_region *r, int n, const loom_buffer *b) {
   return false;
 }
 
+/* Whether e mentions v. */
+static bool expr_uses(const loom_expr *e, const loom_var *v) {
+  if (!e)
+    return false;
+  switch (e->kind) {
+  case LOOM_EXPR_VAR:
+    return e->u.var == v;
+  case LOOM_EXPR_INT:
+  case LOOM_EXPR_FLOAT:
+    return false;
+  case LOOM_EXPR_ADD: case LOOM_EXPR_SUB: case LOOM_EXPR_MUL:
+  case LOOM_EXPR_FLOORDIV: case LOOM_EXPR_FLOORMOD: case LOOM_EXPR_MIN:
+  case LOOM_EXPR_MAX:
+    return expr_uses(e->u.bin.a, v) || expr_uses(e->u.bin.b, v);
+  default:
+    return true; /* unsure: count it as used */
+  }
+}
+
+/* Whether block `second` comes right after block `first` in the module as
+ * it is now (blocks a step added, a cache stage say, count). */
+static bool adjacent(const loom_sched *s, const char *first,
+                     const char *second) {
+  program now = {0};
+  collect_blocks(loom_sched_module(s)->funcs[0]->body, &now);
+  for (int i = 0; i + 1 < now.n_blocks; i++)
+    if (!strcmp(now.blocks[i], first))
+      return !strcmp(now.blocks[i + 1], second);
+  return false;
+}
+
 /* Neither block writes a buffer the other accesses. */
 static bool independent(const loom_block *x, const loom_block *y) {
   if (!x || !y)
@@ -148,7 +179,7 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
   memcpy(l, loops, (size_t)n_loops * sizeof *l);
   loom_sched_rv pick = l[loom_rng_below(r, (uint64_t)n_loops)];
   const loom_sched_rv *outs;
-  switch (loom_rng_below(r, 14)) {
+  switch (loom_rng_below(r, 15)) {
   case 13: { /* compute_at / reverse_compute_at under another block's loop */
     loom_sched_rv b2;
     const loom_sched_rv *l2;
@@ -224,6 +255,7 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
      * that share no written buffer. */
     if (loom_sched_get_block(s, other, NULL, &b2, &d) == LOOM_OK &&
         independent(loom_sched_rv_block(s, b), loom_sched_rv_block(s, b2)) &&
+        adjacent(s, name, other) &&
         loom_sched_get_loops(s, b2, &l2, &n2, &d) == LOOM_OK && depth < n2) {
       loom_tval in[2] = {loom_tval_rv(l[depth]), loom_tval_rv(l2[depth])};
       loom_loc nowhere = {0};
@@ -232,11 +264,139 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
     }
     break;
   }
+  case 14: { /* a layout: split a buffer's first dimension, or fuse the
+               * block's first two iters; or blockize */
+    const loom_block *blk = loom_sched_rv_block(s, b);
+    loom_loc nowhere = {0};
+    char text[256];
+    if (!blk)
+      break;
+    if (loom_rng_below(r, 4) == 0 && blk->n_iter_vars <= 8) {
+      /* reindex_cache over the iters the region uses, in block order */
+      bool w = loom_rng_below(r, 2);
+      int nbuf = w ? blk->n_writes : blk->n_reads;
+      if (nbuf == 0)
+        break;
+      int bi = (int)loom_rng_below(r, (uint64_t)nbuf);
+      const loom_buffer_region *reg = w ? &blk->writes[bi] : &blk->reads[bi];
+      int n = snprintf(text, sizeof text, "lambda ");
+      for (int q = 0; q < blk->n_iter_vars; q++)
+        n += snprintf(text + n, sizeof text - (size_t)n, "%sp%d", q ? ", " : "",
+                      q);
+      n += snprintf(text + n, sizeof text - (size_t)n, ": (");
+      int used = 0;
+      for (int q = 0; q < blk->n_iter_vars; q++) {
+        bool uses = false;
+        for (int k = 0; k < reg->n_ranges; k++)
+          uses |= expr_uses(reg->ranges[k].min, blk->iter_vars[q].var);
+        if (uses) {
+          n += snprintf(text + n, sizeof text - (size_t)n, "%sp%d",
+                        used ? ", " : "", q);
+          used++;
+        }
+      }
+      snprintf(text + n, sizeof text - (size_t)n, ",)"); /* TVM's form */
+      if (!used)
+        break;
+      loom_tval attrs[3] = {loom_tval_int(bi),
+                            loom_tval_str(loom_rng_below(r, 2) ? "shared"
+                                                               : "local"),
+                            loom_tval_str(text)};
+      loom_tval in = loom_tval_rv(b);
+      loom_sched_apply(s, w ? LOOM_INST_REINDEX_CACHE_WRITE
+                            : LOOM_INST_REINDEX_CACHE_READ,
+                       &in, 1, attrs, 3, loom_tval_none(), nowhere, NULL, NULL,
+                       &d);
+      break;
+    }
+    if (loom_rng_below(r, 4) == 0) {
+      bool w = loom_rng_below(r, 2);
+      int nbuf = w ? blk->n_writes : blk->n_reads;
+      loom_tval attrs[2] = {
+          loom_tval_int((int64_t)loom_rng_below(r, (uint64_t)(nbuf ? nbuf : 1))),
+          loom_tval_int(w)};
+      loom_tval in = loom_tval_rv(b);
+      loom_sched_apply(s, LOOM_INST_REINDEX, &in, 1, attrs, 2,
+                       loom_tval_none(), nowhere, NULL, NULL, &d);
+      break;
+    }
+    if (loom_rng_below(r, 3) == 0) {
+      loom_tval in = loom_tval_rv(pick);
+      loom_tval keep = loom_tval_bool(loom_rng_below(r, 2));
+      loom_sched_apply(s, LOOM_INST_BLOCKIZE, &in, 1, &keep, 1,
+                       loom_tval_none(), nowhere, NULL, NULL, &d);
+      break;
+    }
+    if (loom_rng_below(r, 2) && blk->n_iter_vars >= 2) {
+      int64_t e;
+      if (!loom_ir_is_const_int(blk->iter_vars[1].dom.extent, &e))
+        break;
+      int n = snprintf(text, sizeof text, "lambda p0, p1");
+      for (int k = 2; k < blk->n_iter_vars; k++)
+        n += snprintf(text + n, sizeof text - (size_t)n, ", p%d", k);
+      n += snprintf(text + n, sizeof text - (size_t)n, ": (p0 * %lld + p1,",
+                    (long long)e);
+      for (int k = 2; k < blk->n_iter_vars; k++)
+        n += snprintf(text + n, sizeof text - (size_t)n, " p%d,", k);
+      snprintf(text + n, sizeof text - (size_t)n, ")");
+      loom_tval in = loom_tval_rv(b), map = loom_tval_str(text);
+      loom_sched_apply(s, LOOM_INST_TRANSFORM_BLOCK_LAYOUT, &in, 1, &map, 1,
+                       loom_tval_none(), nowhere, NULL, NULL, &d);
+      break;
+    }
+    bool is_read = loom_rng_below(r, 2);
+    int nb = is_read ? blk->n_reads : blk->n_writes;
+    if (nb == 0)
+      break;
+    int bi = (int)loom_rng_below(r, (uint64_t)nb);
+    const loom_buffer *buf = is_read ? blk->reads[bi].buffer
+                                     : blk->writes[bi].buffer;
+    int64_t e0, k = 2 + (int64_t)loom_rng_below(r, 3);
+    if (buf->ndim == 0 || !loom_ir_is_const_int(buf->shape[0], &e0))
+      break;
+    /* A parameter's new shape would change the signature the interpreter
+     * compares; row-major splits keep the data, but not the rank. */
+    const loom_func *fn = loom_sched_module(s)->funcs[0];
+    bool is_param = false;
+    for (int q = 0; q < fn->n_params; q++)
+      is_param |= fn->params[q].buffer == buf;
+    if (is_param)
+      break;
+    int n = snprintf(text, sizeof text, "lambda p0");
+    for (int q = 1; q < buf->ndim; q++)
+      n += snprintf(text + n, sizeof text - (size_t)n, ", p%d", q);
+    n += snprintf(text + n, sizeof text - (size_t)n,
+                  ": (p0 // %lld, p0 %% %lld,", (long long)k, (long long)k);
+    for (int q = 1; q < buf->ndim; q++)
+      n += snprintf(text + n, sizeof text - (size_t)n, " p%d,", q);
+    snprintf(text + n, sizeof text - (size_t)n, ")");
+    loom_tval attrs[5] = {loom_tval_int(bi), loom_tval_int(!is_read),
+                          loom_tval_str(text), loom_tval_none(),
+                          loom_tval_bool(false)};
+    loom_tval in = loom_tval_rv(b);
+    loom_sched_apply(s, LOOM_INST_TRANSFORM_LAYOUT, &in, 1, attrs, 5,
+                     loom_tval_none(), nowhere, NULL, NULL, &d);
+    break;
+  }
   case 10: {
     loom_tval in[2] = {loom_tval_rv(b), loom_tval_rv(pick)};
     loom_loc nowhere = {0};
-    loom_sched_apply(s, LOOM_INST_DECOMPOSE_REDUCTION, in, 2, NULL, 0,
-                     loom_tval_none(), nowhere, NULL, NULL, &d);
+    if (loom_rng_below(r, 2)) {
+      loom_sched_apply(s, LOOM_INST_DECOMPOSE_REDUCTION, in, 2, NULL, 0,
+                       loom_tval_none(), nowhere, NULL, NULL, &d);
+      break;
+    }
+    /* rfactor over a random loop, often after splitting it */
+    if (loom_rng_below(r, 2)) {
+      loom_tval f[2] = {loom_tval_none(),
+                        loom_tval_int(2 + (int64_t)loom_rng_below(r, 3))};
+      if (loom_sched_split(s, pick, f, 2, true, false, &outs, &d) == LOOM_OK)
+        pick = outs[loom_rng_below(r, 2)];
+    }
+    loom_tval axis = loom_tval_int((int64_t)loom_rng_below(r, 5) - 2);
+    in[0] = loom_tval_rv(pick);
+    loom_sched_apply(s, LOOM_INST_RFACTOR, in, 1, &axis, 1, loom_tval_none(),
+                     nowhere, NULL, NULL, &d);
     break;
   }
   case 9: {
@@ -369,7 +529,7 @@ int main(int argc, char **argv) {
 #if defined(__SANITIZE_ADDRESS__)
   int runs = env ? atoi(env) : 110; /* the sanitizers make the interpreter slow */
 #else
-  int runs = env ? atoi(env) : 440;
+  int runs = env ? atoi(env) : 480;
 #endif
   program progs[N_CASES];
   for (int i = 0; i < N_CASES; i++)
@@ -435,13 +595,19 @@ int main(int argc, char **argv) {
   printf("\n");
   /* Every primitive the generator draws must have been applied somewhere
    * (in runs long enough for the rarer ones to come up). */
-  CHECK(runs < 440 || (per_kind[LOOM_INST_SPLIT] && per_kind[LOOM_INST_FUSE] &&
+  CHECK(runs < 480 || (per_kind[LOOM_INST_SPLIT] && per_kind[LOOM_INST_FUSE] &&
         per_kind[LOOM_INST_REORDER] && per_kind[LOOM_INST_PARALLEL] &&
         per_kind[LOOM_INST_VECTORIZE] && per_kind[LOOM_INST_UNROLL] &&
         per_kind[LOOM_INST_BIND] && per_kind[LOOM_INST_ANNOTATE] &&
         per_kind[LOOM_INST_COMPUTE_INLINE] &&
         per_kind[LOOM_INST_REVERSE_COMPUTE_INLINE] &&
         per_kind[LOOM_INST_DECOMPOSE_REDUCTION] && per_kind[LOOM_INST_MERGE] &&
+        per_kind[LOOM_INST_RFACTOR] &&
+        per_kind[LOOM_INST_TRANSFORM_LAYOUT] && per_kind[LOOM_INST_BLOCKIZE] &&
+        per_kind[LOOM_INST_REINDEX] &&
+        per_kind[LOOM_INST_REINDEX_CACHE_READ] &&
+        per_kind[LOOM_INST_REINDEX_CACHE_WRITE] &&
+        per_kind[LOOM_INST_TRANSFORM_BLOCK_LAYOUT] &&
         per_kind[LOOM_INST_STORAGE_ALIGN] && per_kind[LOOM_INST_SET_SCOPE] &&
         per_kind[LOOM_INST_REORDER_BLOCK_ITER_VAR] &&
         per_kind[LOOM_INST_COMPUTE_AT] && per_kind[LOOM_INST_CACHE_READ] &&

@@ -1,0 +1,5 @@
+# expect: 5:.*blockize: block 'matmul' has a predicate; blockize needs none
+b0 = sch.get_block(name="matmul")
+l1, l2, l3 = sch.get_loops(block=b0)
+l4, l5 = sch.split(loop=l1, factors=[None, 5])
+b6 = sch.blockize(target=l5)
