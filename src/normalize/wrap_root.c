@@ -66,13 +66,13 @@ static bool collect_names(wrap_ctx *w, const loom_stmt *s) {
   }
 }
 
-/* "store_B", or "store_B_1", ... when that is taken. */
+/* "store", or "store_1", ... when that is taken. Not named after the
+ * buffer: functions equal up to renaming must stay equal (one tuning task,
+ * one trace for all). */
 static const char *fresh_name(wrap_ctx *w, const loom_buffer *b) {
-  char base[96], name[112];
-  snprintf(base, sizeof base, "store_%s", b->name ? b->name : "buffer");
-  snprintf(name, sizeof name, "%s", base);
+  char name[32] = "store";
   for (int k = 1; is_taken(w, name); k++)
-    snprintf(name, sizeof name, "%s_%d", base, k);
+    snprintf(name, sizeof name, "store_%d", k);
   const char *r = loom_arena_strdup(w->a, name);
   return r && take_name(w, r) ? r : NULL;
 }

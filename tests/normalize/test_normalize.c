@@ -237,7 +237,7 @@ static void test_wrap_root(void) {
                        "            i = T.axis.remap(\"R\", [i_])\n"
                        "            B[i + 1] = B[i] + A[i + 1]\n",
                        LOOM_NORMALIZE_WRAP_ROOT);
-  CHECK_CONTAINS(s, "with T.block(\"store_B\"):\n"
+  CHECK_CONTAINS(s, "with T.block(\"store\"):\n"
                     "        T.reads()\n"
                     "        T.writes(B[0])\n"
                     "        B[0] = T.float32(0.0)\n");
@@ -252,9 +252,9 @@ static void test_wrap_root(void) {
                  "            B[i] = B[i] + A[i, k]\n",
                  -1);
   CHECK_CONTAINS(s, "# with T.block(\"root\"):");
-  CHECK_CONTAINS(s, "with T.block(\"store_B\"):\n"
+  CHECK_CONTAINS(s, "with T.block(\"store\"):\n"
                     "            v_i = T.axis.spatial(8, i)");
-  CHECK_CONTAINS(s, "with T.block(\"store_B_1\"):\n"
+  CHECK_CONTAINS(s, "with T.block(\"store_1\"):\n"
                     "                v_i, v_k = T.axis.remap(\"SR\", [i, k])");
   free(s);
 }

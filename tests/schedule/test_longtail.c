@@ -114,7 +114,7 @@ static const lt_case cases[] = {
      "B[i + 1] written at 8:13 is read as B[i] at 8:13 by iteration i__0 + 1, "
      "i__1 - 3 (i__0 = 0, i__1 = 3, then i__0 = 1, i__1 = 0)"},
     {"scan-root-block", &prefix_sum,
-     "b0 = sch.get_block(name=\"store_B\")\nb1 = sch.get_block(name=\"block\")\n"
+     "b0 = sch.get_block(name=\"store\")\nb1 = sch.get_block(name=\"block\")\n"
      "l1, = sch.get_loops(block=b1)\nsch.unroll(loop=l1)\n",
      NULL},
 
