@@ -77,7 +77,7 @@ static loom_status shape_axis(const loom_te_args *args, int64_t *s, int *n,
   const char *as;
   TRY(loom_te_args_ints(args, "shape", s, TE_MAX_RANK, n, d));
   TRY(loom_te_args_str(args, "axis", &as, d));
-  if (!strcmp(as, "all") && strcmp(args->op->name, "argmax") &&
+  if (!strcmp(as, "all") && strncmp(args->op->name, "arg", 3) &&
       strncmp(args->op->name, "softmax", 7) &&
       strcmp(args->op->name, "log_softmax")) {
     TRY(loom_te_args_dtype(args, "dtype", t, d));
@@ -137,16 +137,110 @@ static loom_te_tensor *reduce_all(loom_te *te, loom_te_tensor *x,
   return loom_te_compute(te, "A_red", NULL, 0, NULL, all_body, &c);
 }
 
-/* argmax: the first index along the axis where the maximum is reached. */
-static loom_expr *argmax_body(loom_te *te, void *user, loom_expr *const *idx) {
-  red_ctx *c = user;
+typedef struct arg_ctx {
+  loom_te_tensor *x;
+  loom_var *k;
+  int axis;
+  bool is_min, keepdims;
+  loom_te_comm_reducer r;
+} arg_ctx;
+
+/* topi's argmax / argmin combiner over (index, value) pairs: the value
+ * that wins the comparison keeps its index, and on a tie the smaller index
+ * stays, so the first extreme is found whatever the reduction order. */
+static bool arg_reducer(loom_te *te, arg_ctx *c, loom_dtype t) {
+  loom_var **v = loom_arena_alloc(te->arena, sizeof *v * 4);
+  loom_expr **e = loom_arena_alloc(te->arena, sizeof *e * 4);
+  if (!v || !e)
+    return false;
+  v[0] = loom_ir_var(te->arena, "lhs_idx", LOOM_INT32);
+  v[1] = loom_ir_var(te->arena, "lhs_val", t);
+  v[2] = loom_ir_var(te->arena, "rhs_idx", LOOM_INT32);
+  v[3] = loom_ir_var(te->arena, "rhs_val", t);
+  if (!v[0] || !v[1] || !v[2] || !v[3])
+    return false;
+  loom_expr *li = loom_te_ref(te, v[0]), *lv = loom_te_ref(te, v[1]);
+  loom_expr *ri = loom_te_ref(te, v[2]), *rv = loom_te_ref(te, v[3]);
+  loom_expr_kind cmp = c->is_min ? LOOM_EXPR_LT : LOOM_EXPR_GT;
+  loom_expr *wins = loom_te_bin(te, cmp, lv, rv);
+  loom_expr *tie = loom_te_bin(te, LOOM_EXPR_AND,
+                               loom_te_bin(te, LOOM_EXPR_EQ, lv, rv),
+                               loom_te_bin(te, LOOM_EXPR_LT, li, ri));
+  e[0] = loom_te_select(te, loom_te_bin(te, LOOM_EXPR_OR, wins, tie), li, ri);
+  e[1] = loom_te_select(te, wins, lv, rv);
+  e[2] = loom_te_int(te, -1);
+  e[3] = c->is_min ? loom_te_max_value(te, t) : loom_te_min_value(te, t);
+  c->r.n = 2;
+  c->r.lhs = v;
+  c->r.rhs = v + 2;
+  c->r.result = e;
+  c->r.identity = e + 2;
+  return true;
+}
+
+static loom_expr *arg_body(loom_te *te, void *user, loom_expr *const *idx) {
+  arg_ctx *c = user;
+  int n = loom_te_ndim(c->x);
   loom_expr *xi[TE_MAX_RANK];
-  full_index(te, c, idx, xi);
-  loom_expr *hit = loom_te_bin(te, LOOM_EXPR_EQ,
-                               loom_te_at(te, c->x, xi, loom_te_ndim(c->x)),
-                               loom_te_at(te, c->y, idx, loom_te_ndim(c->y)));
-  return loom_te_reduce(te, LOOM_TE_MIN, loom_te_ref(te, c->k[0]), c->k, 1,
-                        hit);
+  for (int i = 0, j = 0; i < n; i++) {
+    if (i == c->axis) {
+      xi[i] = loom_te_ref(te, c->k);
+      j += c->keepdims;
+    } else {
+      xi[i] = idx[j++];
+    }
+  }
+  loom_expr *src[2] = {loom_te_ref(te, c->k), loom_te_at(te, c->x, xi, n)};
+  return loom_te_comm_reduce(te, &c->r, src, &c->k, 1, NULL);
+}
+
+static loom_expr *copy_body(loom_te *te, void *user, loom_expr *const *idx) {
+  loom_te_tensor *x = user;
+  return loom_te_at(te, x, idx, loom_te_ndim(x));
+}
+
+/* topi's argmax / argmin (CommReduceIdx): a stage "<x>_red_temp" reducing
+ * (index, value) pairs into two outputs, then "<x>_red" taking the index. */
+static loom_te_tensor *arg_reduce(loom_te *te, loom_te_tensor *x, int axis,
+                                  bool keepdims, bool is_min) {
+  arg_ctx c = {0};
+  c.x = x;
+  c.axis = axis;
+  c.is_min = is_min;
+  c.keepdims = keepdims;
+  char kn[8];
+  snprintf(kn, sizeof kn, "k%d", axis);
+  c.k = loom_te_reduce_axis(te, loom_te_dim(x, axis), kn);
+  if (!arg_reducer(te, &c, loom_te_dtype(x)))
+    return te_fail(te, "out of memory");
+  int n = loom_te_ndim(x), m = 0;
+  loom_expr *shape[TE_MAX_RANK];
+  for (int i = 0; i < n; i++)
+    if (i != axis || keepdims)
+      shape[m++] = i == axis ? ops_int(te, 1) : loom_te_dim(x, i);
+  const char *base = loom_te_name(x);
+  const char *tn = loom_arena_printf(te->arena, "%s_red_temp", base);
+  const char *rn = loom_arena_printf(te->arena, "%s_red", base);
+  if (!tn || !rn)
+    return te_fail(te, "out of memory");
+  loom_te_tensor *tmp = loom_te_compute(te, tn, shape, m, ax_names, arg_body,
+                                        &c);
+  if (!tmp)
+    return NULL;
+  return loom_te_compute(te, rn, shape, m, ax_names, copy_body, tmp);
+}
+
+loom_status op_argreduce(loom_te *te, const loom_te_args *args,
+                         loom_func **out, loom_diag *d) {
+  int64_t s[TE_MAX_RANK], keepdims;
+  int n, axis;
+  loom_dtype t;
+  TRY(shape_axis(args, s, &n, &axis, &t, d));
+  TRY(loom_te_args_int(args, "keepdims", &keepdims, d));
+  loom_te_tensor *a = ops_input(te, "A", s, n, t);
+  loom_te_tensor *all[2] = {a, arg_reduce(te, a, axis, keepdims != 0,
+                                          !strcmp(args->op->name, "argmin"))};
+  return ops_finish(te, all, 2, out, d);
 }
 
 loom_status op_reduce(loom_te *te, const loom_te_args *args, loom_func **out,
@@ -156,7 +250,7 @@ loom_status op_reduce(loom_te *te, const loom_te_args *args, loom_func **out,
   loom_dtype t;
   TRY(shape_axis(args, s, &n, &axis, &t, d));
   const char *w = args->op->name;
-  loom_te_reducer r = !strcmp(w, "max") || !strcmp(w, "argmax") ? LOOM_TE_MAX
+  loom_te_reducer r = !strcmp(w, "max")                          ? LOOM_TE_MAX
                       : !strcmp(w, "min")                        ? LOOM_TE_MIN
                       : !strcmp(w, "prod")                       ? LOOM_TE_PROD
                                                                  : LOOM_TE_SUM;
@@ -175,13 +269,6 @@ loom_status op_reduce(loom_te *te, const loom_te_args *args, loom_func **out,
       count *= axis < 0 || i == axis ? (double)s[i] : 1;
     c.count = loom_te_const(te, t, count);
     y = loom_te_compute(te, "T_divide", shape, m, ax_names, divide_body, &c);
-  } else if (!strcmp(w, "argmax")) {
-    red_ctx c = {0};
-    c.x = a;
-    c.y = y;
-    c.axis = axis;
-    c.k[0] = loom_te_reduce_axis(te, ops_int(te, s[axis]), "k");
-    y = loom_te_compute(te, "T_argmax", shape, m, ax_names, argmax_body, &c);
   }
   loom_te_tensor *all[2] = {a, y};
   return ops_finish(te, all, 2, out, d);
