@@ -268,7 +268,7 @@ static loom_status build_conv(loom_te *te, const loom_te_args *args, int nsp,
   loom_te_tensor *x = ops_input(te, "A", xs, n, t);
   loom_te_tensor *w = ops_input(te, "W", ws, n, t);
   c.w = w;
-  const char *pname = c.is_nhwc && nsp == 2 ? "PaddedInput" : "pad_temp";
+  const char *pname = is_depthwise ? "PaddedInput" : "pad_temp";
   if (is_transpose) {
     /* As topi builds it: dilate, pad by k - 1 - pad, flip the kernel, then
      * a stride-1 convolution. */
@@ -325,14 +325,16 @@ static loom_status build_conv(loom_te *te, const loom_te_args *args, int nsp,
     snprintf(name, sizeof name, "DepthwiseConv2d");
   else if (is_transpose)
     snprintf(name, sizeof name, "compute");
-  else if (c.is_nhwc && nsp == 3)
-    snprintf(name, sizeof name, "conv3d_ndhwc");
-  else if (c.is_nhwc)
-    snprintf(name, sizeof name, "Conv%ddOutput", nsp);
+  else if (nsp == 2 && c.groups > 1)
+    snprintf(name, sizeof name, "group_conv2d_%s", c.is_nhwc ? "nhwc" : "nchw");
   else
     snprintf(name, sizeof name, "conv%dd_%s", nsp,
-             nsp == 1 ? "ncw" : nsp == 2 ? "nchw" : "ncdhw");
+             c.is_nhwc ? (nsp == 1 ? "nwc" : nsp == 2 ? "nhwc" : "ndhwc")
+                       : (nsp == 1 ? "ncw" : nsp == 2 ? "nchw" : "ncdhw"));
   loom_te_tensor *y = loom_te_compute(te, name, shape, n, an, conv_body, &c);
+  /* topi's conv2d_nhwc marks its filter free to re-layout. */
+  if (c.is_nhwc && nsp == 2 && !is_depthwise)
+    loom_te_set_layout_free(te, y, w);
   loom_te_tensor *all[3] = {x, w, y};
   return ops_finish(te, all, 3, out, d);
 }

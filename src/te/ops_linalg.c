@@ -46,6 +46,11 @@ static loom_expr *act_body(loom_te *te, void *user, loom_expr *const *idx) {
 }
 
 /* Adds the bias stage (T_add) and the activation stage (compute). */
+static loom_expr *cast_body(loom_te *te, void *user, loom_expr *const *idx) {
+  epi_ctx *c = user;
+  return loom_te_at(te, c->x, idx, 1);
+}
+
 static loom_te_tensor *epilogue(loom_te *te, loom_te_tensor *y,
                                 loom_te_tensor *bias, const char *act) {
   int n = loom_te_ndim(y);
@@ -54,6 +59,10 @@ static loom_te_tensor *epilogue(loom_te *te, loom_te_tensor *y,
     shape[i] = loom_te_dim(y, i);
   epi_ctx c = {y, bias, act};
   if (bias) {
+    /* topi adds bias.astype(out_dtype), a stage of its own. */
+    loom_expr *bs = loom_te_dim(bias, 0);
+    epi_ctx bc = {bias, NULL, "none"};
+    c.bias = loom_te_compute(te, "compute", &bs, 1, NULL, cast_body, &bc);
     y = loom_te_compute(te, "T_add", shape, n, NULL, bias_body, &c);
     c.x = y;
   }
@@ -146,9 +155,9 @@ static loom_status build_matmul(loom_te *te, const loom_te_args *args,
            layout);
   loom_te_tensor *y = loom_te_compute(te, name, shape + !is_batched, o + 2,
                                       is_batched ? names3 : names2, mm_body, &c);
-  /* topi marks the weight of dense and batch_matmul free to re-layout. */
-  if (is_dense || is_batched)
-    loom_te_set_layout_free(te, y, c.b);
+  /* topi's nn.matmul, dense and batch_matmul mark the weight free to
+   * re-layout. */
+  loom_te_set_layout_free(te, y, c.b);
   y = epilogue(te, y, bias, act);
   loom_te_tensor *all[4] = {c.a, c.b, bias ? bias : y, y};
   return ops_finish(te, all, bias ? 4 : 3, out, d);

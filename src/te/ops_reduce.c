@@ -13,6 +13,7 @@ static const char *const ax_names[] = {"ax0", "ax1", "ax2", "ax3", "ax4",
 
 typedef struct red_ctx {
   loom_te_tensor *x, *y, *z, *gamma, *beta;
+  loom_te_tensor *e; /* softmax: exp(x - max) */
   loom_var *k[4];
   int axis, nk;
   loom_te_reducer r;
@@ -283,14 +284,28 @@ static loom_expr *softmax_body(loom_te *te, void *user, loom_expr *const *idx) {
   for (int i = 0, j = 0; i < n; i++)
     if (i != c->axis)
       ri[j++] = idx[i];
+  loom_expr *s = loom_te_at(te, c->z, ri, n - 1);
+  if (c->e)
+    return loom_te_div(te, loom_te_at(te, c->e, idx, n), s);
   loom_expr *x = loom_te_at(te, c->x, idx, n);
   loom_expr *m = loom_te_at(te, c->y, ri, n - 1);
-  loom_expr *s = loom_te_at(te, c->z, ri, n - 1);
   if (!strcmp(c->what, "log_softmax"))
     return loom_te_sub(te, loom_te_sub(te, x, m),
                        loom_te_call1(te, LOOM_OP_LOG, s));
   return loom_te_div(te, loom_te_call1(te, LOOM_OP_EXP, loom_te_sub(te, x, m)),
                      s);
+}
+
+static loom_expr *exp_body(loom_te *te, void *user, loom_expr *const *idx) {
+  red_ctx *c = user;
+  int n = loom_te_ndim(c->x);
+  loom_expr *ri[TE_MAX_RANK];
+  for (int i = 0, j = 0; i < n; i++)
+    if (i != c->axis)
+      ri[j++] = idx[i];
+  return loom_te_call1(te, LOOM_OP_EXP,
+                       loom_te_sub(te, loom_te_at(te, c->x, idx, n),
+                                   loom_te_at(te, c->y, ri, n - 1)));
 }
 
 loom_status op_softmax(loom_te *te, const loom_te_args *args, loom_func **out,
@@ -305,12 +320,18 @@ loom_status op_softmax(loom_te *te, const loom_te_args *args, loom_func **out,
   c.axis = axis;
   c.y = reduce_axis(te, c.x, axis, LOOM_TE_MAX, NULL, "softmax",
                     "T_softmax_maxelem");
-  c.z = reduce_axis(te, c.x, axis, LOOM_TE_SUM, c.y, "softmax",
-                    !strcmp(c.what, "softmax") ? "T_softmax_expsum"
-                                               : "compute");
   loom_expr *shape[TE_MAX_RANK];
   for (int i = 0; i < n; i++)
     shape[i] = ops_int(te, s[i]);
+  if (!strcmp(c.what, "softmax")) {
+    /* topi's softmax keeps exp(x - max) in a stage that the sum and the
+     * normalization both read; log_softmax recomputes it in the sum. */
+    c.e = loom_te_compute(te, "T_softmax_exp", shape, n, NULL, exp_body, &c);
+    c.z = reduce_axis(te, c.e, axis, LOOM_TE_SUM, NULL, "softmax",
+                      "T_softmax_expsum");
+  } else {
+    c.z = reduce_axis(te, c.x, axis, LOOM_TE_SUM, c.y, "softmax", "compute");
+  }
   loom_te_tensor *y = loom_te_compute(
       te, !strcmp(c.what, "softmax") ? "T_softmax_norm" : "compute", shape, n,
       NULL, softmax_body, &c);
@@ -337,6 +358,71 @@ static loom_expr *norm_body(loom_te *te, void *user, loom_expr *const *idx) {
                      loom_te_at(te, c->beta, &idx[n - 1], 1));
 }
 
+typedef struct rms_ctx {
+  loom_te_tensor *x, *y, *w; /* operands of the stage being built */
+  loom_dtype t;
+  loom_expr *count, *eps;
+  int kind; /* which stage: see rms_body */
+} rms_ctx;
+
+enum { RMS_CAST, RMS_SQUARE, RMS_RSQRT, RMS_SCALE };
+
+static loom_expr *rms_body(loom_te *te, void *user, loom_expr *const *idx) {
+  rms_ctx *c = user;
+  int n = loom_te_ndim(c->x);
+  loom_expr *x = loom_te_at(te, c->x, idx, n);
+  switch (c->kind) {
+  case RMS_CAST: return loom_te_cast(te, c->t, x);
+  case RMS_SQUARE: return loom_te_mul(te, x, x);
+  case RMS_RSQRT:
+    return loom_te_call1(te, LOOM_OP_RSQRT,
+                         loom_te_add(te, loom_te_div(te, x, c->count), c->eps));
+  default: /* rsqrt[row] * x * w[last] */
+    return loom_te_mul(te, loom_te_mul(te, loom_te_at(te, c->y, idx, n - 1),
+                                       x),
+                       loom_te_at(te, c->w, &idx[n - 1], 1));
+  }
+}
+
+static loom_te_tensor *rms_stage(loom_te *te, rms_ctx *c, int kind,
+                                 loom_te_tensor *x, loom_dtype t,
+                                 const char *name) {
+  loom_expr *shape[TE_MAX_RANK];
+  int n = loom_te_ndim(x);
+  for (int i = 0; i < n; i++)
+    shape[i] = loom_te_dim(x, i);
+  c->kind = kind;
+  c->x = x;
+  c->t = t;
+  return loom_te_compute(te, name, shape, n, ax_names, rms_body, c);
+}
+
+/* RMS norm over the last axis as topi builds it: in float32 (casts in and
+ * out, even when the data is float32), the squares, their sum, the
+ * reciprocal root, and the scaled product. */
+static loom_status rms_norm(loom_te *te, const int64_t *s, int n, loom_dtype t,
+                            double eps, loom_func **out, loom_diag *d) {
+  loom_te_tensor *a = ops_input(te, "A", s, n, t);
+  loom_te_tensor *g = ops_input(te, "gamma", &s[n - 1], 1, t);
+  rms_ctx c = {0};
+  c.count = loom_te_const(te, LOOM_FLOAT32, (double)s[n - 1]);
+  c.eps = loom_te_const(te, LOOM_FLOAT32, eps);
+  loom_te_tensor *x = rms_stage(te, &c, RMS_CAST, a, LOOM_FLOAT32, "T_cast");
+  loom_te_tensor *sq = rms_stage(te, &c, RMS_SQUARE, x, LOOM_FLOAT32,
+                                 "T_multiply");
+  loom_te_tensor *sum = reduce_axis(te, sq, n - 1, LOOM_TE_SUM, NULL, "",
+                                    "T_multiply_red");
+  loom_te_tensor *r = rms_stage(te, &c, RMS_RSQRT, sum, LOOM_FLOAT32, "rsqrt");
+  loom_te_tensor *w = rms_stage(te, &c, RMS_CAST, g, LOOM_FLOAT32, "T_cast");
+  c.y = r;
+  c.w = w;
+  loom_te_tensor *y = rms_stage(te, &c, RMS_SCALE, x, LOOM_FLOAT32,
+                                "T_rms_norm");
+  y = rms_stage(te, &c, RMS_CAST, y, t, "T_cast");
+  loom_te_tensor *all[3] = {a, g, y};
+  return ops_finish(te, all, 3, out, d);
+}
+
 loom_status op_norm(loom_te *te, const loom_te_args *args, loom_func **out,
                     loom_diag *d) {
   int64_t s[TE_MAX_RANK];
@@ -357,6 +443,8 @@ loom_status op_norm(loom_te *te, const loom_te_args *args, loom_func **out,
       return loom_diag_error(d, (loom_loc){0}, "%s: extents are at least 1",
                              args->op->name);
   bool is_layer = !strcmp(args->op->name, "layer_norm");
+  if (!is_layer)
+    return rms_norm(te, s, n, t, e, out, d);
   red_ctx c = {0};
   c.x = ops_input(te, "A", s, n, t);
   c.gamma = ops_input(te, "gamma", &s[n - 1], 1, t);

@@ -36,6 +36,14 @@ struct topi_fn {
   const char *layout; /* convolutions: the data layout; NULL: a parameter */
 };
 
+/* topi.matmul is the plain product named T_matmul, its operand not marked
+ * free to re-layout (nn.matmul's is). */
+static void plain_matmul(loom_te_tensor *y) {
+  y->op_name = "T_matmul";
+  y->buffer->name = "T_matmul";
+  y->n_layout_free = 0;
+}
+
 static loom_status fail(topi_call *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static loom_status fail(topi_call *c, const char *fmt, ...) {
@@ -293,7 +301,7 @@ static loom_status map_conv(topi_call *c) {
     return fail(c, "data and kernel are %d-D in layout %s", nsp + 2, layout);
   int64_t C = is_cl ? xs[nsp + 1] : xs[1], K, I;
   for (int i = 0; i < nsp; i++)
-    r[i] = is_dw && !is_cl ? ws[2 + i] : is_cl ? ws[i] : ws[2 + i];
+    r[i] = is_cl ? ws[i] : ws[2 + i];
   if (is_dw) {
     int64_t mult = is_cl ? ws[nsp + 1] : ws[1];
     if (mult != 1 || (is_cl ? ws[nsp] : ws[0]) != C)
@@ -692,6 +700,8 @@ loom_status te_topi_call(loom_te *te, const char *name, const te_arg *args,
     return fail(c, "operator %s is missing (internal)", c->op);
   loom_status s = te_op_apply(te, op, c->settings, c->n_settings, c->inputs,
                               c->n_inputs, out, d);
+  if (s == LOOM_OK && !strcmp(name, "matmul"))
+    plain_matmul(*out);
   if (s == LOOM_ERROR && d->msg && strncmp(d->msg, "topi.", 5)) {
     /* Say which call the library's message is about. */
     char *m = loom_arena_printf(loom_te_arena(te), "topi.%s: %s", name,
