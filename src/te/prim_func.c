@@ -269,6 +269,19 @@ static loom_status stage_nest(pf_ctx *c, const loom_te_tensor *t,
     if (!iv->var || !loops[i] || !to[i] || !bind[i] || !iv->dom.min)
       return LOOM_NOMEM;
   }
+  /* A reduce axis whose range depends on the stage's indices would need
+   * TVM's nested blocks; it is reported instead. Substitution hands back
+   * the same node when nothing in it changes. */
+  for (int i = ns; i < n; i++) {
+    loom_range *dom = &b->iter_vars[i].dom;
+    if (loom_ir_substitute_expr(a, dom->min, from, to, ns) != dom->min ||
+        loom_ir_substitute_expr(a, dom->extent, from, to, ns) != dom->extent)
+      return loom_diag_error(c->d, (loom_loc){0},
+                             "the range of reduce axis '%s' of stage '%s' "
+                             "depends on the stage's indices; give it a "
+                             "range that does not and a where= condition",
+                             from[i]->name, name);
+  }
   if (r && r->comm) {
     TRY(tuple_reduction(c, t, b, from, to, n, idx, ns));
   } else if (r) {

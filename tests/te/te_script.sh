@@ -80,6 +80,13 @@ r = te.comm_reducer(lambda x, y: x + y, lambda t: tir.const(0, "int32"))
 A = te.placeholder((4, 4), name="A")
 k = te.reduce_axis((0, 4), name="k")
 B = te.compute((4,), lambda i: r(A[i, k], axis=k), name="B")'
+expect_error "reduce range on an index" "7:1" 'from tvm import te
+A = te.placeholder((8, 8), name="A")
+def f(i):
+    k = te.reduce_axis((i, 8), name="k")
+    return te.sum(A[i, k], axis=k)
+B = te.compute((8,), f, name="B")
+te.create_prim_func([A, B])'
 "$loom" te "$tmp/none.py" >/dev/null 2>&1; [ $? = 2 ] && ok || bad "missing file"
 "$loom" te >/dev/null 2>&1; [ $? = 2 ] && ok || bad "no argument"
 
