@@ -39,6 +39,10 @@ loom_te_tensor *loom_te_placeholder_c(loom_te *te, const char *name,
 
 /* te.reduce_axis over [0, extent). */
 loom_var *loom_te_reduce_axis(loom_te *te, loom_expr *extent, const char *name);
+/* te.reduce_axis((min, min + extent)): the block iter var's domain and the
+ * loop start at min, as create_prim_func carries the range over. */
+loom_var *loom_te_reduce_axis_range(loom_te *te, loom_expr *min,
+                                    loom_expr *extent, const char *name);
 
 /* The body of a compute stage: given one int32 index per output dimension,
  * returns the element's value, either a plain expression or, as the whole
@@ -52,12 +56,24 @@ loom_te_tensor *loom_te_compute(loom_te *te, const char *name,
                                 loom_expr *const *shape, int ndim,
                                 const char *const *axis_names,
                                 loom_te_fcompute f, void *user);
+/* A stage whose body is a tuple reduction (loom_te_comm_reduce) has one
+ * output per value, named "<name>_v0", "<name>_v1", ...; loom_te_compute
+ * returns the first and loom_te_output(t, i) the i-th (TE's op.output(i)).
+ * A single-output stage has one output, itself. */
+int loom_te_n_outputs(const loom_te_tensor *t);
+loom_te_tensor *loom_te_output(const loom_te_tensor *t, int i);
 /* Adds an integer block attribute (TE's attrs=), such as softmax's "axis". */
 void loom_te_set_attr_int(loom_te *te, loom_te_tensor *t, const char *key,
                           int64_t v);
 /* Adds a string block attribute ("schedule_rule"). */
 void loom_te_set_attr_str(loom_te *te, loom_te_tensor *t, const char *key,
                           const char *v);
+/* Marks placeholder p free to re-layout for stage t (TE's attrs=
+ * {"layout_free_placeholders": [p]}, as topi's dense marks its weight):
+ * create_prim_func lists the parameter positions of such placeholders in
+ * the function attribute "layout_free_buffers". */
+void loom_te_set_layout_free(loom_te *te, loom_te_tensor *t,
+                             loom_te_tensor *p);
 
 /* Accessors; a NULL tensor has rank 0 and NULL dimensions. */
 int loom_te_ndim(const loom_te_tensor *t);
@@ -105,6 +121,27 @@ loom_expr *loom_te_reduce(loom_te *te, loom_te_reducer r, loom_expr *src,
 loom_expr *loom_te_sum(loom_te *te, loom_expr *src, loom_var *const *axes,
                        int n_axes, loom_expr *where);
 
+/* te.comm_reducer applied: n values reduced together, as TVM's argmax
+ * keeps (index, value) pairs. The caller makes lhs[i] (the value so far)
+ * and rhs[i] (the incoming one) as variables of src[i]'s dtype; result[i]
+ * combines them and identity[i] starts the reduction. In the block, each
+ * result is bound to a let variable "v_<output>" before the outputs are
+ * stored, so that every result reads the old values (TVM's form). With
+ * n == 1 the result is stored directly. The arrays are copied. */
+typedef struct loom_te_comm_reducer {
+  int n;
+  loom_var *const *lhs;
+  loom_var *const *rhs;
+  loom_expr *const *result;
+  loom_expr *const *identity;
+} loom_te_comm_reducer;
+
+#define LOOM_TE_MAX_VALUES 8
+
+loom_expr *loom_te_comm_reduce(loom_te *te, const loom_te_comm_reducer *r,
+                               loom_expr *const *src, loom_var *const *axes,
+                               int n_axes, loom_expr *where);
+
 /* ---- TensorIR ---------------------------------------------------------------
  * te.create_prim_func: a prim func "main" whose parameters are args in order
  * (tensors, then nothing else; symbolic sizes are bound by the buffers'
@@ -118,8 +155,9 @@ loom_status loom_te_create_prim_func(loom_te *te, loom_te_tensor *const *args,
 
 /* ---- TE scripts --------------------------------------------------------------
  * Runs a TE script, the Python subset TVM users write (te.placeholder,
- * te.var, te.reduce_axis, te.compute with lambdas, te.sum / max / min with
- * where=, te.if_then_else, tir math and helpers, te.create_prim_func), and
+ * te.var, te.reduce_axis, te.compute with lambdas or simple defs, te.sum /
+ * max / min with where=, te.comm_reducer, te.if_then_else, tir math and
+ * helpers, topi functions the operator library has, te.create_prim_func), and
  * returns the function of the last te.create_prim_func call. Nodes go into
  * arena a; errors are located at FILE:LINE:COL of the offending expression
  * (d's source is set to text). */

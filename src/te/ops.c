@@ -128,9 +128,9 @@ static loom_status unknown_key(const loom_te_op *op, const char *s, size_t n,
   return LOOM_ERROR;
 }
 
-loom_status loom_te_op_build(const loom_te_op *op, const char *const *settings,
-                             int n, loom_arena *a, loom_func **out,
-                             loom_diag *d) {
+static loom_status check_settings(const loom_te_op *op,
+                                  const char *const *settings, int n,
+                                  loom_diag *d) {
   for (int i = 0; i < n; i++) {
     const char *eq = strchr(settings[i], '=');
     if (!eq)
@@ -141,9 +141,44 @@ loom_status loom_te_op_build(const loom_te_op *op, const char *const *settings,
     if (!has_key(op, settings[i], len))
       return unknown_key(op, settings[i], len, d);
   }
+  return LOOM_OK;
+}
+
+loom_status loom_te_op_build(const loom_te_op *op, const char *const *settings,
+                             int n, loom_arena *a, loom_func **out,
+                             loom_diag *d) {
+  TRY(check_settings(op, settings, n, d));
   loom_te *te = loom_te_new(a);
   if (!te)
     return LOOM_NOMEM;
   loom_te_args args = {op, settings, n};
   return op->build(te, &args, out, d);
+}
+
+loom_status te_op_apply(loom_te *te, const loom_te_op *op,
+                        const char *const *settings, int n,
+                        loom_te_tensor *const *inputs, int n_inputs,
+                        loom_te_tensor **out, loom_diag *d) {
+  TRY(check_settings(op, settings, n, d));
+  if (te->error)
+    return loom_diag_error(d, (loom_loc){0}, "%s", te->error);
+  loom_te_args args = {op, settings, n};
+  loom_func *f = NULL;
+  te->given = inputs;
+  te->n_given = n_inputs;
+  te->next_given = 0;
+  te->applied = NULL;
+  loom_status s = op->build(te, &args, &f, d);
+  int used = te->next_given;
+  te->given = NULL;
+  if (s != LOOM_OK)
+    return s;
+  if (te->error)
+    return loom_diag_error(d, (loom_loc){0}, "%s", te->error);
+  if (used != n_inputs || !te->applied)
+    return loom_diag_error(d, (loom_loc){0},
+                           "%s takes %d tensors here, not %d (internal)",
+                           op->name, used, n_inputs);
+  *out = te->applied;
+  return LOOM_OK;
 }

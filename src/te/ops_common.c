@@ -6,13 +6,45 @@
 
 loom_expr *ops_int(loom_te *te, int64_t v) { return loom_te_int(te, v); }
 
+/* Inside a TE script the inputs are the script's tensors, which must be
+ * what the settings (derived from them) describe. */
+static loom_te_tensor *given_input(loom_te *te, const int64_t *shape,
+                                   int ndim, loom_dtype t) {
+  int i = te->next_given++;
+  if (i >= te->n_given)
+    return te_fail(te, "the operator takes more than the %d tensors given",
+                   te->n_given);
+  loom_te_tensor *x = te->given[i];
+  bool is_same = loom_te_ndim(x) == ndim && loom_dtype_eq(loom_te_dtype(x), t);
+  for (int k = 0; is_same && k < ndim; k++) {
+    int64_t v;
+    is_same = loom_ir_is_const_int(loom_te_dim(x, k), &v) && v == shape[k];
+  }
+  if (!is_same) {
+    char buf[LOOM_DTYPE_STRLEN];
+    return te_fail(te, "tensor %d ('%s') does not have the shape and dtype "
+                   "(%s, rank %d) the operator expects there", i,
+                   loom_te_name(x), loom_dtype_str(t, buf), ndim);
+  }
+  return x;
+}
+
 loom_te_tensor *ops_input(loom_te *te, const char *name, const int64_t *shape,
                           int ndim, loom_dtype t) {
+  if (te->given)
+    return given_input(te, shape, ndim, t);
   return loom_te_placeholder_c(te, name, shape, ndim, t);
 }
 
 loom_status ops_finish(loom_te *te, loom_te_tensor *const *t, int n,
                        loom_func **out, loom_diag *d) {
+  if (te->given) {
+    *out = NULL;
+    te->applied = t[n - 1];
+    if (te->error)
+      return loom_diag_error(d, (loom_loc){0}, "%s", te->error);
+    return LOOM_OK;
+  }
   return loom_te_create_prim_func(te, t, n, out, d);
 }
 

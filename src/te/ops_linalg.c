@@ -46,6 +46,11 @@ static loom_expr *act_body(loom_te *te, void *user, loom_expr *const *idx) {
 }
 
 /* Adds the bias stage (T_add) and the activation stage (compute). */
+static loom_expr *cast_body(loom_te *te, void *user, loom_expr *const *idx) {
+  epi_ctx *c = user;
+  return loom_te_at(te, c->x, idx, 1);
+}
+
 static loom_te_tensor *epilogue(loom_te *te, loom_te_tensor *y,
                                 loom_te_tensor *bias, const char *act) {
   int n = loom_te_ndim(y);
@@ -54,6 +59,10 @@ static loom_te_tensor *epilogue(loom_te *te, loom_te_tensor *y,
     shape[i] = loom_te_dim(y, i);
   epi_ctx c = {y, bias, act};
   if (bias) {
+    /* topi adds bias.astype(out_dtype), a stage of its own. */
+    loom_expr *bs = loom_te_dim(bias, 0);
+    epi_ctx bc = {bias, NULL, "none"};
+    c.bias = loom_te_compute(te, "compute", &bs, 1, NULL, cast_body, &bc);
     y = loom_te_compute(te, "T_add", shape, n, NULL, bias_body, &c);
     c.x = y;
   }
@@ -146,29 +155,12 @@ static loom_status build_matmul(loom_te *te, const loom_te_args *args,
            layout);
   loom_te_tensor *y = loom_te_compute(te, name, shape + !is_batched, o + 2,
                                       is_batched ? names3 : names2, mm_body, &c);
+  /* topi's nn.matmul, dense and batch_matmul mark the weight free to
+   * re-layout. */
+  loom_te_set_layout_free(te, y, c.b);
   y = epilogue(te, y, bias, act);
   loom_te_tensor *all[4] = {c.a, c.b, bias ? bias : y, y};
-  TRY(ops_finish(te, all, bias ? 4 : 3, out, d));
-  if (!is_dense && !is_batched)
-    return LOOM_OK;
-  /* topi marks the weight as free to re-layout. */
-  loom_arena *a = loom_te_arena(te);
-  loom_func *f = *out;
-  loom_attr *attrs = loom_arena_alloc(a, sizeof *attrs * (size_t)(f->n_attrs + 1));
-  loom_value *list = loom_arena_alloc(a, sizeof *list);
-  loom_value **items = loom_arena_alloc(a, sizeof *items);
-  if (!attrs || !list || !items ||
-      !(items[0] = loom_ir_value_expr(a, loom_ir_int(a, LOOM_INT32, 1))))
-    return LOOM_NOMEM;
-  list->kind = LOOM_VALUE_LIST;
-  list->items = items;
-  list->n_items = 1;
-  attrs[0] = f->attrs[0];
-  attrs[1] = (loom_attr){"layout_free_buffers", list};
-  memcpy(attrs + 2, f->attrs + 1, sizeof *attrs * (size_t)(f->n_attrs - 1));
-  f->attrs = attrs;
-  f->n_attrs++;
-  return LOOM_OK;
+  return ops_finish(te, all, bias ? 4 : 3, out, d);
 }
 
 loom_status op_matmul(loom_te *te, const loom_te_args *args, loom_func **out,

@@ -237,10 +237,11 @@ static loom_expr *concat_body(loom_te *te, void *user, loom_expr *const *idx) {
   loom_expr *bi[TE_MAX_RANK];
   for (int i = 0; i < n; i++)
     bi[i] = i == c->axis ? loom_te_sub(te, idx[i], ops_int(te, c->split)) : idx[i];
-  loom_expr *cond = loom_te_bin(te, LOOM_EXPR_LT, idx[c->axis],
-                                ops_int(te, c->split));
-  return loom_te_if_then_else(te, cond, loom_te_at(te, c->a, idx, n),
-                              loom_te_at(te, c->b, bi, n));
+  /* topi tests the later input first: split <= i picks B. */
+  loom_expr *cond = loom_te_bin(te, LOOM_EXPR_LE, ops_int(te, c->split),
+                                idx[c->axis]);
+  return loom_te_if_then_else(te, cond, loom_te_at(te, c->b, bi, n),
+                              loom_te_at(te, c->a, idx, n));
 }
 
 loom_status op_concatenate(loom_te *te, const loom_te_args *args,

@@ -82,6 +82,8 @@ static loom_status visit_expr(pf_ctx *c, const loom_expr *e) {
 /* Post-order depth-first walk from the outputs: a stage comes after every
  * stage it reads, as TVM's CollectOrderedOps orders them. */
 static loom_status visit(pf_ctx *c, loom_te_tensor *t) {
+  if (t->n_outputs > 1)
+    t = t->outputs[0]; /* a stage with several outputs is placed once */
   if (is_placed(c, t))
     return LOOM_OK;
   int i = tensor_index(c->te, t);
@@ -93,7 +95,8 @@ static loom_status visit(pf_ctx *c, loom_te_tensor *t) {
                            "tensor '%s' depends on itself", t->buffer->name);
   c->is_visiting[i] = true;
   if (t->is_compute && t->reduce) {
-    TRY(visit_expr(c, t->reduce->src));
+    for (int k = 0; k < (t->reduce->comm ? t->reduce->comm->n : 1); k++)
+      TRY(visit_expr(c, t->reduce->srcs[k]));
     TRY(visit_expr(c, t->reduce->where));
   } else if (t->is_compute) {
     TRY(visit_expr(c, t->body));
@@ -152,6 +155,81 @@ static void sort_attrs(loom_attr *attrs, int n) {
   }
 }
 
+static loom_stmt *seq(loom_arena *a, loom_stmt **stmts, int n) {
+  if (n == 1)
+    return stmts[0];
+  loom_stmt *s = loom_ir_stmt(a, LOOM_STMT_SEQ, (loom_loc){0});
+  if (!s)
+    return NULL;
+  s->u.seq.stmts = stmts;
+  s->u.seq.n_stmts = n;
+  return s;
+}
+
+/* The init and body of a tuple reduction, as TVM's create_prim_func makes
+ * them: the init stores every identity; the body binds each combined value
+ * to a let variable "v_<output>", all computed from the old values, and
+ * then stores them (with one value, the result is stored directly). The
+ * combiner's lhs variables become loads of the outputs, its rhs variables
+ * the sources. from / to map the stage's axes to the block iter vars. */
+static loom_status tuple_reduction(pf_ctx *c, const loom_te_tensor *t,
+                                   loom_block *b, loom_var **from,
+                                   loom_expr **to, int n, loom_expr **idx,
+                                   int ns) {
+  loom_arena *a = c->a;
+  const loom_te_comm_reducer *cr = t->reduce->comm;
+  int nv = cr->n;
+  loom_var **vars = loom_arena_alloc(a, sizeof *vars * (size_t)(2 * nv + n));
+  loom_expr **vals = loom_arena_alloc(a, sizeof *vals * (size_t)(2 * nv + n));
+  loom_stmt **inits = loom_arena_alloc(a, sizeof *inits * (size_t)nv);
+  loom_stmt **stores = loom_arena_alloc(a, sizeof *stores * (size_t)nv);
+  loom_var **lets = loom_arena_alloc(a, sizeof *lets * (size_t)nv);
+  if (!vars || !vals || !inits || !stores || !lets)
+    return LOOM_NOMEM;
+  for (int i = 0; i < nv; i++) {
+    loom_buffer *buf = t->outputs[i]->buffer;
+    vars[i] = cr->lhs[i];
+    vals[i] = loom_ir_load(a, buf, idx, ns);
+    vars[nv + i] = cr->rhs[i];
+    vals[nv + i] = loom_ir_substitute_expr(a, t->reduce->srcs[i], from, to, n);
+    inits[i] = store(a, buf, loom_ir_substitute_expr(a, cr->identity[i], from,
+                                                     to, n),
+                     idx, ns);
+    if (!vals[i] || !vals[nv + i] || !inits[i])
+      return LOOM_NOMEM;
+  }
+  for (int i = 0; i < n; i++) {
+    vars[2 * nv + i] = from[i];
+    vals[2 * nv + i] = to[i];
+  }
+  for (int i = 0; i < nv; i++) {
+    loom_buffer *buf = t->outputs[i]->buffer;
+    loom_expr *v = nv == 1 ? loom_ir_substitute_expr(a, cr->result[i], vars,
+                                                     vals, 2 * nv + n)
+                           : NULL;
+    if (nv > 1) {
+      const char *name = loom_arena_printf(a, "v_%s", buf->name);
+      lets[i] = name ? loom_ir_var(a, name, buf->dtype) : NULL;
+      v = lets[i] ? loom_ir_ref(a, lets[i]) : NULL;
+    }
+    if (!(stores[i] = store(a, buf, v, idx, ns)))
+      return LOOM_NOMEM;
+  }
+  b->init = seq(a, inits, nv);
+  b->body = seq(a, stores, nv);
+  for (int i = nv - 1; i >= 0 && nv > 1 && b->body; i--) {
+    loom_stmt *s = loom_ir_stmt(a, LOOM_STMT_LET, (loom_loc){0});
+    if (!s)
+      return LOOM_NOMEM;
+    s->u.let.var = lets[i];
+    s->u.let.value = loom_ir_substitute_expr(a, cr->result[i], vars, vals,
+                                             2 * nv + n);
+    s->u.let.body = b->body;
+    b->body = s->u.let.value ? s : NULL;
+  }
+  return b->init && b->body ? LOOM_OK : LOOM_NOMEM;
+}
+
 /* The block of one compute stage inside its loop nest. */
 static loom_status stage_nest(pf_ctx *c, const loom_te_tensor *t,
                               const char *name, loom_buffer *const *outer,
@@ -175,10 +253,11 @@ static loom_status stage_nest(pf_ctx *c, const loom_te_tensor *t,
     loom_var *axis = i < ns ? t->axes[i] : r->axes[i - ns];
     loom_expr *extent = i < ns ? t->buffer->shape[i]
                                : te_axis_extent(c->te, axis);
+    loom_expr *min = i < ns ? loom_te_int(c->te, 0) : te_axis_min(c->te, axis);
     loom_iter_var *iv = &b->iter_vars[i];
     const char *ivname = loom_arena_printf(a, "v_%s", axis->name);
     iv->var = ivname ? loom_ir_var(a, ivname, LOOM_INT32) : NULL;
-    iv->dom.min = loom_te_int(c->te, 0);
+    iv->dom.min = min;
     iv->dom.extent = extent;
     iv->kind = i < ns ? LOOM_ITER_SPATIAL : LOOM_ITER_REDUCE;
     loops[i] = loom_ir_var(a, axis->name, LOOM_INT32);
@@ -190,26 +269,41 @@ static loom_status stage_nest(pf_ctx *c, const loom_te_tensor *t,
     if (!iv->var || !loops[i] || !to[i] || !bind[i] || !iv->dom.min)
       return LOOM_NOMEM;
   }
-  if (r) {
+  /* A reduce axis whose range depends on the stage's indices would need
+   * TVM's nested blocks; it is reported instead. Substitution hands back
+   * the same node when nothing in it changes. */
+  for (int i = ns; i < n; i++) {
+    loom_range *dom = &b->iter_vars[i].dom;
+    if (loom_ir_substitute_expr(a, dom->min, from, to, ns) != dom->min ||
+        loom_ir_substitute_expr(a, dom->extent, from, to, ns) != dom->extent)
+      return loom_diag_error(c->d, (loom_loc){0},
+                             "the range of reduce axis '%s' of stage '%s' "
+                             "depends on the stage's indices; give it a "
+                             "range that does not and a where= condition",
+                             from[i]->name, name);
+  }
+  if (r && r->comm) {
+    TRY(tuple_reduction(c, t, b, from, to, n, idx, ns));
+  } else if (r) {
     loom_expr *src = loom_ir_substitute_expr(a, r->src, from, to, n);
     loom_expr *cur = loom_ir_load(a, t->buffer, idx, ns);
     b->init = store(a, t->buffer, identity(c->te, r->reducer, src ? src->dtype
                                                                   : LOOM_INT32),
                     idx, ns);
     b->body = store(a, t->buffer, combine(a, r->reducer, cur, src), idx, ns);
-    if (r->where && b->body) {
-      loom_stmt *s = loom_ir_stmt(a, LOOM_STMT_IF, (loom_loc){0});
-      if (!s)
-        return LOOM_NOMEM;
-      s->u.if_.cond = loom_ir_substitute_expr(a, r->where, from, to, n);
-      s->u.if_.then_case = b->body;
-      b->body = s->u.if_.cond ? s : NULL;
-    }
     if (!b->init)
       return LOOM_NOMEM;
   } else {
     b->body = store(a, t->buffer,
                     loom_ir_substitute_expr(a, t->body, from, to, n), idx, ns);
+  }
+  if (r && r->where && b->body) {
+    loom_stmt *s = loom_ir_stmt(a, LOOM_STMT_IF, (loom_loc){0});
+    if (!s)
+      return LOOM_NOMEM;
+    s->u.if_.cond = loom_ir_substitute_expr(a, r->where, from, to, n);
+    s->u.if_.then_case = b->body;
+    b->body = s->u.if_.cond ? s : NULL;
   }
   if (!b->body)
     return LOOM_NOMEM;
@@ -233,7 +327,7 @@ static loom_status stage_nest(pf_ctx *c, const loom_te_tensor *t,
     if (!l)
       return LOOM_NOMEM;
     l->u.loop.var = loops[i];
-    l->u.loop.min = loom_te_int(c->te, 0);
+    l->u.loop.min = b->iter_vars[i].dom.min;
     l->u.loop.extent = b->iter_vars[i].dom.extent;
     l->u.loop.kind = LOOM_FOR_SERIAL;
     l->u.loop.body = s;
@@ -243,22 +337,55 @@ static loom_status stage_nest(pf_ctx *c, const loom_te_tensor *t,
   return LOOM_OK;
 }
 
-static loom_status func_attrs(loom_arena *a, loom_func *f) {
-  f->attrs = loom_arena_alloc(a, sizeof *f->attrs * 2);
-  if (!f->attrs)
+/* The function's attributes: "global_symbol", then, when a stage marks
+ * placeholders among the arguments free to re-layout, "layout_free_buffers"
+ * with their parameter positions (stages in order, as TVM collects them),
+ * then "tir.noalias". */
+static loom_status func_attrs(pf_ctx *c, loom_func *f) {
+  loom_arena *a = c->a;
+  loom_value **items = loom_arena_alloc(a, sizeof *items * (size_t)(c->n_args + 1));
+  f->attrs = loom_arena_alloc(a, sizeof *f->attrs * 3);
+  if (!items || !f->attrs)
     return LOOM_NOMEM;
-  f->attrs[0].key = "global_symbol";
-  f->attrs[0].value = loom_ir_value_str(a, "main");
-  f->attrs[1].key = "tir.noalias";
-  f->attrs[1].value = loom_ir_value_expr(a, loom_ir_int(a, LOOM_BOOL, 1));
-  f->n_attrs = 2;
-  return f->attrs[0].value && f->attrs[1].value ? LOOM_OK : LOOM_NOMEM;
+  int n = 0;
+  for (int i = 0; i < c->n_order; i++)
+    for (int k = 0; k < c->order[i]->n_layout_free; k++)
+      for (int j = 0; j < c->n_args; j++) {
+        bool is_listed = false;
+        for (int m = 0; m < n; m++)
+          is_listed |= items[m]->expr->u.int_value == j;
+        if (c->args[j] != c->order[i]->layout_free[k] || is_listed)
+          continue;
+        if (!(items[n++] = loom_ir_value_expr(a, loom_ir_int(a, LOOM_INT32, j))))
+          return LOOM_NOMEM;
+      }
+  f->n_attrs = 0;
+  f->attrs[f->n_attrs].key = "global_symbol";
+  f->attrs[f->n_attrs++].value = loom_ir_value_str(a, "main");
+  if (n) {
+    loom_value *list = loom_arena_alloc(a, sizeof *list);
+    if (!list)
+      return LOOM_NOMEM;
+    list->kind = LOOM_VALUE_LIST;
+    list->items = items;
+    list->n_items = n;
+    f->attrs[f->n_attrs].key = "layout_free_buffers";
+    f->attrs[f->n_attrs++].value = list;
+  }
+  f->attrs[f->n_attrs].key = "tir.noalias";
+  f->attrs[f->n_attrs++].value =
+      loom_ir_value_expr(a, loom_ir_int(a, LOOM_BOOL, 1));
+  for (int i = 0; i < f->n_attrs; i++)
+    if (!f->attrs[i].value)
+      return LOOM_NOMEM;
+  return LOOM_OK;
 }
 
 /* Block names are unique: a stage named like an earlier one gets the first
  * free suffix "_1", "_2", ..., as TVM names them. */
 static const char *unique_name(pf_ctx *c, int i) {
-  const char *base = c->order[i]->buffer->name;
+  const char *base = c->order[i]->op_name ? c->order[i]->op_name
+                                          : c->order[i]->buffer->name;
   const char *name = base;
   for (int k = 1;; k++) {
     bool is_taken = false;
@@ -288,26 +415,31 @@ static loom_status build(pf_ctx *c, loom_func **out) {
   }
   for (int i = 0; i < c->n_args; i++)
     TRY(visit(c, c->args[i]));
+  int n_bufs = 0;
+  for (int i = 0; i < c->n_order; i++)
+    n_bufs += loom_te_n_outputs(c->order[i]);
   loom_buffer **outer =
-      loom_arena_alloc(a, sizeof *outer * (size_t)(c->n_order + 1));
+      loom_arena_alloc(a, sizeof *outer * (size_t)(n_bufs + 1));
   loom_buffer **allocs =
-      loom_arena_alloc(a, sizeof *allocs * (size_t)(c->n_order + 1));
+      loom_arena_alloc(a, sizeof *allocs * (size_t)(n_bufs + 1));
   loom_stmt **nests =
       loom_arena_alloc(a, sizeof *nests * (size_t)(c->n_order + 1));
   if (!outer || !allocs || !nests)
     return LOOM_NOMEM;
   int n_outer = 0, n_allocs = 0, n_nests = 0;
   for (int i = 0; i < c->n_order; i++) {
-    loom_te_tensor *t = c->order[i];
-    outer[n_outer++] = t->buffer;
-    if (is_arg(c, t))
-      continue;
-    if (!t->is_compute)
-      return loom_diag_error(c->d, (loom_loc){0},
-                             "placeholder '%s' is read but is not among the "
-                             "arguments of create_prim_func",
-                             t->buffer->name);
-    allocs[n_allocs++] = t->buffer;
+    for (int k = 0; k < loom_te_n_outputs(c->order[i]); k++) {
+      loom_te_tensor *t = loom_te_output(c->order[i], k);
+      outer[n_outer++] = t->buffer;
+      if (is_arg(c, t))
+        continue;
+      if (!t->is_compute)
+        return loom_diag_error(c->d, (loom_loc){0},
+                               "placeholder '%s' is read but is not among the "
+                               "arguments of create_prim_func",
+                               t->buffer->name);
+      allocs[n_allocs++] = t->buffer;
+    }
   }
   for (int i = 0; i < c->n_order; i++) {
     if (!c->order[i]->is_compute)
@@ -348,7 +480,7 @@ static loom_status build(pf_ctx *c, loom_func **out) {
   f->params = params;
   f->n_params = c->n_args;
   f->body = rs;
-  TRY(func_attrs(a, f));
+  TRY(func_attrs(c, f));
   TRY(loom_ir_verify_func(f, c->d));
   *out = f;
   return LOOM_OK;

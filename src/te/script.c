@@ -16,7 +16,7 @@
 
 typedef enum {
   V_NONE, V_INT, V_FLOAT, V_STR, V_BOOL, V_EXPR, V_TENSOR, V_AXIS, V_LIST,
-  V_LAMBDA, V_FUNC, V_NS,
+  V_LAMBDA, V_FUNC, V_NS, V_REDUCER,
 } val_kind;
 
 typedef struct val {
@@ -29,7 +29,9 @@ typedef struct val {
   loom_var *v;          /* AXIS */
   struct val *items;    /* LIST */
   int n;
-  const py_expr *lambda;
+  const py_expr *lambda; /* LAMBDA: a lambda expression, or */
+  const py_stmt *def;    /* a def (assignments, then a return) */
+  struct val *reducer;   /* REDUCER: fcombine and fidentity */
   loom_func *func;
 } val;
 
@@ -90,8 +92,8 @@ static const val *lookup(const sc_ctx *c, const char *name) {
 static const char *kind_name(val_kind k) {
   static const char *const names[] = {"None", "int", "float", "str", "bool",
                                       "expression", "tensor", "reduce axis",
-                                      "list", "lambda", "prim func",
-                                      "module"};
+                                      "list", "function", "prim func",
+                                      "module", "comm_reducer"};
   return names[k];
 }
 
@@ -294,49 +296,95 @@ static loom_status fn_reduce_axis(sc_ctx *c, const py_expr *call, val *out) {
   const val *items;
   int n;
   as_list(&a.v[0], &items, &n);
-  int64_t lo;
   if (n != 2)
-    return err(c, a.at[0], "te.reduce_axis takes its range as (0, extent)");
-  TRY(to_int(c, a.at[0], &items[0], &lo));
-  if (lo != 0)
-    return err(c, a.at[0], "reduce axes start at 0 here; shift the index "
-                           "instead of the range");
-  loom_expr *ext;
-  TRY(to_expr(c, a.at[0], &items[1], &ext));
+    return err(c, a.at[0], "te.reduce_axis takes its range as (min, end)");
+  /* The range is (min, end); the axis keeps min and end - min, as TVM's
+   * Range(begin, end) does. */
+  loom_expr *lo, *hi;
+  TRY(to_expr(c, a.at[0], &items[0], &lo));
+  TRY(to_expr(c, a.at[0], &items[1], &hi));
+  loom_expr *ext = loom_te_sub(c->te, hi, lo);
   const char *name = "rv";
   if (a.is_given[1])
     TRY(to_str(c, a.at[1], &a.v[1], &name));
   out->kind = V_AXIS;
-  out->v = loom_te_reduce_axis(c->te, ext, name);
+  out->v = loom_te_reduce_axis_range(c->te, lo, ext, name);
   return te_check(c, call);
+}
+
+/* ---- user functions ------------------------------------------------------
+ * A lambda, or a def whose body is assignments ending in a return, called
+ * with its parameters bound to values; the bindings end with the call. */
+
+static int fn_n_params(const val *f) {
+  return f->def ? f->def->u.func.n_args : f->lambda->u.lambda.n_params;
+}
+
+static const char *fn_param(const val *f, int i) {
+  return f->def ? f->def->u.func.args[i].name : f->lambda->u.lambda.params[i];
+}
+
+static loom_status run_stmt(sc_ctx *c, const py_stmt *s);
+
+static loom_status call_body(sc_ctx *c, const val *f, val *out) {
+  if (!f->def)
+    return eval(c, f->lambda->u.lambda.body, out);
+  const py_block *b = &f->def->u.func.body;
+  for (int i = 0; i < b->n_stmts; i++) {
+    const py_stmt *s = b->stmts[i];
+    if (s->kind == PY_S_RETURN) {
+      if (!s->u.expr)
+        return loom_diag_error(c->d, s->loc, "return needs a value here");
+      return eval(c, s->u.expr, out);
+    }
+    if (s->kind != PY_S_ASSIGN && s->kind != PY_S_ANNASSIGN &&
+        s->kind != PY_S_PASS && s->kind != PY_S_EXPR)
+      return loom_diag_error(c->d, s->loc, "a function here holds assignments "
+                                           "and a return; this statement is "
+                                           "not supported");
+    TRY(run_stmt(c, s));
+  }
+  return loom_diag_error(c->d, f->def->loc, "function '%s' never returns a "
+                         "value", f->def->u.func.name);
+}
+
+static loom_status call_user(sc_ctx *c, const py_expr *at, const val *f,
+                             const val *args, int n, val *out) {
+  if (fn_n_params(f) != n)
+    return err(c, at, "the function takes %d parameters but is given %d",
+               fn_n_params(f), n);
+  int mark = c->n_names;
+  loom_status s = LOOM_OK;
+  for (int i = 0; i < n && s == LOOM_OK; i++)
+    s = bind(c, at, fn_param(f, i), args[i]);
+  if (s == LOOM_OK)
+    s = call_body(c, f, out);
+  c->n_names = mark;
+  return s;
 }
 
 typedef struct lambda_ctx {
   sc_ctx *c;
-  const py_expr *lambda;
+  const val *f;
+  const py_expr *at;
 } lambda_ctx;
 
-/* Runs the lambda's body with its parameters bound to the indices. */
+/* Runs the function with its parameters bound to the indices. */
 static loom_expr *run_lambda(loom_te *te, void *user, loom_expr *const *idx) {
   (void)te;
   lambda_ctx *l = user;
   sc_ctx *c = l->c;
-  const py_expr *f = l->lambda;
-  int mark = c->n_names;
-  val v;
+  val args[TE_MAX_RANK], v;
   loom_expr *e = NULL;
-  for (int i = 0; i < f->u.lambda.n_params; i++)
-    if (bind(c, f, f->u.lambda.params[i], expr_val(idx[i])) != LOOM_OK)
-      goto fail;
-  if (eval(c, f->u.lambda.body, &v) != LOOM_OK ||
-      to_expr(c, f->u.lambda.body, &v, &e) != LOOM_OK)
-    goto fail;
-  c->n_names = mark;
+  int n = fn_n_params(l->f);
+  for (int i = 0; i < n; i++)
+    args[i] = expr_val(idx[i]);
+  if (call_user(c, l->at, l->f, args, n, &v) != LOOM_OK ||
+      to_expr(c, l->at, &v, &e) != LOOM_OK) {
+    c->has_failed = true;
+    return NULL;
+  }
   return e;
-fail:
-  c->n_names = mark;
-  c->has_failed = true;
-  return NULL;
 }
 
 static loom_status fn_compute(sc_ctx *c, const py_expr *call, val *out) {
@@ -352,17 +400,20 @@ static loom_status fn_compute(sc_ctx *c, const py_expr *call, val *out) {
   if (a.v[1].kind != V_LAMBDA)
     return err(c, a.at[1], "te.compute takes a lambda with one parameter per "
                            "dimension");
-  const py_expr *f = a.v[1].lambda;
-  if (f->u.lambda.n_params != n)
-    return err(c, a.at[1], "the lambda takes %d parameters but the shape has "
-                           "%d dimensions", f->u.lambda.n_params, n);
+  const val *f = &a.v[1];
+  if (fn_n_params(f) != n)
+    return err(c, a.at[1], "the function takes %d parameters but the shape has "
+                           "%d dimensions", fn_n_params(f), n);
+  const char *names[TE_MAX_RANK];
+  for (int i = 0; i < n; i++)
+    names[i] = fn_param(f, i);
   const char *name = "compute";
   if (a.is_given[2])
     TRY(to_str(c, a.at[2], &a.v[2], &name));
-  lambda_ctx l = {c, f};
+  lambda_ctx l = {c, f, a.at[1]};
   c->has_failed = false;
-  loom_te_tensor *t = loom_te_compute(c->te, name, shape, n,
-                                      f->u.lambda.params, run_lambda, &l);
+  loom_te_tensor *t = loom_te_compute(c->te, name, shape, n, names,
+                                      run_lambda, &l);
   if (c->has_failed)
     return LOOM_ERROR;
   TRY(te_check(c, call));
@@ -376,6 +427,19 @@ static loom_status fn_compute(sc_ctx *c, const py_expr *call, val *out) {
       TRY(eval(c, d->u.dict.keys[i], &k));
       TRY(to_str(c, d->u.dict.keys[i], &k, &key));
       TRY(eval(c, d->u.dict.values[i], &v));
+      if (!strcmp(key, "layout_free_placeholders")) {
+        const val *items;
+        int n_items;
+        as_list(&v, &items, &n_items);
+        for (int j = 0; j < n_items; j++) {
+          if (items[j].kind != V_TENSOR)
+            return err(c, d->u.dict.values[i], "layout_free_placeholders "
+                       "takes a list of placeholders");
+          loom_te_set_layout_free(c->te, t, items[j].t);
+        }
+        TRY(te_check(c, d->u.dict.values[i]));
+        continue;
+      }
       if (v.kind == V_STR)
         loom_te_set_attr_str(c->te, t, key, v.s);
       else {
@@ -385,9 +449,25 @@ static loom_status fn_compute(sc_ctx *c, const py_expr *call, val *out) {
       }
     }
   }
-  out->kind = V_TENSOR;
-  out->t = t;
-  return te_check(c, call);
+  TRY(te_check(c, call));
+  int n_out = loom_te_n_outputs(t);
+  if (n_out == 1) {
+    out->kind = V_TENSOR;
+    out->t = t;
+    return LOOM_OK;
+  }
+  /* A tuple reduction: the outputs, as TE's op.output(i). */
+  out->kind = V_LIST;
+  out->n = n_out;
+  out->items = loom_arena_alloc(c->a, sizeof(val) * (size_t)n_out);
+  if (!out->items)
+    return LOOM_NOMEM;
+  for (int i = 0; i < n_out; i++) {
+    memset(&out->items[i], 0, sizeof(val));
+    out->items[i].kind = V_TENSOR;
+    out->items[i].t = loom_te_output(t, i);
+  }
+  return LOOM_OK;
 }
 
 /* te.sum / te.max / te.min: a reduction with axis=, or with two operands
@@ -430,6 +510,116 @@ static loom_status fn_reduce(sc_ctx *c, const py_expr *call, loom_te_reducer r,
   return expr_out(c, call, loom_te_reduce(c->te, r, src, axes, n, where), out);
 }
 
+/* te.comm_reducer(fcombine, fidentity, name): kept as its two functions
+ * and applied when called (apply_reducer). */
+static loom_status fn_comm_reducer(sc_ctx *c, const py_expr *call, val *out) {
+  static const char *const params[] = {"fcombine", "fidentity", "name"};
+  call_args a;
+  TRY(get_args(c, call, "te.comm_reducer", params, 3, false, &a));
+  TRY(need(c, call, "te.comm_reducer", &a, 0, "fcombine"));
+  TRY(need(c, call, "te.comm_reducer", &a, 1, "fidentity"));
+  for (int i = 0; i < 2; i++)
+    if (a.v[i].kind != V_LAMBDA)
+      return err(c, a.at[i], "te.comm_reducer takes functions (lambda or "
+                             "def), not a %s", kind_name(a.v[i].kind));
+  memset(out, 0, sizeof *out);
+  out->kind = V_REDUCER;
+  out->reducer = loom_arena_dup(c->a, a.v, sizeof(val) * 2);
+  return out->reducer ? LOOM_OK : LOOM_NOMEM;
+}
+
+/* n expressions from a function's result: a tuple of n, or one when n is 1.
+ * Plain numbers take the dtype of the value they stand for. */
+static loom_status reducer_values(sc_ctx *c, const py_expr *at, const val *v,
+                                  int n, loom_expr *const *src,
+                                  loom_expr **out, const char *what) {
+  const val *items;
+  int m;
+  as_list(v, &items, &m);
+  if (m != n)
+    return err(c, at, "the reducer's %s gives %d value%s for %d reduced",
+               what, m, m == 1 ? "" : "s", n);
+  for (int i = 0; i < n; i++) {
+    if (items[i].kind == V_INT || items[i].kind == V_FLOAT)
+      out[i] = loom_te_const(c->te, src[i]->dtype, items[i].kind == V_INT
+                                                       ? (double)items[i].i
+                                                       : items[i].f);
+    else
+      TRY(to_expr(c, at, &items[i], &out[i]));
+    if (!out[i])
+      return LOOM_NOMEM;
+  }
+  return LOOM_OK;
+}
+
+/* A comm_reducer called as reducer(expr, axis=, where=): fcombine runs on
+ * fresh variables of the sources' dtypes (tuples of them for several
+ * values, as TE passes them) and fidentity on the dtype names. */
+static loom_status apply_reducer(sc_ctx *c, const py_expr *call,
+                                 const val *red, val *out) {
+  static const char *const params[] = {"expr", "axis", "where", "init"};
+  const char *fn = "comm_reducer";
+  call_args a;
+  TRY(get_args(c, call, fn, params, 4, false, &a));
+  TRY(need(c, call, fn, &a, 0, "expr"));
+  TRY(need(c, call, fn, &a, 1, "axis"));
+  if (a.is_given[3])
+    return err(c, a.at[3], "%s: init= is not supported", fn);
+  const val *items;
+  int n;
+  as_list(&a.v[0], &items, &n);
+  if (n > LOOM_TE_MAX_VALUES)
+    return err(c, a.at[0], "a comm_reducer combines at most %d values",
+               LOOM_TE_MAX_VALUES);
+  loom_expr *src[LOOM_TE_MAX_VALUES], *res[LOOM_TE_MAX_VALUES],
+      *ident[LOOM_TE_MAX_VALUES];
+  loom_var *lhs[LOOM_TE_MAX_VALUES], *rhs[LOOM_TE_MAX_VALUES];
+  val lv[LOOM_TE_MAX_VALUES], rv[LOOM_TE_MAX_VALUES], dt[LOOM_TE_MAX_VALUES];
+  for (int i = 0; i < n; i++) {
+    char buf[LOOM_DTYPE_STRLEN];
+    TRY(to_expr(c, a.at[0], &items[i], &src[i]));
+    lhs[i] = loom_ir_var(c->a, "x", src[i]->dtype);
+    rhs[i] = loom_ir_var(c->a, "y", src[i]->dtype);
+    memset(&dt[i], 0, sizeof dt[i]);
+    dt[i].kind = V_STR;
+    dt[i].s = loom_arena_strdup(c->a, loom_dtype_str(src[i]->dtype, buf));
+    if (!lhs[i] || !rhs[i] || !dt[i].s)
+      return LOOM_NOMEM;
+    lv[i] = expr_val(loom_te_ref(c->te, lhs[i]));
+    rv[i] = expr_val(loom_te_ref(c->te, rhs[i]));
+  }
+  val x = lv[0], y = rv[0], v;
+  if (n > 1) {
+    memset(&x, 0, sizeof x);
+    memset(&y, 0, sizeof y);
+    x.kind = y.kind = V_LIST;
+    x.n = y.n = n;
+    x.items = lv;
+    y.items = rv;
+  }
+  val xy[2] = {x, y};
+  TRY(call_user(c, call, &red->reducer[0], xy, 2, &v));
+  TRY(reducer_values(c, call, &v, n, src, res, "fcombine"));
+  TRY(call_user(c, call, &red->reducer[1], dt, n, &v));
+  TRY(reducer_values(c, call, &v, n, src, ident, "fidentity"));
+  const val *ax;
+  int na;
+  as_list(&a.v[1], &ax, &na);
+  loom_var *axes[SC_MAX_ITEMS];
+  for (int i = 0; i < na && i < SC_MAX_ITEMS; i++) {
+    if (ax[i].kind != V_AXIS)
+      return err(c, a.at[1], "%s: axis= takes reduce axes (te.reduce_axis)",
+                 fn);
+    axes[i] = ax[i].v;
+  }
+  loom_expr *where = NULL;
+  if (a.is_given[2])
+    TRY(to_expr(c, a.at[2], &a.v[2], &where));
+  loom_te_comm_reducer r = {n, lhs, rhs, res, ident};
+  return expr_out(c, call,
+                  loom_te_comm_reduce(c->te, &r, src, axes, na, where), out);
+}
+
 static loom_status fn_create_prim_func(sc_ctx *c, const py_expr *call,
                                        val *out) {
   static const char *const params[] = {"ops"};
@@ -457,6 +647,106 @@ static loom_status fn_create_prim_func(sc_ctx *c, const py_expr *call,
   out->kind = V_FUNC;
   out->func = f;
   return LOOM_OK;
+}
+
+/* ---- topi ------------------------------------------------------------------ */
+
+/* A script value as a topi argument. */
+static loom_status topi_arg(sc_ctx *c, const py_expr *at, const val *v,
+                            te_arg *out) {
+  out->kind = TE_ARG_NONE;
+  out->loc = at->loc;
+  switch (v->kind) {
+  case V_NONE: return LOOM_OK;
+  case V_TENSOR:
+    out->kind = TE_ARG_TENSOR;
+    out->tensors[0] = v->t;
+    out->n = 1;
+    return LOOM_OK;
+  case V_INT:
+  case V_BOOL:
+    out->kind = v->kind == V_INT ? TE_ARG_INTS : TE_ARG_BOOL;
+    out->ints[0] = v->i;
+    out->n = 1;
+    return LOOM_OK;
+  case V_FLOAT:
+    out->kind = TE_ARG_FLOAT;
+    out->f = v->f;
+    return LOOM_OK;
+  case V_STR:
+    out->kind = TE_ARG_STR;
+    out->s = v->s;
+    return LOOM_OK;
+  case V_EXPR:
+    if (loom_ir_is_const_int(v->e, &out->ints[0])) {
+      out->kind = TE_ARG_INTS;
+      out->n = 1;
+      return LOOM_OK;
+    }
+    break;
+  case V_LIST:
+    if (v->n > TE_ARG_MAX_ITEMS)
+      return err(c, at, "a list of at most %d items is expected here",
+                 TE_ARG_MAX_ITEMS);
+    out->n = v->n;
+    out->is_list = true;
+    out->kind = v->n && v->items[0].kind == V_TENSOR ? TE_ARG_TENSORS
+                                                     : TE_ARG_INTS;
+    for (int i = 0; i < v->n; i++) {
+      const val *x = &v->items[i];
+      if (out->kind == TE_ARG_TENSORS && x->kind == V_TENSOR)
+        out->tensors[i] = x->t;
+      else if (out->kind == TE_ARG_INTS && x->kind == V_INT)
+        out->ints[i] = x->i;
+      else if (!(out->kind == TE_ARG_INTS && x->kind == V_EXPR &&
+                 loom_ir_is_const_int(x->e, &out->ints[i])))
+        return err(c, at, "a list of tensors or of integers is expected "
+                          "here");
+    }
+    return LOOM_OK;
+  default:
+    break;
+  }
+  return err(c, at, "a %s cannot be passed to a topi function",
+             kind_name(v->kind));
+}
+
+/* topi.NAME(...): an operator of the library on the script's tensors. */
+static loom_status fn_topi(sc_ctx *c, const py_expr *call, const char *ns,
+                           const char *m, val *out) {
+  int np = call->u.call.n_args, nk = call->u.call.n_kwargs;
+  if (np + nk > SC_MAX_ITEMS)
+    return err(c, call, "too many arguments (limit is %d)", SC_MAX_ITEMS);
+  te_arg *args = loom_arena_alloc(c->a, sizeof *args * (size_t)(np + nk + 1));
+  if (!args)
+    return LOOM_NOMEM;
+  for (int i = 0; i < np + nk; i++) {
+    const py_expr *x = i < np ? call->u.call.args[i]
+                              : call->u.call.kwargs[i - np].value;
+    val v;
+    memset(&args[i], 0, sizeof args[i]);
+    if (i >= np && !call->u.call.kwargs[i - np].name)
+      return err(c, call, "**kwargs are not supported here");
+    args[i].name = i < np ? NULL : call->u.call.kwargs[i - np].name;
+    TRY(eval(c, x, &v));
+    TRY(topi_arg(c, x, &v, &args[i]));
+  }
+  const char *name = strcmp(ns, "topi")
+                         ? loom_arena_printf(c->a, "%s.%s", ns + 5, m)
+                         : m;
+  if (!name)
+    return LOOM_NOMEM;
+  loom_te_tensor *t = NULL;
+  loom_status s = te_topi_call(c->te, name, args, np + nk, &t, c->d);
+  if (s != LOOM_OK) {
+    if (c->d->has_error && !c->d->loc.line)
+      c->d->loc = call->loc;
+    return s;
+  }
+  memset(out, 0, sizeof *out);
+  out->kind = V_TENSOR;
+  out->t = t;
+  return te_check(c, call);
 }
 
 /* Intrinsics and helpers of te / tir, by name. */
@@ -575,6 +865,8 @@ static loom_status eval_call(sc_ctx *c, const py_expr *call, val *out) {
     if (ns.kind != V_NS)
       return err(c, f, "'%s' is not a function of a %s", m,
                  kind_name(ns.kind));
+    if (!strncmp(ns.s, "topi", 4))
+      return fn_topi(c, call, ns.s, m, out);
     if (!strcmp(m, "placeholder")) return fn_placeholder(c, call, out);
     if (!strcmp(m, "var") || !strcmp(m, "size_var") || !strcmp(m, "Var"))
       return fn_var(c, call, out);
@@ -585,10 +877,27 @@ static loom_status eval_call(sc_ctx *c, const py_expr *call, val *out) {
     if (!strcmp(m, "min")) return fn_reduce(c, call, LOOM_TE_MIN, "te.min", out);
     if (!strcmp(m, "create_prim_func"))
       return fn_create_prim_func(c, call, out);
+    if (!strcmp(m, "comm_reducer"))
+      return fn_comm_reducer(c, call, out);
     return fn_misc(c, call, m, out);
   }
   if (f->kind == PY_NAME && !strcmp(f->u.name, "range"))
     return err(c, call, "loops are not part of a TE script; use te.compute");
+  if (f->kind == PY_NAME) {
+    const val *fv = lookup(c, f->u.name);
+    if (fv && fv->kind == V_REDUCER)
+      return apply_reducer(c, call, fv, out);
+    if (fv && fv->kind == V_LAMBDA) {
+      val args[SC_MAX_ITEMS];
+      int n = call->u.call.n_args;
+      if (n > SC_MAX_ITEMS || call->u.call.n_kwargs)
+        return err(c, call, "a function here takes at most %d positional "
+                   "arguments", SC_MAX_ITEMS);
+      for (int i = 0; i < n; i++)
+        TRY(eval(c, call->u.call.args[i], &args[i]));
+      return call_user(c, call, fv, args, n, out);
+    }
+  }
   return err(c, call, "only te.* and tir.* functions can be called here");
 }
 
@@ -734,6 +1043,12 @@ static loom_status eval_attribute(sc_ctx *c, const py_expr *e, val *out) {
                             !strcmp(m, "topi"))) {
     out->kind = V_NS;
     out->s = m;
+    return LOOM_OK;
+  }
+  if (base.kind == V_NS && !strcmp(base.s, "topi") &&
+      (!strcmp(m, "nn") || !strcmp(m, "image"))) {
+    out->kind = V_NS;
+    out->s = !strcmp(m, "nn") ? "topi.nn" : "topi.image";
     return LOOM_OK;
   }
   if (base.kind == V_TENSOR && !strcmp(m, "shape")) {
@@ -918,6 +1233,23 @@ static loom_status run_stmt(sc_ctx *c, const py_stmt *s) {
       return LOOM_OK;
     TRY(eval(c, s->u.ann.value, &v));
     return assign(c, s->u.ann.target, &v);
+  case PY_S_FUNCDEF:
+    if (s->n_decorators)
+      return loom_diag_error(c->d, s->loc, "decorated functions are not part "
+                                           "of a TE script");
+    for (int i = 0; i < s->u.func.n_args; i++)
+      if (s->u.func.args[i].default_value || !s->u.func.args[i].name)
+        return loom_diag_error(c->d, s->u.func.args[i].loc,
+                               "function parameters here are plain names");
+    memset(&v, 0, sizeof v);
+    v.kind = V_LAMBDA;
+    v.def = s;
+    if (c->n_names >= SC_MAX_NAMES)
+      return loom_diag_error(c->d, s->loc, "too many names (limit is %d)",
+                             SC_MAX_NAMES);
+    c->names[c->n_names].name = s->u.func.name;
+    c->names[c->n_names++].v = v;
+    return LOOM_OK;
   default:
     return loom_diag_error(c->d, s->loc,
                            "a TE script holds imports, assignments and calls; "

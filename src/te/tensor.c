@@ -78,12 +78,12 @@ loom_te_tensor *loom_te_placeholder_c(loom_te *te, const char *name,
   return new_tensor(te, name, s, ndim, t);
 }
 
-loom_var *loom_te_reduce_axis(loom_te *te, loom_expr *extent,
-                              const char *name) {
-  if (!extent)
+loom_var *loom_te_reduce_axis_range(loom_te *te, loom_expr *min,
+                                    loom_expr *extent, const char *name) {
+  if (!min || !extent)
     return NULL;
-  if (!loom_dtype_is_int(extent->dtype))
-    return te_fail(te, "the extent of reduce axis '%s' is not an integer",
+  if (!loom_dtype_is_int(extent->dtype) || !loom_dtype_is_int(min->dtype))
+    return te_fail(te, "the range of reduce axis '%s' is not an integer one",
                    name);
   loom_var *v = loom_ir_var(te->arena, name, LOOM_INT32);
   if (!v)
@@ -91,15 +91,28 @@ loom_var *loom_te_reduce_axis(loom_te *te, loom_expr *extent,
   if (te->n_axes >= TE_MAX_AXES)
     return te_fail(te, "too many reduce axes (limit is %d)", TE_MAX_AXES);
   te->axes[te->n_axes].var = v;
+  te->axes[te->n_axes].min = min;
   te->axes[te->n_axes].extent = extent;
   te->n_axes++;
   return v;
+}
+
+loom_var *loom_te_reduce_axis(loom_te *te, loom_expr *extent,
+                              const char *name) {
+  return loom_te_reduce_axis_range(te, loom_te_int(te, 0), extent, name);
 }
 
 loom_expr *te_axis_extent(const loom_te *te, const loom_var *v) {
   for (int i = 0; i < te->n_axes; i++)
     if (te->axes[i].var == v)
       return te->axes[i].extent;
+  return NULL;
+}
+
+loom_expr *te_axis_min(const loom_te *te, const loom_var *v) {
+  for (int i = 0; i < te->n_axes; i++)
+    if (te->axes[i].var == v)
+      return te->axes[i].min;
   return NULL;
 }
 
@@ -127,15 +140,38 @@ loom_te_tensor *loom_te_compute(loom_te *te, const char *name,
   if (!body)
     return te->error ? NULL : te_fail(te, "stage '%s' has no body", name);
   const te_reduce *r = te_find_reduce(te, body);
-  loom_dtype t = r ? r->src->dtype : body->dtype;
-  loom_te_tensor *x = new_tensor(te, name, shape, ndim, t);
-  if (!x)
+  int n_out = r && r->comm ? r->comm->n : 1;
+  loom_te_tensor **outs =
+      loom_arena_alloc(te->arena, sizeof *outs * (size_t)n_out);
+  if (!outs)
+    return te_fail(te, "out of memory");
+  for (int i = 0; i < n_out; i++) {
+    const char *oname =
+        n_out > 1 ? loom_arena_printf(te->arena, "%s_v%d", name, i) : name;
+    loom_dtype t = r ? r->srcs[i]->dtype : body->dtype;
+    loom_te_tensor *x = oname ? new_tensor(te, oname, shape, ndim, t) : NULL;
+    if (!x)
+      return te->error ? NULL : te_fail(te, "out of memory");
+    x->is_compute = true;
+    x->axes = axes;
+    x->body = r ? NULL : body;
+    x->reduce = r;
+    x->outputs = outs;
+    x->n_outputs = n_out;
+    x->op_name = outs[0] ? outs[0]->op_name : loom_arena_strdup(te->arena, name);
+    outs[i] = x;
+  }
+  return outs[0];
+}
+
+int loom_te_n_outputs(const loom_te_tensor *t) {
+  return !t ? 0 : t->n_outputs ? t->n_outputs : 1;
+}
+
+loom_te_tensor *loom_te_output(const loom_te_tensor *t, int i) {
+  if (!t || i < 0 || i >= loom_te_n_outputs(t))
     return NULL;
-  x->is_compute = true;
-  x->axes = axes;
-  x->body = r ? NULL : body;
-  x->reduce = r;
-  return x;
+  return t->n_outputs ? t->outputs[i] : (loom_te_tensor *)t;
 }
 
 static loom_attr *push_attr(loom_te *te, loom_te_tensor *t, const char *key) {
@@ -167,6 +203,27 @@ void loom_te_set_attr_str(loom_te *te, loom_te_tensor *t, const char *key,
   loom_attr *a = push_attr(te, t, key);
   if (a)
     a->value = loom_ir_value_str(te->arena, v);
+}
+
+void loom_te_set_layout_free(loom_te *te, loom_te_tensor *t,
+                             loom_te_tensor *p) {
+  if (!t || !p)
+    return;
+  if (p->is_compute) {
+    te_fail(te, "'%s' is not a placeholder; only placeholders are free to "
+            "re-layout", loom_te_name(p));
+    return;
+  }
+  loom_te_tensor **l = loom_arena_alloc(
+      te->arena, sizeof *l * (size_t)(t->n_layout_free + 1));
+  if (!l) {
+    te_fail(te, "out of memory");
+    return;
+  }
+  if (t->n_layout_free)
+    memcpy(l, t->layout_free, sizeof *l * (size_t)t->n_layout_free);
+  l[t->n_layout_free++] = p;
+  t->layout_free = l;
 }
 
 /* The accessors take NULL (a tensor whose construction failed) so that a
@@ -240,12 +297,74 @@ loom_expr *loom_te_reduce(loom_te *te, loom_te_reducer r, loom_expr *src,
   te_reduce *x = &te->reduces[te->n_reduces++];
   x->marker = marker;
   x->reducer = r;
+  x->comm = NULL;
+  x->srcs = loom_arena_dup(te->arena, &src, sizeof src);
   x->src = src;
   x->axes = ax;
   x->n_axes = n_axes;
   x->where = where && !(where->kind == LOOM_EXPR_INT && where->u.int_value)
                  ? where
                  : NULL;
+  return x->srcs ? marker : te_fail(te, "out of memory");
+}
+
+static void *dup_ptrs(loom_te *te, const void *p, int n) {
+  return loom_arena_dup(te->arena, p, sizeof(void *) * (size_t)n);
+}
+
+/* Checks the combiner's shape: every lhs / rhs variable has its source's
+ * dtype, and every result and identity that dtype too, since the result
+ * is stored back into the output of that dtype. */
+static bool comm_ok(loom_te *te, const loom_te_comm_reducer *r,
+                    loom_expr *const *src) {
+  if (r->n < 1 || r->n > LOOM_TE_MAX_VALUES) {
+    te_fail(te, "a comm_reducer combines 1 to %d values, not %d",
+            LOOM_TE_MAX_VALUES, r->n);
+    return false;
+  }
+  for (int i = 0; i < r->n; i++) {
+    if (!src[i] || !r->lhs[i] || !r->rhs[i] || !r->result[i] ||
+        !r->identity[i])
+      return false;
+    loom_dtype t = src[i]->dtype;
+    char a[LOOM_DTYPE_STRLEN], b[LOOM_DTYPE_STRLEN];
+    const loom_dtype got[4] = {r->lhs[i]->dtype, r->rhs[i]->dtype,
+                               r->result[i]->dtype, r->identity[i]->dtype};
+    static const char *const what[4] = {"left operand", "right operand",
+                                        "result", "identity"};
+    for (int k = 0; k < 4; k++)
+      if (!loom_dtype_eq(got[k], t)) {
+        te_fail(te, "the %s of value %d of a comm_reducer is %s but the "
+                "value reduced is %s", what[k], i, loom_dtype_str(got[k], a),
+                loom_dtype_str(t, b));
+        return false;
+      }
+  }
+  return true;
+}
+
+loom_expr *loom_te_comm_reduce(loom_te *te, const loom_te_comm_reducer *r,
+                               loom_expr *const *src, loom_var *const *axes,
+                               int n_axes, loom_expr *where) {
+  if (te->error || !r || !comm_ok(te, r, src))
+    return NULL;
+  loom_expr *marker = loom_te_reduce(te, LOOM_TE_SUM, src[0], axes, n_axes,
+                                     where);
+  if (!marker)
+    return NULL;
+  te_reduce *x = &te->reduces[te->n_reduces - 1];
+  loom_te_comm_reducer *c = loom_arena_alloc(te->arena, sizeof *c);
+  if (!c)
+    return te_fail(te, "out of memory");
+  c->n = r->n;
+  c->lhs = dup_ptrs(te, r->lhs, r->n);
+  c->rhs = dup_ptrs(te, r->rhs, r->n);
+  c->result = dup_ptrs(te, r->result, r->n);
+  c->identity = dup_ptrs(te, r->identity, r->n);
+  x->srcs = dup_ptrs(te, src, r->n);
+  if (!c->lhs || !c->rhs || !c->result || !c->identity || !x->srcs)
+    return te_fail(te, "out of memory");
+  x->comm = c;
   return marker;
 }
 

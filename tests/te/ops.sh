@@ -44,6 +44,11 @@ expect_exit 2 "$loom" op matmul M=abc
 expect_exit 2 "$loom" op matmul M=0
 expect_exit 2 "$loom" op matmul layout=XY
 expect_exit 2 "$loom" op conv2d groups=3
+expect_exit 2 "$loom" op conv3d stride=1,2
+grep -q "stride takes 1 or 3 values" "$tmp/err" && ok || bad "per-dimension key message"
+expect_exit 2 "$loom" op conv2d pad=1,2,3
+expect_exit 2 "$loom" op conv3d D=2 R=3,3,3 pad=0
+expect_exit 2 "$loom" op conv2d W=x
 expect_exit 2 "$loom" op matmul dtype=float32x4
 expect_exit 2 "$loom" op reshape new_shape=5,5
 expect_exit 2 "$loom" op add a_shape=3,4 b_shape=5,4
@@ -82,6 +87,8 @@ pad pad shape=1,3,16,16
 conv2d_transpose_nchw conv2d_transpose C=16 H=14 K=8 R=4 stride=2 pad=1
 max_all max shape=16,32 axis=all
 prod_int32 prod shape=8,16
+argmin_keepdims argmin shape=50,20 axis=0 keepdims=1
+conv3d_ndhwc conv3d N=1 C=8 D=8 H=16 W=16 K=16 R=3 pad=1 layout=NDHWC
 LIST
   echo "conformance: $matched of $total operators equal to TVM's programs"
 fi

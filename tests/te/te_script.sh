@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # `loom te`: each TE script of tests/te/cases whose first line names a
 # library operator ("# loom op NAME KEY=VALUE...") gives TensorIR
-# structurally equal to that operator's; every case reads back through
-# `loom fmt`; bad scripts are reported at FILE:LINE:COL and exit 1.
+# structurally equal to that operator's, and one whose first line is
+# "# expect FILE" equal to the TensorIR in FILE (the form TVM prints);
+# every case reads back through `loom fmt` and agrees between the C backend
+# and the interpreter (loom run --verify); bad scripts are reported at
+# FILE:LINE:COL and exit 1.
 #   usage: te_script.sh LOOM SOURCE_ROOT
 set -u
 loom=$1 root=$2
@@ -18,8 +21,17 @@ for f in "$root"/tests/te/cases/*.py; do
   "$loom" fmt "$tmp/$name.te.py" >"$tmp/$name.fmt" 2>"$tmp/err" &&
     "$loom" equal "$tmp/$name.te.py" "$tmp/$name.fmt" >/dev/null 2>&1 && ok ||
     bad "te $name does not read back: $(cat "$tmp/err")"
+  # Symbolic sizes need values to run; the others run as they are.
+  if ! grep -q 'T.Buffer(("' "$tmp/$name.te.py"; then
+    "$loom" run "$tmp/$name.te.py" --repeat 1 --verify >"$tmp/run" 2>"$tmp/err" &&
+      grep -q "verify: ok" "$tmp/run" && ok ||
+      bad "run --verify $name: $(cat "$tmp/run" "$tmp/err")"
+  fi
   first=$(head -1 "$f")
   case $first in
+  "# expect "*)
+    "$loom" equal "$tmp/$name.te.py" "$root/tests/te/cases/${first#"# expect "}" \
+      >"$tmp/eq" 2>&1 && ok || bad "te $name differs from TVM's form: $(cat "$tmp/eq")" ;;
   "# loom op "*)
     # shellcheck disable=SC2086
     "$loom" op ${first#"# loom op "} >"$tmp/$name.op.py" 2>"$tmp/err" ||
@@ -58,6 +70,23 @@ A = te.placeholder((4, 4), nme="A")'
 expect_error "no prim func" "1:1" 'from tvm import te'
 expect_error "syntax" "2:19" 'from tvm import te
 A = te.placeholder((4, 4), name="A"'
+expect_error "comm_reducer arity" "5:32" 'from tvm import te
+r = te.comm_reducer(lambda x, y: (x[0] + y[0], x[1] * y[1]), lambda t0, t1: 0)
+A = te.placeholder((4, 4), name="A")
+k = te.reduce_axis((0, 4), name="k")
+B = te.compute((4,), lambda i: r((A[i, k], A[i, k]), axis=k), name="B")'
+expect_error "comm_reducer dtype" "5:32" 'from tvm import te, tir
+r = te.comm_reducer(lambda x, y: x + y, lambda t: tir.const(0, "int32"))
+A = te.placeholder((4, 4), name="A")
+k = te.reduce_axis((0, 4), name="k")
+B = te.compute((4,), lambda i: r(A[i, k], axis=k), name="B")'
+expect_error "reduce range on an index" "7:1" 'from tvm import te
+A = te.placeholder((8, 8), name="A")
+def f(i):
+    k = te.reduce_axis((i, 8), name="k")
+    return te.sum(A[i, k], axis=k)
+B = te.compute((8,), f, name="B")
+te.create_prim_func([A, B])'
 "$loom" te "$tmp/none.py" >/dev/null 2>&1; [ $? = 2 ] && ok || bad "missing file"
 "$loom" te >/dev/null 2>&1; [ $? = 2 ] && ok || bad "no argument"
 

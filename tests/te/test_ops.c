@@ -44,6 +44,32 @@ static int build_run(run *r, const char *op, const char *const *settings,
   return ok;
 }
 
+/* The same for a TE script. */
+static int script_run(run *r, const char *text) {
+  loom_diag d;
+  loom_diag_init(&d);
+  r->a = loom_arena_new();
+  r->args = NULL;
+  if (loom_te_read_script(text, strlen(text), "t.py", r->a, &r->f, &d) !=
+      LOOM_OK) {
+    printf("  script: %s\n", d.msg ? d.msg : "out of memory");
+    loom_diag_free(&d);
+    return 0;
+  }
+  r->args = calloc((size_t)r->f->n_params, sizeof *r->args);
+  loom_rng rng;
+  loom_rng_seed(&rng, 7);
+  int ok = loom_interp_alloc_args(r->f, NULL, r->args, &d) == LOOM_OK;
+  for (int i = 0; ok && i < r->f->n_params; i++)
+    loom_interp_fill_random(r->args[i], &rng);
+  if (ok && loom_interp_run(r->f, r->args, NULL, &d) != LOOM_OK) {
+    printf("  run script: %s\n", d.msg);
+    ok = 0;
+  }
+  loom_diag_free(&d);
+  return ok;
+}
+
 static void done(run *r) {
   if (r->args && r->f)
     loom_interp_free_args(r->f, r->args);
@@ -201,6 +227,103 @@ static void test_conv2d_layouts(const char *op, const char *layout, int C,
     check_out(&r, want, 1e-4 * C * R * R, op);
     free(want);
   }
+  done(&r);
+}
+
+/* conv2d or conv3d with every spatial parameter given per dimension (and
+ * padding per side), N = 2, in both layouts. A 2-D case is the 3-D one with
+ * depth 1, kernel depth 1, stride 1 and no padding in depth, so one loop
+ * nest is the reference for both. sp[] holds D, H, W; r, st, dl the
+ * kernel, stride and dilation per dimension; pb / pa the padding before
+ * and after. */
+typedef struct conv_case {
+  int nsp;
+  const char *layout;
+  int C, K, groups;
+  int sp[3], r[3], st[3], dl[3], pb[3], pa[3];
+} conv_case;
+
+static void test_conv_dims(const conv_case *t) {
+  char s[12][48];
+  int o = t->nsp == 3 ? 0 : 1; /* first dimension named in the settings */
+  snprintf(s[0], 48, "N=2");
+  snprintf(s[1], 48, "C=%d", t->C);
+  snprintf(s[2], 48, "K=%d", t->K);
+  snprintf(s[3], 48, "groups=%d", t->groups);
+  snprintf(s[4], 48, "layout=%s", t->layout);
+  snprintf(s[5], 48, "D=%d", t->sp[0]);
+  snprintf(s[6], 48, "H=%d", t->sp[1]);
+  snprintf(s[7], 48, "W=%d", t->sp[2]);
+  const char *names[3] = {"R", "stride", "dilation"};
+  const int *vals[3] = {t->r, t->st, t->dl};
+  for (int k = 0; k < 3; k++) {
+    if (t->nsp == 3)
+      snprintf(s[8 + k], 48, "%s=%d,%d,%d", names[k], vals[k][0], vals[k][1],
+               vals[k][2]);
+    else
+      snprintf(s[8 + k], 48, "%s=%d,%d", names[k], vals[k][1], vals[k][2]);
+  }
+  if (t->nsp == 3)
+    snprintf(s[11], 48, "pad=%d,%d,%d,%d,%d,%d", t->pb[0], t->pb[1], t->pb[2],
+             t->pa[0], t->pa[1], t->pa[2]);
+  else
+    snprintf(s[11], 48, "pad=%d,%d,%d,%d", t->pb[1], t->pb[2], t->pa[1],
+             t->pa[2]);
+  const char *set[12];
+  int n = 0;
+  for (int i = 0; i < 12; i++)
+    if (!(o == 1 && i == 5))
+      set[n++] = s[i];
+  run r;
+  CHECK(build_run(&r, t->nsp == 3 ? "conv3d" : "conv2d", set, n));
+  if (!r.args) {
+    done(&r);
+    return;
+  }
+  bool is_cl = t->layout[1] != 'C'; /* channels last */
+  int O[3], C = t->C, K = t->K, cg = C / t->groups, kg = K / t->groups;
+  for (int i = 0; i < 3; i++)
+    O[i] = (t->sp[i] + t->pb[i] + t->pa[i] - (t->r[i] - 1) * t->dl[i] - 1) /
+               t->st[i] + 1;
+  int64_t no = (int64_t)2 * K * O[0] * O[1] * O[2];
+  double *want = calloc((size_t)no, sizeof *want);
+  for (int b = 0; b < 2; b++)
+    for (int k = 0; k < K; k++)
+      for (int z = 0; z < O[0]; z++)
+        for (int y = 0; y < O[1]; y++)
+          for (int x = 0; x < O[2]; x++) {
+            double acc = 0;
+            for (int c = 0; c < cg; c++)
+              for (int rz = 0; rz < t->r[0]; rz++)
+                for (int ry = 0; ry < t->r[1]; ry++)
+                  for (int rx = 0; rx < t->r[2]; rx++) {
+                    int p[3] = {z, y, x}, q[3] = {rz, ry, rx}, in[3];
+                    bool is_in = true;
+                    for (int i = 0; i < 3; i++) {
+                      in[i] = p[i] * t->st[i] + q[i] * t->dl[i] - t->pb[i];
+                      is_in = is_in && in[i] >= 0 && in[i] < t->sp[i];
+                    }
+                    if (!is_in)
+                      continue;
+                    int ci = k / kg * cg + c;
+                    int64_t sp = ((int64_t)in[0] * t->sp[1] + in[1]) * t->sp[2] +
+                                 in[2];
+                    int64_t nsp = (int64_t)t->sp[0] * t->sp[1] * t->sp[2];
+                    int64_t xi = is_cl ? (b * nsp + sp) * C + ci
+                                       : (b * C + ci) * nsp + sp;
+                    int64_t kq = ((int64_t)rz * t->r[1] + ry) * t->r[2] + rx;
+                    int64_t kn = (int64_t)t->r[0] * t->r[1] * t->r[2];
+                    int64_t wi = is_cl ? (kq * cg + c) * K + k
+                                       : ((int64_t)k * cg + c) * kn + kq;
+                    acc += at(&r, 0, xi) * at(&r, 1, wi);
+                  }
+            int64_t os = ((int64_t)z * O[1] + y) * O[2] + x;
+            int64_t onsp = (int64_t)O[0] * O[1] * O[2];
+            want[is_cl ? (b * onsp + os) * K + k : (b * K + k) * onsp + os] =
+                acc;
+          }
+  check_out(&r, want, 1e-4 * C * 27, t->nsp == 3 ? "conv3d" : "conv2d dims");
+  free(want);
   done(&r);
 }
 
@@ -467,24 +590,46 @@ static void test_elementwise(void) {
   done(&r);
 }
 
-/* argmax on data with ties (small integers as floats): the first index. */
-static void test_argmax(void) {
-  const char *set[3] = {"shape=4,9,3", "axis=1", "dtype=int8"};
+/* argmax / argmin of a 3-D tensor along one axis, on data with ties (small
+ * integers) or random floats: the first index of the extreme, keepdims or
+ * not (the output holds the same elements in the same order). */
+static void test_argreduce(const char *op, int d0, int d1, int d2, int axis,
+                           int keepdims, const char *dtype) {
+  char s[4][32];
+  snprintf(s[0], 32, "shape=%d,%d,%d", d0, d1, d2);
+  snprintf(s[1], 32, "axis=%d", axis);
+  snprintf(s[2], 32, "keepdims=%d", keepdims);
+  snprintf(s[3], 32, "dtype=%s", dtype);
+  const char *set[4] = {s[0], s[1], s[2], s[3]};
+  int dims[3] = {d0, d1, d2};
+  bool is_min = !strcmp(op, "argmin");
   run r;
-  CHECK(build_run(&r, "argmax", set, 3));
+  CHECK(build_run(&r, op, set, 4));
   if (r.args) {
-    double want[12];
-    for (int i = 0; i < 4; i++)
-      for (int k = 0; k < 3; k++) {
-        int best = 0;
-        for (int j = 1; j < 9; j++)
-          if (at(&r, 0, (i * 9 + j) * 3 + k) > at(&r, 0, (i * 9 + best) * 3 + k))
-            best = j;
-        want[i * 3 + k] = best;
-      }
-    check_out(&r, want, 0, "argmax");
+    double *want = calloc((size_t)(d0 * d1 * d2), sizeof *want);
+    int n = 0;
+    for (int i = 0; i < (axis == 0 ? 1 : d0); i++)
+      for (int j = 0; j < (axis == 1 ? 1 : d1); j++)
+        for (int k = 0; k < (axis == 2 ? 1 : d2); k++) {
+          int best = 0;
+          double bv = 0;
+          for (int t = 0; t < dims[axis]; t++) {
+            int p[3] = {i, j, k};
+            p[axis] = t;
+            double v = at(&r, 0, (p[0] * d1 + p[1]) * d2 + p[2]);
+            if (t == 0 || (is_min ? v < bv : v > bv))
+              best = t, bv = v;
+          }
+          want[n++] = best;
+        }
+    check_out(&r, want, 0, op);
+    free(want);
   }
   done(&r);
+}
+
+static void test_argmax(void) {
+  run r;
   const char *ps[2] = {"shape=2,3", "axis=all"}; /* fits in int32 */
   CHECK(build_run(&r, "prod", ps, 2));
   if (r.args) {
@@ -493,6 +638,112 @@ static void test_argmax(void) {
       p *= at(&r, 0, i);
     check_out(&r, &p, 0, "prod");
   }
+  done(&r);
+}
+
+/* A comm_reducer of a TE script keeping (index, value) of the maximum,
+ * with a reduce axis that starts at 2 and a where= condition: both outputs
+ * against a C loop over the same points. */
+static void test_script_argmax(void) {
+  const char *text =
+      "from tvm import te, tir\n"
+      "def fcombine(x, y):\n"
+      "    keep = x[1] >= y[1]\n"
+      "    return tir.Select(keep, x[0], y[0]), tir.Select(keep, x[1], y[1])\n"
+      "argmax = te.comm_reducer(fcombine, lambda a, b: (-1, te.min_value(b)))\n"
+      "A = te.placeholder((5, 17), name='A', dtype='float32')\n"
+      "k = te.reduce_axis((2, 15), name='k')\n"
+      "i_, v_ = te.compute((5,), lambda i: argmax((k, A[i, k]), axis=k,\n"
+      "                    where=k % 3 != 1), name='am')\n"
+      "te.create_prim_func([A, i_, v_])\n";
+  run r;
+  CHECK(script_run(&r, text));
+  if (r.args) {
+    for (int i = 0; i < 5; i++) {
+      int best = -1;
+      double bv = -INFINITY;
+      for (int k = 2; k < 15; k++) {
+        double v = at(&r, 0, i * 17 + k);
+        if (k % 3 != 1 && !(bv >= v))
+          best = k, bv = v;
+      }
+      CHECK(at(&r, 1, i) == best);
+      CHECK(at(&r, 2, i) == bv);
+    }
+  }
+  done(&r);
+}
+
+/* topi calls and te.compute stages in one script: sum over j of
+ * relu((A * B)[i, j] - 1), against a C loop. */
+static void test_script_topi(void) {
+  const char *text =
+      "from tvm import te, topi\n"
+      "A = te.placeholder((5, 7), name='A')\n"
+      "B = te.placeholder((7, 3), name='B')\n"
+      "C = topi.matmul(A, B)\n"
+      "D = te.compute((5, 3), lambda i, j: C[i, j] - 1.0, name='D')\n"
+      "E = topi.sum(topi.nn.relu(D), axis=1)\n"
+      "te.create_prim_func([A, B, E])\n";
+  run r;
+  CHECK(script_run(&r, text));
+  if (r.args) {
+    double want[5];
+    for (int i = 0; i < 5; i++) {
+      want[i] = 0;
+      for (int j = 0; j < 3; j++) {
+        double acc = 0;
+        for (int k = 0; k < 7; k++)
+          acc += at(&r, 0, i * 7 + k) * at(&r, 1, k * 3 + j);
+        want[i] += acc - 1 > 0 ? acc - 1 : 0;
+      }
+    }
+    check_out(&r, want, 1e-4, "topi script");
+  }
+  done(&r);
+}
+
+typedef struct shift_ctx {
+  loom_te_tensor *a;
+  loom_var *k;
+} shift_ctx;
+
+static loom_expr *shift_body(loom_te *te, void *user, loom_expr *const *idx) {
+  shift_ctx *c = user;
+  loom_expr *ai[2] = {idx[0], loom_te_ref(te, c->k)};
+  return loom_te_sum(te, loom_te_at(te, c->a, ai, 2), &c->k, 1, NULL);
+}
+
+/* A reduce axis over [3, 3 + 7): the block iter var and the loop start at
+ * 3, and the sum covers exactly those points. */
+static void test_axis_min(void) {
+  run r = {loom_arena_new(), NULL, NULL};
+  loom_te *te = loom_te_new(r.a);
+  int64_t shape[2] = {4, 11};
+  shift_ctx c = {loom_te_placeholder_c(te, "A", shape, 2, LOOM_FLOAT32), NULL};
+  c.k = loom_te_reduce_axis_range(te, loom_te_int(te, 3), loom_te_int(te, 7),
+                                  "k");
+  loom_expr *n = loom_te_int(te, 4);
+  loom_te_tensor *args[2] = {c.a, loom_te_compute(te, "B", &n, 1, NULL,
+                                                  shift_body, &c)};
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_te_create_prim_func(te, args, 2, &r.f, &d) == LOOM_OK);
+  loom_rng rng;
+  loom_rng_seed(&rng, 3);
+  r.args = calloc(2, sizeof *r.args);
+  if (r.f && loom_interp_alloc_args(r.f, NULL, r.args, &d) == LOOM_OK) {
+    loom_interp_fill_random(r.args[0], &rng);
+    CHECK(loom_interp_run(r.f, r.args, NULL, &d) == LOOM_OK);
+    double want[4];
+    for (int i = 0; i < 4; i++) {
+      want[i] = 0;
+      for (int k = 3; k < 10; k++)
+        want[i] += at(&r, 0, i * 11 + k);
+    }
+    check_out(&r, want, 1e-5, "axis min");
+  }
+  loom_diag_free(&d);
   done(&r);
 }
 
@@ -653,6 +904,20 @@ int main(void) {
   test_conv2d_layouts("depthwise_conv2d", "NHWC", 5, 7, 5, 3, 2, 1, 1, 1);
   test_conv2d_layouts("depthwise_conv2d", "NCHW", 3, 8, 3, 3, 1, 2, 2, 1);
   test_conv1d(3, 11, 4, 3, 2, 1, 2);
+  {
+    static const conv_case cases[] = {
+        {3, "NCDHW", 4, 6, 2, {5, 7, 6}, {3, 2, 3}, {1, 2, 2}, {1, 1, 2},
+         {1, 0, 2}, {1, 1, 0}},
+        {3, "NDHWC", 3, 5, 1, {4, 6, 9}, {2, 3, 3}, {2, 1, 3}, {2, 1, 1},
+         {0, 1, 1}, {1, 1, 2}},
+        {2, "NCHW", 4, 4, 2, {1, 7, 10}, {1, 3, 2}, {1, 2, 1}, {1, 1, 3},
+         {0, 1, 0}, {0, 2, 1}},
+        {2, "NHWC", 3, 5, 1, {1, 9, 6}, {1, 2, 3}, {1, 3, 1}, {1, 2, 1},
+         {0, 0, 1}, {0, 1, 1}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+      test_conv_dims(&cases[i]);
+  }
   test_conv2d_transpose(3, 5, 2, 4, 2, 1);
   test_conv2d_transpose(2, 4, 3, 3, 1, 0);
   test_softmax("softmax", 3, 17);
@@ -665,7 +930,14 @@ int main(void) {
   test_dequant("dequant_matmul_i8", 3, 4, 32, 8);
   test_elementwise();
   test_argmax();
+  test_argreduce("argmax", 4, 9, 3, 1, 0, "int8");
+  test_argreduce("argmin", 5, 3, 7, 0, 1, "int8");
+  test_argreduce("argmin", 3, 5, 11, 2, 0, "float32");
+  test_argreduce("argmax", 7, 6, 5, 0, 0, "float16");
   test_where();
+  test_script_argmax();
+  test_script_topi();
+  test_axis_min();
   test_symbolic();
   test_errors();
   test_faultsim("matmul", NULL);
@@ -674,6 +946,13 @@ int main(void) {
   test_faultsim("layer_norm", NULL);
   test_faultsim("dequant_gemv_i4", NULL);
   test_faultsim("argmax", NULL);
+  test_faultsim("argmin", NULL);
+  test_faultsim(NULL,
+                "from tvm import te, topi\n"
+                "A = te.placeholder((4, 6), name='A')\n"
+                "B = te.compute((4, 6), lambda i, j: A[i, j] * 2.0, name='B')\n"
+                "C = topi.argmax(topi.nn.softmax(B), axis=1)\n"
+                "te.create_prim_func([A, C])\n");
   test_faultsim(NULL,
                 "from tvm import te\n"
                 "n = te.var('n')\n"
