@@ -364,6 +364,8 @@ loom_expr *loom_ir_rewrite_expr(loom_arena *a, loom_expr *e,
 loom_expr *loom_ir_substitute_expr(loom_arena *a, loom_expr *e,
                                    loom_var *const *vars,
                                    loom_expr *const *values, int n);
+/* Does e read variable v anywhere? */
+bool loom_ir_expr_uses(const loom_expr *e, const loom_var *v);
 
 /* ---- structural equality and hashing ------------------------------------- */
 

@@ -84,3 +84,43 @@ loom_expr *loom_ir_substitute_expr(loom_arena *a, loom_expr *e,
   subst s = {vars, values, n};
   return loom_ir_rewrite_expr(a, e, subst_hook, &s);
 }
+
+bool loom_ir_expr_uses(const loom_expr *e, const loom_var *v) {
+  if (!e)
+    return false;
+  switch (e->kind) {
+  case LOOM_EXPR_INT:
+  case LOOM_EXPR_FLOAT:
+  case LOOM_EXPR_STR:
+    return false;
+  case LOOM_EXPR_VAR:
+    return e->u.var == v;
+  case LOOM_EXPR_NOT:
+  case LOOM_EXPR_CAST:
+    return loom_ir_expr_uses(e->u.unary.a, v);
+  case LOOM_EXPR_SELECT:
+    return loom_ir_expr_uses(e->u.select.cond, v) ||
+           loom_ir_expr_uses(e->u.select.t, v) ||
+           loom_ir_expr_uses(e->u.select.f, v);
+  case LOOM_EXPR_LOAD:
+    for (int i = 0; i < e->u.load.n_indices; i++)
+      if (loom_ir_expr_uses(e->u.load.indices[i], v))
+        return true;
+    return false;
+  case LOOM_EXPR_CALL:
+    for (int i = 0; i < e->u.call.n_args; i++)
+      if (loom_ir_expr_uses(e->u.call.args[i], v))
+        return true;
+    return false;
+  case LOOM_EXPR_LET:
+    return loom_ir_expr_uses(e->u.let.value, v) ||
+           loom_ir_expr_uses(e->u.let.body, v);
+  case LOOM_EXPR_RAMP:
+    return loom_ir_expr_uses(e->u.ramp.base, v) ||
+           loom_ir_expr_uses(e->u.ramp.stride, v);
+  case LOOM_EXPR_BROADCAST:
+    return loom_ir_expr_uses(e->u.broadcast.value, v);
+  default:
+    return loom_ir_expr_uses(e->u.bin.a, v) || loom_ir_expr_uses(e->u.bin.b, v);
+  }
+}

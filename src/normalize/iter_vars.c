@@ -27,7 +27,7 @@ typedef struct iv_ctx {
 
 static bool uses_other_loops(const iv_ctx *c, const loom_expr *e) {
   for (int i = 0; i < c->n_loops; i++)
-    if (norm_expr_uses(e, c->loops[i]->u.loop.var))
+    if (loom_ir_expr_uses(e, c->loops[i]->u.loop.var))
       return true;
   return false;
 }
@@ -62,8 +62,8 @@ static bool domain_of(iv_ctx *c, const loom_stmt *l, loom_range *dom) {
 static bool writes_use(const loom_block *b, const loom_var *v) {
   for (int i = 0; i < b->n_writes; i++)
     for (int j = 0; j < b->writes[i].n_ranges; j++)
-      if (norm_expr_uses(b->writes[i].ranges[j].min, v) ||
-          norm_expr_uses(b->writes[i].ranges[j].extent, v))
+      if (loom_ir_expr_uses(b->writes[i].ranges[j].min, v) ||
+          loom_ir_expr_uses(b->writes[i].ranges[j].extent, v))
         return true;
   return false;
 }

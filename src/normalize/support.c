@@ -70,47 +70,10 @@ bool norm_infer_regions(loom_arena *a, loom_block *b, const norm_bufs *visible) 
 
 /* ---- questions ----------------------------------------------------------------- */
 
-bool norm_expr_uses(const loom_expr *e, const loom_var *v) {
-  if (!e)
-    return false;
-  switch (e->kind) {
-  case LOOM_EXPR_INT:
-  case LOOM_EXPR_FLOAT:
-  case LOOM_EXPR_STR:
-    return false;
-  case LOOM_EXPR_VAR:
-    return e->u.var == v;
-  case LOOM_EXPR_NOT:
-  case LOOM_EXPR_CAST:
-    return norm_expr_uses(e->u.unary.a, v);
-  case LOOM_EXPR_SELECT:
-    return norm_expr_uses(e->u.select.cond, v) ||
-           norm_expr_uses(e->u.select.t, v) || norm_expr_uses(e->u.select.f, v);
-  case LOOM_EXPR_LOAD:
-    for (int i = 0; i < e->u.load.n_indices; i++)
-      if (norm_expr_uses(e->u.load.indices[i], v))
-        return true;
-    return false;
-  case LOOM_EXPR_CALL:
-    for (int i = 0; i < e->u.call.n_args; i++)
-      if (norm_expr_uses(e->u.call.args[i], v))
-        return true;
-    return false;
-  case LOOM_EXPR_LET:
-    return norm_expr_uses(e->u.let.value, v) || norm_expr_uses(e->u.let.body, v);
-  case LOOM_EXPR_RAMP:
-    return norm_expr_uses(e->u.ramp.base, v) || norm_expr_uses(e->u.ramp.stride, v);
-  case LOOM_EXPR_BROADCAST:
-    return norm_expr_uses(e->u.broadcast.value, v);
-  default:
-    return norm_expr_uses(e->u.bin.a, v) || norm_expr_uses(e->u.bin.b, v);
-  }
-}
-
 static bool region_uses(const loom_buffer_region *r, const loom_var *v) {
   for (int i = 0; i < r->n_ranges; i++)
-    if (norm_expr_uses(r->ranges[i].min, v) ||
-        norm_expr_uses(r->ranges[i].extent, v))
+    if (loom_ir_expr_uses(r->ranges[i].min, v) ||
+        loom_ir_expr_uses(r->ranges[i].extent, v))
       return true;
   return false;
 }
@@ -120,19 +83,19 @@ bool norm_stmt_uses(const loom_stmt *s, const loom_var *v) {
     return false;
   switch (s->kind) {
   case LOOM_STMT_FOR:
-    return norm_expr_uses(s->u.loop.min, v) ||
-           norm_expr_uses(s->u.loop.extent, v) ||
+    return loom_ir_expr_uses(s->u.loop.min, v) ||
+           loom_ir_expr_uses(s->u.loop.extent, v) ||
            norm_stmt_uses(s->u.loop.body, v);
   case LOOM_STMT_BLOCK_REALIZE: {
     const loom_block *b = s->u.realize.block;
     for (int i = 0; i < s->u.realize.n_iter_values; i++)
-      if (norm_expr_uses(s->u.realize.iter_values[i], v))
+      if (loom_ir_expr_uses(s->u.realize.iter_values[i], v))
         return true;
-    if (norm_expr_uses(s->u.realize.predicate, v))
+    if (loom_ir_expr_uses(s->u.realize.predicate, v))
       return true;
     for (int i = 0; i < b->n_iter_vars; i++)
-      if (norm_expr_uses(b->iter_vars[i].dom.min, v) ||
-          norm_expr_uses(b->iter_vars[i].dom.extent, v))
+      if (loom_ir_expr_uses(b->iter_vars[i].dom.min, v) ||
+          loom_ir_expr_uses(b->iter_vars[i].dom.extent, v))
         return true;
     for (int i = 0; i < b->n_reads; i++)
       if (region_uses(&b->reads[i], v))
@@ -147,11 +110,11 @@ bool norm_stmt_uses(const loom_stmt *s, const loom_var *v) {
   }
   case LOOM_STMT_STORE:
     for (int i = 0; i < s->u.store.n_indices; i++)
-      if (norm_expr_uses(s->u.store.indices[i], v))
+      if (loom_ir_expr_uses(s->u.store.indices[i], v))
         return true;
-    return norm_expr_uses(s->u.store.value, v);
+    return loom_ir_expr_uses(s->u.store.value, v);
   case LOOM_STMT_IF:
-    return norm_expr_uses(s->u.if_.cond, v) ||
+    return loom_ir_expr_uses(s->u.if_.cond, v) ||
            norm_stmt_uses(s->u.if_.then_case, v) ||
            norm_stmt_uses(s->u.if_.else_case, v);
   case LOOM_STMT_SEQ:
@@ -160,17 +123,17 @@ bool norm_stmt_uses(const loom_stmt *s, const loom_var *v) {
         return true;
     return false;
   case LOOM_STMT_EVALUATE:
-    return norm_expr_uses(s->u.evaluate.value, v);
+    return loom_ir_expr_uses(s->u.evaluate.value, v);
   case LOOM_STMT_LET:
-    return norm_expr_uses(s->u.let.value, v) || norm_stmt_uses(s->u.let.body, v);
+    return loom_ir_expr_uses(s->u.let.value, v) || norm_stmt_uses(s->u.let.body, v);
   case LOOM_STMT_ALLOCATE:
   case LOOM_STMT_DECL_BUFFER:
     return norm_stmt_uses(s->u.alloc.body, v);
   case LOOM_STMT_ATTR:
-    return norm_expr_uses(s->u.attr.value, v) || norm_stmt_uses(s->u.attr.body, v);
+    return loom_ir_expr_uses(s->u.attr.value, v) || norm_stmt_uses(s->u.attr.body, v);
   case LOOM_STMT_ASSERT:
-    return norm_expr_uses(s->u.assert_.cond, v) ||
-           norm_expr_uses(s->u.assert_.message, v) ||
+    return loom_ir_expr_uses(s->u.assert_.cond, v) ||
+           loom_ir_expr_uses(s->u.assert_.message, v) ||
            norm_stmt_uses(s->u.assert_.body, v);
   default:
     return true; /* unknown: assume it does */

@@ -120,43 +120,7 @@ loom_expr *sched_subst_expr(loom_arena *a, loom_expr *e, const sched_map *m) {
 }
 
 bool sched_expr_uses(const loom_expr *e, const loom_var *v) {
-  if (!e)
-    return false;
-  switch (e->kind) {
-  case LOOM_EXPR_INT:
-  case LOOM_EXPR_FLOAT:
-  case LOOM_EXPR_STR:
-    return false;
-  case LOOM_EXPR_VAR:
-    return e->u.var == v;
-  case LOOM_EXPR_NOT:
-  case LOOM_EXPR_CAST:
-    return sched_expr_uses(e->u.unary.a, v);
-  case LOOM_EXPR_SELECT:
-    return sched_expr_uses(e->u.select.cond, v) ||
-           sched_expr_uses(e->u.select.t, v) ||
-           sched_expr_uses(e->u.select.f, v);
-  case LOOM_EXPR_LOAD:
-    for (int i = 0; i < e->u.load.n_indices; i++)
-      if (sched_expr_uses(e->u.load.indices[i], v))
-        return true;
-    return false;
-  case LOOM_EXPR_CALL:
-    for (int i = 0; i < e->u.call.n_args; i++)
-      if (sched_expr_uses(e->u.call.args[i], v))
-        return true;
-    return false;
-  case LOOM_EXPR_LET:
-    return sched_expr_uses(e->u.let.value, v) ||
-           sched_expr_uses(e->u.let.body, v);
-  case LOOM_EXPR_RAMP:
-    return sched_expr_uses(e->u.ramp.base, v) ||
-           sched_expr_uses(e->u.ramp.stride, v);
-  case LOOM_EXPR_BROADCAST:
-    return sched_expr_uses(e->u.broadcast.value, v);
-  default:
-    return sched_expr_uses(e->u.bin.a, v) || sched_expr_uses(e->u.bin.b, v);
-  }
+  return loom_ir_expr_uses(e, v);
 }
 
 /* ---- statements ------------------------------------------------------------ */
