@@ -578,8 +578,18 @@ static loom_status baseline(search *S, loom_diag *d) {
   loom_tune_runner_set_timeout(S->runner, limit > 600000 ? limit : 600000);
   loom_status st = loom_tune_runner_run(S->runner, &b.items[0].kernel, 1, &m, d);
   loom_tune_runner_set_timeout(S->runner, limit);
-  if (st == LOOM_OK && !m.error)
+  if (st == LOOM_OK && !m.error) {
     S->res->baseline_ms = m.timing.median_ms;
+    /* The function as written (the empty schedule) is a candidate too, so
+     * the tuned result is never slower than the untuned one. */
+    loom_sched *s = loom_sched_new(S->mod, 0);
+    st = s ? record(S, s, &m, d) : LOOM_NOMEM;
+    if (st == LOOM_OK && mark_seen(S, cand_hash(s))) {
+      S->res->best_ms = m.timing.median_ms;
+      S->best = loom_sched_copy(s);
+    }
+    loom_sched_free(s);
+  }
   loom_tune_measured_free(&m, 1);
   loom_tune_build_free(&b);
   return st;

@@ -19,7 +19,7 @@ expect() { # CODE TEXT COMMAND...
 }
 expect 0 "over the unscheduled" "$loom" tune "$cases/mm64.py" --space "$cases/mm_space.py" \
   --trials 10 --batch 5 --db "$tmp/t.db" --seed 3
-expect 0 "records=10 failures=0" "$loom" db list --db "$tmp/t.db"
+expect 0 "records=11 failures=0" "$loom" db list --db "$tmp/t.db"
 expect 0 "scheduled from the database" "$loom" apply "$cases/mm64.py" --db "$tmp/t.db" -o "$tmp/applied.py"
 expect 0 "verify: ok" "$loom" run "$tmp/applied.py" --verify --repeat 1
 grep -q "T.vectorized" "$tmp/applied.py" || { echo "FAIL: the applied module is not scheduled"; fail=1; }
