@@ -11,8 +11,8 @@
  * parameter i, read for its symbolic dimensions. It returns 0, -1 when a
  * T.assert fails, -2 when two parameters disagree on a symbolic dimension.
  * The file also defines loom_set_num_threads(int), which sets the OpenMP
- * thread count of parallel loops. Compile it with -fwrapv (integers wrap as
- * in TensorIR), and -fopenmp for parallel loops. */
+ * thread count of parallel loops. Compile it with LOOM_CODEGEN_CFLAGS, and
+ * -fopenmp for parallel loops. */
 #ifndef LOOM_CODEGEN_H
 #define LOOM_CODEGEN_H
 
@@ -20,7 +20,7 @@
 
 /* Flags the generated code needs from the C compiler, beyond optimization
  * and target flags. */
-#define LOOM_CODEGEN_CFLAGS "-std=gnu11 -fwrapv -fno-math-errno -fPIC"
+#define LOOM_CODEGEN_CFLAGS "-std=gnu11 -fno-math-errno -fPIC"
 
 /* The symbol of the function named name in a file from loom_codegen_c_module:
  * "loom_" followed by the name with every character outside [A-Za-z0-9]

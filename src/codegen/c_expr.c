@@ -1,6 +1,7 @@
 /* Expressions to C. Every operator is parenthesized, so no precedence
  * question arises; results narrower than int are cast back to their type,
- * which wraps them as TensorIR's integers wrap. */
+ * which wraps them as TensorIR's integers wrap, and wider ones computed
+ * from memory wrap through unsigned arithmetic. */
 #include "codegen/codegen_impl.h"
 
 #include <inttypes.h>
@@ -89,6 +90,44 @@ static void emit_infix(emitter *E, const char *op, const loom_expr *a,
   put(E, ")");
 }
 
+bool emit_is_data(emitter *E, const loom_expr *e) {
+  switch (e->kind) {
+  case LOOM_EXPR_INT:
+  case LOOM_EXPR_FLOAT:
+  case LOOM_EXPR_STR: return false;
+  case LOOM_EXPR_VAR: return loom_ptrmap_get(&E->data_vars, e->u.var) >= 0;
+  case LOOM_EXPR_LOAD:
+  case LOOM_EXPR_CALL: return true;
+  case LOOM_EXPR_NOT:
+  case LOOM_EXPR_CAST: return emit_is_data(E, e->u.unary.a);
+  case LOOM_EXPR_SELECT:
+    return emit_is_data(E, e->u.select.cond) || emit_is_data(E, e->u.select.t) ||
+           emit_is_data(E, e->u.select.f);
+  case LOOM_EXPR_LET:
+    return emit_is_data(E, e->u.let.value) || emit_is_data(E, e->u.let.body);
+  case LOOM_EXPR_RAMP:
+  case LOOM_EXPR_BROADCAST: return true; /* not after lowering */
+  default: return emit_is_data(E, e->u.bin.a) || emit_is_data(E, e->u.bin.b);
+  }
+}
+
+void emit_bind_let(emitter *E, const loom_var *v, const loom_expr *value) {
+  if (emit_is_data(E, value) && loom_ptrmap_put(&E->data_vars, v, 1) != LOOM_OK)
+    emit_error(E, "out of memory");
+}
+
+/* a op b for signed integers of 32 or 64 bits, wrapping: C leaves their
+ * overflow undefined. */
+static void emit_wrapping(emitter *E, const char *op, loom_dtype t,
+                          const loom_expr *a, const loom_expr *b) {
+  const char *u = t.bits == 64 ? "uint64_t" : "uint32_t";
+  loom_buf_printf(E->out, "((%s)((%s)", emit_value_type(t), u);
+  emit_expr(E, a);
+  loom_buf_printf(E->out, " %s (%s)", op, u);
+  emit_expr(E, b);
+  put(E, "))");
+}
+
 static void emit_binary(emitter *E, const loom_expr *e) {
   loom_dtype t = e->u.bin.a->dtype;
   const loom_expr *a = e->u.bin.a, *b = e->u.bin.b;
@@ -116,6 +155,10 @@ static void emit_binary(emitter *E, const loom_expr *e) {
   }
   if (t.code == LOOM_DT_BOOL) {
     emit_error(E, "%s on bool operands", loom_expr_kind_name(e->kind));
+    return;
+  }
+  if (op && t.code == LOOM_DT_INT && t.bits >= 32 && emit_is_data(E, e)) {
+    emit_wrapping(E, op, t, a, b);
     return;
   }
   /* 16-bit floats compute in float (exact for + - * /: float has more than
@@ -371,6 +414,7 @@ void emit_expr(emitter *E, const loom_expr *e) {
   case LOOM_EXPR_LOAD: emit_load(E, e); return;
   case LOOM_EXPR_CALL: emit_call(E, e); return;
   case LOOM_EXPR_LET:
+    emit_bind_let(E, e->u.let.var, e->u.let.value);
     loom_buf_printf(E->out, "({ %s %s = ", emit_value_type(e->u.let.var->dtype),
                     emit_name(E, e->u.let.var));
     emit_expr(E, e->u.let.value);

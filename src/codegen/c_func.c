@@ -108,6 +108,7 @@ static loom_status emit_func(const loom_func *f, const char *symbol,
     st = E.st;
   }
   loom_ptrmap_free(&E.names);
+  loom_ptrmap_free(&E.data_vars);
   for (int i = 0; i < E.n_idents; i++)
     free(E.idents[i]);
   free(E.idents);

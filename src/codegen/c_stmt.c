@@ -254,6 +254,7 @@ void emit_stmt(emitter *E, const loom_stmt *s) {
     put(E, ";\n");
     return;
   case LOOM_STMT_LET:
+    emit_bind_let(E, s->u.let.var, s->u.let.value);
     emit_line_start(E);
     loom_buf_printf(E->out, "const %s %s = ", emit_value_type(s->u.let.var->dtype),
                     emit_name(E, s->u.let.var));

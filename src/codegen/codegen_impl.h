@@ -16,6 +16,7 @@ typedef struct emitter {
   loom_status st;      /* the first failure */
   int indent;
   loom_ptrmap names;   /* variable -> position in idents */
+  loom_ptrmap data_vars; /* let variables whose values come from memory */
   char **idents;       /* C identifiers, unique within the function */
   int n_idents, cap_idents;
   const loom_var **heap; /* data vars of heap allocations now live */
@@ -23,6 +24,14 @@ typedef struct emitter {
   bool is_noalias;
   int64_t unroll_max_step; /* from pragma_auto_unroll_max_step above; 0 none */
 } emitter;
+
+/* Is e computed from memory (a load, a call, a let variable bound to such
+ * a value)? Integer arithmetic on such values wraps; arithmetic on loop
+ * variables and constants alone (indices) may not overflow, which lets the
+ * C compiler see affine addresses and vectorize. */
+bool emit_is_data(emitter *E, const loom_expr *e);
+/* Notes that let variable v holds value (a data variable when value is). */
+void emit_bind_let(emitter *E, const loom_var *v, const loom_expr *value);
 
 /* Records the first error, located at the current statement. */
 void emit_error(emitter *E, const char *fmt, ...)

@@ -1,10 +1,10 @@
 /* The text every generated C file starts with: the numeric rules of
  * TensorIR that C does not have built in, written once as small inline
  * functions (the C compiler inlines and vectorizes them). They mirror the
- * reference interpreter (src/interp/numeric.c): wrap-around integers (the
- * file is compiled with -fwrapv), floor division, NaN-propagating float
- * min/max, saturating float-to-int casts, float16 and bfloat16 held as float
- * and rounded to nearest even after every operation. */
+ * reference interpreter (src/interp/numeric.c): floor division,
+ * NaN-propagating float min/max, saturating float-to-int casts, float16 and
+ * bfloat16 held as float and rounded to nearest even after every operation.
+ * (Wrap-around integers are the expressions' business: c_expr.c.) */
 #include "codegen/codegen_impl.h"
 
 const char codegen_prelude[] =
