@@ -146,6 +146,25 @@ static const lt_case cases[] = {
             "sch.reorder(l4, l3, l2)\nsch.parallel(loop=l4)\n",
      NULL},
 
+    /* A copy stage moves the data one way only: not for an in-place update. */
+    {"inplace-reindex-read", &inplace,
+     "b0 = sch.get_block(name=\"block\")\nb1 = sch.reindex(block=b0, buffer=(\"read\", 0))\n",
+     "reindex: block 'block' reads and writes buffer 'B' in place; a read "
+     "copy would never reach the buffer with the block's result"},
+    {"inplace-reindex-write", &inplace,
+     "b0 = sch.get_block(name=\"block\")\nb1 = sch.reindex(block=b0, buffer=(\"write\", 0))\n",
+     "reindex: block 'block' reads and writes buffer 'B' in place; a "
+     "write-back copy would leave the block reading an unfilled buffer"},
+    {"inplace-reindex-cache-read", &inplace,
+     "b0 = sch.get_block(name=\"block\")\n"
+     "b1 = sch.reindex_cache_read(block=b0, read_buffer_index=0, "
+     "storage_scope=\"local\", index_map=lambda p0: (p0,))\n",
+     "reindex_cache_read: block 'block' reads and writes buffer 'B' in place; "
+     "a read cache would never reach the buffer with the block's result"},
+    {"inplace-reindex-other", &inplace,
+     "b0 = sch.get_block(name=\"block\")\nb1 = sch.reindex(block=b0, buffer=(\"read\", 1))\n",
+     NULL},
+
     /* A loop from 1: split after loop-zero. */
     {"from-one-split", &loop_from_one,
      SPLIT1 "sch.parallel(loop=l2)\nsch.vectorize(loop=l3)\n", NULL},
@@ -197,6 +216,19 @@ static const lt_case cases[] = {
      "vectorize: cannot vectorize loop 'j': it carries a dependence of "
      "distance 1: S[v_i] read at 7:17 is written at 7:17 by "
      "iteration j + 1 (i = 2, j = 0, then i = 2, j = 1)"},
+
+    /* New loops over the iters' whole domain would leave the triangle. */
+    {"triangular-block-layout", &triangular,
+     "b0 = sch.get_block(name=\"rowsum\")\n"
+     "sch.transform_block_layout(block=b0, index_map=lambda p0, p1: (p0 * 40 + p1,))\n",
+     "transform_block_layout: loop 'j' of block 'rowsum' does not run over the "
+     "39 points of iter 'v_j' (a triangular or irregular nest), but the new "
+     "loops would"},
+    /* Under an if, the write-back would copy the rows the block skips. */
+    {"branches-reindex-write", &branches,
+     "b0 = sch.get_block(name=\"block1\")\nb1 = sch.reindex(block=b0, buffer=(\"write\", 0))\n",
+     "reindex: the write-back of 'A' would copy every point of the iters of "
+     "block 'block1', which does not write them all: it lies under an if"},
 
     /* The histogram: the written index is data-dependent. */
     {"histogram-split", &histogram,
