@@ -215,6 +215,21 @@ loom_status sched_apply_reindex(sched_call *c) {
                     buf->name, b->name, why);
     goto out;
   }
+  /* The copy goes beside the statement of the scope that holds the block:
+   * another block there could use the buffer between the copy and the
+   * block. */
+  loom_stmt *holder = p.stmts[si + 1]->kind == LOOM_STMT_SEQ && ri >= si + 2
+                          ? p.stmts[si + 2]
+                          : p.stmts[si + 1];
+  sched_stmt_list others = {0};
+  bool alone = sched_collect_blocks(holder, &others) && others.n == 1;
+  free(others.items);
+  if (!alone) {
+    st = sched_fail(c, "block '%s' shares its loop nest with other blocks; "
+                    "the %s of '%s' beside the nest would not be next to it",
+                    b->name, is_write ? "write-back" : "copy", buf->name);
+    goto out;
+  }
   /* The iters the indices use, in block order, and the new layout. */
   int used[MAX_ITERS], nu = 0;
   for (int i = 0; i < b->n_iter_vars; i++) {
