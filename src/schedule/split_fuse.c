@@ -121,6 +121,16 @@ loom_status sched_apply_split(sched_call *c) {
                     (long long)prod, (long long)extent, name);
     goto out;
   }
+  /* An extent that depends on an outer loop (a triangular nest) must fit
+   * in the factors at its largest. */
+  loom_arith_interval ei = loom_arith_bound(ctx, loop->u.loop.extent);
+  if (!const_extent && none_at < 0 && ei.is_bounded && ei.max > prod) {
+    loom_arith_ctx_free(ctx);
+    st = sched_fail(c, "the product of the factors (%lld) is less than the "
+                       "largest extent %lld of loop '%s'",
+                    (long long)prod, (long long)ei.max, name);
+    goto out;
+  }
   if (const_extent)
     is_divisible = prod == extent;
   for (int i = 0; i < n; i++)

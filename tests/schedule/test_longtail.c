@@ -224,6 +224,16 @@ static const lt_case cases[] = {
      "transform_block_layout: loop 'j' of block 'rowsum' does not run over the "
      "39 points of iter 'v_j' (a triangular or irregular nest), but the new "
      "loops would"},
+    /* The inner extent grows with the row: factors must fit the last row. */
+    {"triangular-split-short", &triangular,
+     "b0 = sch.get_block(name=\"rowsum\")\nl1, l2 = sch.get_loops(block=b0)\n"
+     "l3, l4 = sch.split(loop=l2, factors=[1, 4])\n",
+     "split: the product of the factors (4) is less than the largest extent "
+     "39 of loop 'j'"},
+    {"triangular-split-fits", &triangular,
+     "b0 = sch.get_block(name=\"rowsum\")\nl1, l2 = sch.get_loops(block=b0)\n"
+     "l3, l4 = sch.split(loop=l2, factors=[10, 4])\n",
+     NULL},
     /* Under an if, the write-back would copy the rows the block skips. */
     {"branches-reindex-write", &branches,
      "b0 = sch.get_block(name=\"block1\")\nb1 = sch.reindex(block=b0, buffer=(\"write\", 0))\n",
