@@ -169,6 +169,14 @@ static const lt_case cases[] = {
     {"from-one-split", &loop_from_one,
      SPLIT1 "sch.parallel(loop=l2)\nsch.vectorize(loop=l3)\n", NULL},
 
+    /* Inlined into a copy of the whole buffer, the loop from 1 keeps its
+     * first iteration out by a predicate. */
+    {"from-one-reverse-inline", &loop_from_one,
+     "b0 = sch.get_block(name=\"block\")\n"
+     "b1 = sch.cache_read(block=b0, read_buffer_index=0, storage_scope=\"global\")\n"
+     "sch.reverse_compute_inline(block=b0)\n",
+     NULL},
+
     /* Branches: the outer loop parallel, the inner ones vectorized; no fuse. */
     {"branches-parallel", &branches,
      "b0 = sch.get_block(name=\"block1\")\nl1, l2 = sch.get_loops(block=b0)\n"
