@@ -108,6 +108,10 @@ loom_status sched_apply_split(sched_call *c) {
                                       loom_ir_int(a, t, prod - 1)),
                        loom_ir_int(a, t, prod)));
     is_divisible = prod == 1;
+    /* It may fold to a constant (the extent is bounded by outer loops);
+     * f[none_at] then says whether it is a unit loop, as for the others. */
+    int64_t v = 0;
+    f[none_at] = fx[none_at] && loom_ir_is_const_int(fx[none_at], &v) ? v : 0;
   } else if (none_at >= 0) {
     f[none_at] = (extent + prod - 1) / prod;
     if (f[none_at] < 1)

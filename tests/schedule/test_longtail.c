@@ -242,6 +242,12 @@ static const lt_case cases[] = {
      "b0 = sch.get_block(name=\"rowsum\")\nl1, l2 = sch.get_loops(block=b0)\n"
      "l3, l4 = sch.split(loop=l2, factors=[10, 4])\n",
      NULL},
+    /* A None factor that folds to 1 over the rows is a unit loop. */
+    {"triangular-split-none", &triangular,
+     "b0 = sch.get_block(name=\"rowsum\")\nl1, l2 = sch.get_loops(block=b0)\n"
+     "l3, l4, l5 = sch.split(loop=l2, factors=[5, None, 8], "
+     "preserve_unit_iters=False)\n",
+     NULL},
     /* Under an if, the write-back would copy the rows the block skips. */
     {"branches-reindex-write", &branches,
      "b0 = sch.get_block(name=\"block1\")\nb1 = sch.reindex(block=b0, buffer=(\"write\", 0))\n",
