@@ -84,6 +84,40 @@ static const char *const histogram =
          "        with T.block(\"hist\"):\n"
          "            H[X[i] % 16] = H[X[i] % 16] + 1\n";
 
+/* A sliding-window sum of a producer: which sums need the element
+ * produced in one iteration is not a range of them. */
+static const char *const window =
+    HEAD "def main(A: T.Buffer((16,), \"int32\"), S: T.Buffer((8,), \"int32\")):\n"
+         "    B = T.alloc_buffer((16,), \"int32\")\n"
+         "    for i in range(16):\n"
+         "        with T.block(\"B\"):\n"
+         "            vi = T.axis.remap(\"S\", [i])\n"
+         "            B[vi] = A[vi] * 2\n"
+         "    for i, k in T.grid(8, 8):\n"
+         "        with T.block(\"S\"):\n"
+         "            vi, vk = T.axis.remap(\"SR\", [i, k])\n"
+         "            with T.init():\n"
+         "                S[vi] = 0\n"
+         "            S[vi] = S[vi] + B[vi + vk]\n";
+
+/* A consumer shorter than its producer, and an unrelated nest. */
+static const char *const shorter =
+    HEAD "def main(A: T.Buffer((16, 8), \"int32\"), C: T.Buffer((4, 4), \"int32\"), "
+         "D: T.Buffer((15, 8), \"int32\")):\n"
+         "    E = T.alloc_buffer((16, 8), \"int32\")\n"
+         "    for i, j in T.grid(4, 4):\n"
+         "        with T.block(\"C\"):\n"
+         "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+         "            C[vi, vj] = A[vi * 4 + vj, 0] + 1\n"
+         "    for i, j in T.grid(16, 8):\n"
+         "        with T.block(\"E\"):\n"
+         "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+         "            E[vi, vj] = A[vi, vj] - 1\n"
+         "    for i, j in T.grid(15, 8):\n"
+         "        with T.block(\"D\"):\n"
+         "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+         "            D[vi, vj] = E[vi, vj] * 3\n";
+
 /* ---- cases ---------------------------------------------------------------------- */
 
 typedef struct lt_case {
@@ -175,6 +209,22 @@ static const lt_case cases[] = {
      "b0 = sch.get_block(name=\"block\")\n"
      "b1 = sch.cache_read(block=b0, read_buffer_index=0, storage_scope=\"global\")\n"
      "sch.reverse_compute_inline(block=b0)\n",
+     NULL},
+
+    /* A reduction moved under a loop its instances do not depend on would
+     * start over (its init) in each iteration. */
+    {"window-reduction-at", &window,
+     "b0 = sch.get_block(name=\"B\")\nl1, = sch.get_loops(block=b0)\n"
+     "b1 = sch.get_block(name=\"S\")\nsch.reverse_compute_at(block=b1, loop=l1)\n",
+     "reverse_compute_at: block 'S' accumulates into what it writes, but its "
+     "instances under loop 'i' would not depend on loop 'i' and run again in "
+     "each of its iterations"},
+    /* The predicate reverse_compute_inline leaves moves with the block. */
+    {"shorter-predicate-moves", &shorter,
+     "b0 = sch.get_block(name=\"D\")\nsch.reverse_compute_inline(block=b0)\n"
+     "b1 = sch.get_block(name=\"C\")\nl1, l2 = sch.get_loops(block=b1)\n"
+     "b2 = sch.get_block(name=\"E\")\n"
+     "sch.reverse_compute_at(block=b2, loop=l2, preserve_unit_loops=False)\n",
      NULL},
 
     /* Branches: the outer loop parallel, the inner ones vectorized; no fuse. */

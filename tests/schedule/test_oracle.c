@@ -540,7 +540,7 @@ int main(int argc, char **argv) {
   if (test_failures)
     return test_summary("schedule/oracle");
   loom_rng r;
-  loom_rng_seed(&r, 20261124);
+  loom_rng_seed(&r, 20261126);
   int n_steps_total = 0;
   int per_kind[LOOM_INST_COUNT_] = {0};
   int n_resampled = 0;
