@@ -198,3 +198,47 @@ bool sched_is_reduction(const sched_path *p, int ri) {
       return false;
   return sched_affine_problem(p, ri) == NULL && !writes_what_it_reads(b);
 }
+
+bool sched_block_updates(const loom_block *b, const loom_buffer *buf) {
+  bool reads = false, writes = false;
+  for (int i = 0; i < b->n_reads; i++)
+    reads |= b->reads[i].buffer == buf;
+  for (int i = 0; i < b->n_writes; i++)
+    writes |= b->writes[i].buffer == buf;
+  return reads && writes;
+}
+
+const char *sched_cover_problem(const sched_path *p, int ri, char *why,
+                                size_t n_why) {
+  const loom_stmt *r = p->stmts[ri];
+  const loom_block *b = r->u.realize.block;
+  int64_t t, loops = 1, iters = 1;
+  if (r->u.realize.predicate &&
+      !(loom_ir_is_const_int(r->u.realize.predicate, &t) && t))
+    return "it has a predicate";
+  for (int i = sched_scope_index(p, ri) + 1; i < ri; i++) {
+    const loom_stmt *s = p->stmts[i];
+    int64_t ext;
+    if (s->kind == LOOM_STMT_IF)
+      return "it lies under an if";
+    if (s->kind != LOOM_STMT_FOR)
+      continue;
+    if (!loom_ir_is_const_int(s->u.loop.min, &t) ||
+        !loom_ir_is_const_int(s->u.loop.extent, &ext)) {
+      snprintf(why, n_why, "the range of loop '%s' is not constant (a "
+                           "triangular or irregular nest)",
+               s->u.loop.var->name);
+      return why;
+    }
+    loops *= ext;
+  }
+  for (int i = 0; i < b->n_iter_vars; i++) {
+    int64_t ext;
+    if (!loom_ir_is_const_int(b->iter_vars[i].dom.extent, &ext))
+      return "an iter has no constant domain";
+    iters *= ext;
+  }
+  if (loops != iters || sched_affine_problem(p, ri))
+    return "its loops do not run over its iters one to one";
+  return NULL;
+}

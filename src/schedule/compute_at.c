@@ -806,6 +806,41 @@ static loom_status compute_at(sched_call *c, bool is_ca) {
     if (need_hi)
       pred = conjoin(&m, pred, bound_check(&m, vals[k], dm->hi, true));
   }
+  /* The block's own predicate (a reverse_compute_inline leaves one) moves
+   * with it, over the new loops: each loop it names must be the whole
+   * binding of an iter. */
+  const loom_stmt *orr = p.stmts[p.n - 1];
+  int64_t tv;
+  if (orr->u.realize.predicate && !m.nomem &&
+      !(loom_ir_is_const_int(orr->u.realize.predicate, &tv) && tv)) {
+    const loom_var *lv[MAX_ITERS];
+    loom_expr *nv[MAX_ITERS];
+    int nl = 0;
+    for (int k = 0; k < b->n_iter_vars && k < orr->u.realize.n_iter_values; k++) {
+      const loom_expr *bv = orr->u.realize.iter_values[k];
+      if (bv->kind == LOOM_EXPR_VAR)
+        lv[nl] = bv->u.var, nv[nl++] = vals[k];
+    }
+    for (int k = sched_scope_index(&p, p.n - 1) + 1; k < p.n - 1; k++) {
+      const loom_stmt *l = p.stmts[k];
+      bool mapped = false;
+      for (int i = 0; i < nl; i++)
+        mapped |= lv[i] == l->u.loop.var;
+      if (l->kind == LOOM_STMT_FOR && !mapped &&
+          sched_expr_uses(orr->u.realize.predicate, l->u.loop.var)) {
+        st = sched_fail(c, "the predicate of block '%s' uses loop '%s', "
+                           "which is not the binding of one of its iters",
+                        b->name, l->u.loop.var->name);
+        goto out;
+      }
+    }
+    sched_map lm = {.vars = lv, .values = nv, .n = nl};
+    loom_expr *own = sched_subst_expr(a, orr->u.realize.predicate, &lm);
+    if (!own)
+      m.nomem = true;
+    else
+      pred = pred ? conjoin(&m, pred, own) : own;
+  }
   if (pred && !m.nomem) {
     /* Unit loops stand for 0 in the predicate. */
     const loom_var *unit[MAX_ITERS];
@@ -827,6 +862,32 @@ static loom_status compute_at(sched_call *c, bool is_ca) {
   if (m.nomem) {
     st = sched_nomem(c);
     goto out;
+  }
+  /* An instance that no loop above pins down runs again in every
+   * iteration of that loop: harmless for a block that overwrites what it
+   * writes, wrong for a reduction (its init starts over) or an update of
+   * what it reads. */
+  bool accumulates = b->init != NULL;
+  for (int w = 0; w < b->n_writes; w++)
+    accumulates |= sched_block_updates(b, b->writes[w].buffer);
+  for (int k = sched_scope_index(&q, q.n - 1) + 1; accumulates && k < q.n; k++) {
+    const loom_stmt *l = q.stmts[k];
+    int64_t e;
+    if (l->kind != LOOM_STMT_FOR ||
+        (loom_ir_is_const_int(l->u.loop.extent, &e) && e <= 1))
+      continue;
+    bool pinned = pred && sched_expr_uses(pred, l->u.loop.var);
+    for (int i = 0; i < b->n_iter_vars && !pinned; i++)
+      pinned = sched_expr_uses(vals[i], l->u.loop.var);
+    for (int i = 0; i < n_vars && !pinned; i++)
+      pinned = sched_expr_uses(exts[i], l->u.loop.var);
+    if (!pinned) {
+      st = sched_fail(c, "block '%s' accumulates into what it writes, but "
+                         "its instances under loop '%s' would not depend on "
+                         "loop '%s' and run again in each of its iterations",
+                      b->name, loop->u.loop.var->name, l->u.loop.var->name);
+      goto out;
+    }
   }
   loom_stmt *nr = loom_arena_alloc(a, sizeof *nr);
   loom_expr **iv_vals =

@@ -750,6 +750,23 @@ loom_status sched_apply_transform_block_layout(sched_call *c) {
                       b->name);
       goto out;
     }
+    /* The new loops run over the whole domain of the iters: the old ones
+     * must have (not a triangular nest, whose extent is another loop's). */
+    int64_t lext;
+    const loom_stmt *bl = p.stmts[ri - ni];
+    for (int k = ri - ni; k < ri; k++)
+      if (p.stmts[k]->u.loop.var == v->u.var)
+        bl = p.stmts[k];
+    if (!loom_ir_is_const_int(bl->u.loop.extent, &lext) ||
+        !loom_ir_is_const_int(bl->u.loop.min, &mn) || mn != 0 ||
+        lext != extent[i]) {
+      st = sched_fail(c, "loop '%s' of block '%s' does not run over the %lld "
+                         "points of iter '%s' (a triangular or irregular "
+                         "nest), but the new loops would",
+                      bl->u.loop.var->name, b->name, (long long)extent[i],
+                      b->iter_vars[i].var->name);
+      goto out;
+    }
     for (int k = 0; k < i; k++)
       if (loom_ir_same_expr(r->u.realize.iter_values[k], v)) {
         st = sched_fail(c, "block '%s' binds loop '%s' twice", b->name,

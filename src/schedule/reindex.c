@@ -192,6 +192,44 @@ loom_status sched_apply_reindex(sched_call *c) {
     st = sched_fail(c, "block '%s' has no scope", b->name);
     goto out;
   }
+  /* The block's accesses all move to the copy, which is filled before the
+   * block or written back after it, never both: an in-place update would
+   * lose its old values or its result (TVM does not check this). A
+   * reduction's init writes the element before the update reads it. */
+  if (sched_block_updates(b, buf) && !(is_write && b->init)) {
+    st = sched_fail(c, "block '%s' reads and writes buffer '%s' in place; "
+                       "a %s copy would %s",
+                    b->name, buf->name, is_write ? "write-back" : "read",
+                    is_write ? "leave the block reading an unfilled buffer"
+                             : "never reach the buffer with the block's result");
+    goto out;
+  }
+  /* The write-back copies every point of the block's iters: the block must
+   * have written all of them. */
+  char cover[160];
+  const char *why = is_write ? sched_cover_problem(&p, ri, cover, sizeof cover)
+                             : NULL;
+  if (why) {
+    st = sched_fail(c, "the write-back of '%s' would copy every point of the "
+                       "iters of block '%s', which does not write them all: %s",
+                    buf->name, b->name, why);
+    goto out;
+  }
+  /* The copy goes beside the statement of the scope that holds the block:
+   * another block there could use the buffer between the copy and the
+   * block. */
+  loom_stmt *holder = p.stmts[si + 1]->kind == LOOM_STMT_SEQ && ri >= si + 2
+                          ? p.stmts[si + 2]
+                          : p.stmts[si + 1];
+  sched_stmt_list others = {0};
+  bool alone = sched_collect_blocks(holder, &others) && others.n == 1;
+  free(others.items);
+  if (!alone) {
+    st = sched_fail(c, "block '%s' shares its loop nest with other blocks; "
+                    "the %s of '%s' beside the nest would not be next to it",
+                    b->name, is_write ? "write-back" : "copy", buf->name);
+    goto out;
+  }
   /* The iters the indices use, in block order, and the new layout. */
   int used[MAX_ITERS], nu = 0;
   for (int i = 0; i < b->n_iter_vars; i++) {

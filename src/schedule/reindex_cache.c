@@ -205,6 +205,17 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
     st = sched_fail(c, "block '%s' has too many iters", b->name);
     goto out;
   }
+  /* The block moves to the cache, filled before it or written back after
+   * it, never both: an in-place update would lose its old values or its
+   * result. */
+  if (sched_block_updates(b, buf) && !(is_write && b->init)) {
+    st = sched_fail(c, "block '%s' reads and writes buffer '%s' in place; "
+                       "a %s cache would %s",
+                    b->name, buf->name, is_write ? "write" : "read",
+                    is_write ? "leave the block reading an unfilled cache"
+                             : "never reach the buffer with the block's result");
+    goto out;
+  }
   sched_index_map map;
   char why[256];
   loom_dtype t = b->n_iter_vars ? b->iter_vars[0].var->dtype : LOOM_INT32;
@@ -387,8 +398,31 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
       st = sched_nomem(c);
       goto out;
     }
+    /* A range may use only the loops copied so far (a triangular nest
+     * whose inner loop depends on a loop the bindings skip is refused). */
+    sched_map sofar = {.vars = olds, .values = news, .n = nl};
+    for (int q = top; q < k; q++)
+      if (sched_expr_uses(l->u.loop.min, p.stmts[q]->u.loop.var) ||
+          sched_expr_uses(l->u.loop.extent, p.stmts[q]->u.loop.var)) {
+        bool copied = false;
+        for (int q2 = 0; q2 < nl; q2++)
+          copied |= olds[q2] == p.stmts[q]->u.loop.var;
+        if (!copied) {
+          st = sched_fail(c, "the range of loop '%s' above block '%s' uses "
+                             "loop '%s', which the cache block does not copy",
+                          l->u.loop.var->name, b->name,
+                          p.stmts[q]->u.loop.var->name);
+          goto out;
+        }
+      }
     *cl = *l;
     cl->u.loop.var = v;
+    cl->u.loop.min = sched_subst_expr(a, l->u.loop.min, &sofar);
+    cl->u.loop.extent = sched_subst_expr(a, l->u.loop.extent, &sofar);
+    if (!cl->u.loop.min || !cl->u.loop.extent) {
+      st = sched_nomem(c);
+      goto out;
+    }
     olds[nl] = l->u.loop.var;
     copies[nl++] = cl;
   }

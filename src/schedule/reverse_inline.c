@@ -476,20 +476,33 @@ loom_status sched_apply_reverse_compute_inline(sched_call *c) {
   sched_map bm = {.vars = pvars, .values = pr->u.realize.iter_values, .n = np};
   loom_expr *pred = pr->u.realize.predicate;
   for (int i = 0; i < cb->n_iter_vars && st == LOOM_OK; i++) {
-    int64_t ext;
+    int64_t ext, mn;
     loom_arith_interval iv = loom_arith_bound(ctx, inv[i]);
     if (!loom_ir_is_const_int(cb->iter_vars[i].dom.extent, &ext) ||
-        (iv.is_bounded && iv.min >= 0 && iv.max < ext))
+        !loom_ir_is_const_int(cb->iter_vars[i].dom.min, &mn))
+      continue;
+    /* The consumer's domain may start above 0 (a loop from 1). */
+    bool low = !iv.is_bounded || iv.min < mn;
+    bool high = !iv.is_bounded || iv.max >= mn + ext;
+    if (!low && !high)
       continue;
     loom_expr *e = sched_subst_expr(a, inv[i], &bm);
     loom_arith_ctx *lc = sched_arith_for_path(&p, 0);
     e = e && lc ? sched_normalize(a, lc, e) : NULL;
     loom_arith_ctx_free(lc);
-    loom_expr *cond = e ? bin(a, LOOM_EXPR_LT, e, ext) : NULL;
+    loom_expr *cond = e && high ? bin(a, LOOM_EXPR_LT, e, mn + ext) : NULL;
+    loom_expr *lo = e && low && (mn != 0 || (iv.is_bounded && iv.min < 0))
+                        ? bin(a, LOOM_EXPR_GE, e, mn)
+                        : NULL;
     if (cond)
       cond->dtype = LOOM_BOOL;
-    pred = !cond ? NULL
-           : !pred || (loom_ir_is_const_int(pred, &t) && t)
+    if (lo) {
+      lo->dtype = LOOM_BOOL;
+      cond = cond ? loom_ir_binary(a, LOOM_EXPR_AND, lo, cond) : lo;
+    }
+    if (!cond)
+      continue;
+    pred = !pred || (loom_ir_is_const_int(pred, &t) && t)
                ? cond
                : loom_ir_binary(a, LOOM_EXPR_AND, pred, cond);
     if (!pred)

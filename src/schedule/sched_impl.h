@@ -162,6 +162,16 @@ bool sched_is_reduction(const sched_path *p, int realize_index);
 const char *sched_stage_pipeline_problem(const sched_path *p, int si,
                                          char *why, size_t n_why);
 
+/* Whether block b both reads and writes buf (an in-place update such as
+ * B[i] = B[i] + A[i]). */
+bool sched_block_updates(const loom_block *b, const loom_buffer *buf);
+/* Why the instances of the block realized at p->stmts[ri] may not be every
+ * point of its iters' domain (a predicate, an if, a triangular loop), for
+ * a rewrite that visits the whole domain; NULL when they are. why may
+ * hold the message. */
+const char *sched_cover_problem(const sched_path *p, int ri, char *why,
+                                size_t n_why);
+
 /* ---- legality from dependences (legal_deps.c) ------------------------------ */
 
 typedef enum {

@@ -108,6 +108,10 @@ loom_status sched_apply_split(sched_call *c) {
                                       loom_ir_int(a, t, prod - 1)),
                        loom_ir_int(a, t, prod)));
     is_divisible = prod == 1;
+    /* It may fold to a constant (the extent is bounded by outer loops);
+     * f[none_at] then says whether it is a unit loop, as for the others. */
+    int64_t v = 0;
+    f[none_at] = fx[none_at] && loom_ir_is_const_int(fx[none_at], &v) ? v : 0;
   } else if (none_at >= 0) {
     f[none_at] = (extent + prod - 1) / prod;
     if (f[none_at] < 1)
@@ -119,6 +123,16 @@ loom_status sched_apply_split(sched_call *c) {
     st = sched_fail(c, "the product of the factors (%lld) is less than the "
                        "extent %lld of loop '%s'",
                     (long long)prod, (long long)extent, name);
+    goto out;
+  }
+  /* An extent that depends on an outer loop (a triangular nest) must fit
+   * in the factors at its largest. */
+  loom_arith_interval ei = loom_arith_bound(ctx, loop->u.loop.extent);
+  if (!const_extent && none_at < 0 && ei.is_bounded && ei.max > prod) {
+    loom_arith_ctx_free(ctx);
+    st = sched_fail(c, "the product of the factors (%lld) is less than the "
+                       "largest extent %lld of loop '%s'",
+                    (long long)prod, (long long)ei.max, name);
     goto out;
   }
   if (const_extent)

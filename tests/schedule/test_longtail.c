@@ -84,6 +84,40 @@ static const char *const histogram =
          "        with T.block(\"hist\"):\n"
          "            H[X[i] % 16] = H[X[i] % 16] + 1\n";
 
+/* A sliding-window sum of a producer: which sums need the element
+ * produced in one iteration is not a range of them. */
+static const char *const window =
+    HEAD "def main(A: T.Buffer((16,), \"int32\"), S: T.Buffer((8,), \"int32\")):\n"
+         "    B = T.alloc_buffer((16,), \"int32\")\n"
+         "    for i in range(16):\n"
+         "        with T.block(\"B\"):\n"
+         "            vi = T.axis.remap(\"S\", [i])\n"
+         "            B[vi] = A[vi] * 2\n"
+         "    for i, k in T.grid(8, 8):\n"
+         "        with T.block(\"S\"):\n"
+         "            vi, vk = T.axis.remap(\"SR\", [i, k])\n"
+         "            with T.init():\n"
+         "                S[vi] = 0\n"
+         "            S[vi] = S[vi] + B[vi + vk]\n";
+
+/* A consumer shorter than its producer, and an unrelated nest. */
+static const char *const shorter =
+    HEAD "def main(A: T.Buffer((16, 8), \"int32\"), C: T.Buffer((4, 4), \"int32\"), "
+         "D: T.Buffer((15, 8), \"int32\")):\n"
+         "    E = T.alloc_buffer((16, 8), \"int32\")\n"
+         "    for i, j in T.grid(4, 4):\n"
+         "        with T.block(\"C\"):\n"
+         "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+         "            C[vi, vj] = A[vi * 4 + vj, 0] + 1\n"
+         "    for i, j in T.grid(16, 8):\n"
+         "        with T.block(\"E\"):\n"
+         "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+         "            E[vi, vj] = A[vi, vj] - 1\n"
+         "    for i, j in T.grid(15, 8):\n"
+         "        with T.block(\"D\"):\n"
+         "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+         "            D[vi, vj] = E[vi, vj] * 3\n";
+
 /* ---- cases ---------------------------------------------------------------------- */
 
 typedef struct lt_case {
@@ -146,9 +180,52 @@ static const lt_case cases[] = {
             "sch.reorder(l4, l3, l2)\nsch.parallel(loop=l4)\n",
      NULL},
 
+    /* A copy stage moves the data one way only: not for an in-place update. */
+    {"inplace-reindex-read", &inplace,
+     "b0 = sch.get_block(name=\"block\")\nb1 = sch.reindex(block=b0, buffer=(\"read\", 0))\n",
+     "reindex: block 'block' reads and writes buffer 'B' in place; a read "
+     "copy would never reach the buffer with the block's result"},
+    {"inplace-reindex-write", &inplace,
+     "b0 = sch.get_block(name=\"block\")\nb1 = sch.reindex(block=b0, buffer=(\"write\", 0))\n",
+     "reindex: block 'block' reads and writes buffer 'B' in place; a "
+     "write-back copy would leave the block reading an unfilled buffer"},
+    {"inplace-reindex-cache-read", &inplace,
+     "b0 = sch.get_block(name=\"block\")\n"
+     "b1 = sch.reindex_cache_read(block=b0, read_buffer_index=0, "
+     "storage_scope=\"local\", index_map=lambda p0: (p0,))\n",
+     "reindex_cache_read: block 'block' reads and writes buffer 'B' in place; "
+     "a read cache would never reach the buffer with the block's result"},
+    {"inplace-reindex-other", &inplace,
+     "b0 = sch.get_block(name=\"block\")\nb1 = sch.reindex(block=b0, buffer=(\"read\", 1))\n",
+     NULL},
+
     /* A loop from 1: split after loop-zero. */
     {"from-one-split", &loop_from_one,
      SPLIT1 "sch.parallel(loop=l2)\nsch.vectorize(loop=l3)\n", NULL},
+
+    /* Inlined into a copy of the whole buffer, the loop from 1 keeps its
+     * first iteration out by a predicate. */
+    {"from-one-reverse-inline", &loop_from_one,
+     "b0 = sch.get_block(name=\"block\")\n"
+     "b1 = sch.cache_read(block=b0, read_buffer_index=0, storage_scope=\"global\")\n"
+     "sch.reverse_compute_inline(block=b0)\n",
+     NULL},
+
+    /* A reduction moved under a loop its instances do not depend on would
+     * start over (its init) in each iteration. */
+    {"window-reduction-at", &window,
+     "b0 = sch.get_block(name=\"B\")\nl1, = sch.get_loops(block=b0)\n"
+     "b1 = sch.get_block(name=\"S\")\nsch.reverse_compute_at(block=b1, loop=l1)\n",
+     "reverse_compute_at: block 'S' accumulates into what it writes, but its "
+     "instances under loop 'i' would not depend on loop 'i' and run again in "
+     "each of its iterations"},
+    /* The predicate reverse_compute_inline leaves moves with the block. */
+    {"shorter-predicate-moves", &shorter,
+     "b0 = sch.get_block(name=\"D\")\nsch.reverse_compute_inline(block=b0)\n"
+     "b1 = sch.get_block(name=\"C\")\nl1, l2 = sch.get_loops(block=b1)\n"
+     "b2 = sch.get_block(name=\"E\")\n"
+     "sch.reverse_compute_at(block=b2, loop=l2, preserve_unit_loops=False)\n",
+     NULL},
 
     /* Branches: the outer loop parallel, the inner ones vectorized; no fuse. */
     {"branches-parallel", &branches,
@@ -197,6 +274,35 @@ static const lt_case cases[] = {
      "vectorize: cannot vectorize loop 'j': it carries a dependence of "
      "distance 1: S[v_i] read at 7:17 is written at 7:17 by "
      "iteration j + 1 (i = 2, j = 0, then i = 2, j = 1)"},
+
+    /* New loops over the iters' whole domain would leave the triangle. */
+    {"triangular-block-layout", &triangular,
+     "b0 = sch.get_block(name=\"rowsum\")\n"
+     "sch.transform_block_layout(block=b0, index_map=lambda p0, p1: (p0 * 40 + p1,))\n",
+     "transform_block_layout: loop 'j' of block 'rowsum' does not run over the "
+     "39 points of iter 'v_j' (a triangular or irregular nest), but the new "
+     "loops would"},
+    /* The inner extent grows with the row: factors must fit the last row. */
+    {"triangular-split-short", &triangular,
+     "b0 = sch.get_block(name=\"rowsum\")\nl1, l2 = sch.get_loops(block=b0)\n"
+     "l3, l4 = sch.split(loop=l2, factors=[1, 4])\n",
+     "split: the product of the factors (4) is less than the largest extent "
+     "39 of loop 'j'"},
+    {"triangular-split-fits", &triangular,
+     "b0 = sch.get_block(name=\"rowsum\")\nl1, l2 = sch.get_loops(block=b0)\n"
+     "l3, l4 = sch.split(loop=l2, factors=[10, 4])\n",
+     NULL},
+    /* A None factor that folds to 1 over the rows is a unit loop. */
+    {"triangular-split-none", &triangular,
+     "b0 = sch.get_block(name=\"rowsum\")\nl1, l2 = sch.get_loops(block=b0)\n"
+     "l3, l4, l5 = sch.split(loop=l2, factors=[5, None, 8], "
+     "preserve_unit_iters=False)\n",
+     NULL},
+    /* Under an if, the write-back would copy the rows the block skips. */
+    {"branches-reindex-write", &branches,
+     "b0 = sch.get_block(name=\"block1\")\nb1 = sch.reindex(block=b0, buffer=(\"write\", 0))\n",
+     "reindex: the write-back of 'A' would copy every point of the iters of "
+     "block 'block1', which does not write them all: it lies under an if"},
 
     /* The histogram: the written index is data-dependent. */
     {"histogram-split", &histogram,

@@ -488,13 +488,16 @@ static bool replays(const loom_sched *s, const loom_module *m0) {
   loom_diag_init(&d);
   bool ok = true;
   loom_sched *a = loom_sched_new(m0, 9);
+  loom_ir_diff diff = {0};
   if (loom_sched_run_script(a, py.data ? py.data : "", py.len, "trace.py", &d) !=
           LOOM_OK ||
-      !loom_ir_equal_module(loom_sched_module(a), loom_sched_module(s), NULL)) {
-    fprintf(stderr, "script replay failed: %s\n%s", d.msg ? d.msg : "differs",
-            py.data ? py.data : "");
+      !loom_ir_equal_module(loom_sched_module(a), loom_sched_module(s), &diff)) {
+    fprintf(stderr, "script replay failed: %s (%s: %s)\n%s",
+            d.msg ? d.msg : "differs", diff.path ? diff.path : "",
+            diff.what ? diff.what : "", py.data ? py.data : "");
     ok = false;
   }
+  loom_ir_diff_free(&diff);
   loom_buf py2;
   loom_buf_init(&py2);
   loom_trace ta = loom_sched_trace(a);
@@ -537,7 +540,7 @@ int main(int argc, char **argv) {
   if (test_failures)
     return test_summary("schedule/oracle");
   loom_rng r;
-  loom_rng_seed(&r, 20261124);
+  loom_rng_seed(&r, 20261126);
   int n_steps_total = 0;
   int per_kind[LOOM_INST_COUNT_] = {0};
   int n_resampled = 0;
