@@ -33,7 +33,8 @@ static int reserve(loom_buf *b, size_t extra) {
 void loom_buf_putn(loom_buf *b, const char *s, size_t n) {
   if (!reserve(b, n))
     return;
-  memcpy(b->data + b->len, s, n);
+  if (n > 0) /* s may be NULL then: an empty buffer from a library */
+    memcpy(b->data + b->len, s, n);
   b->len += n;
   b->data[b->len] = '\0';
 }

@@ -47,6 +47,9 @@ static void test_buf(void) {
     loom_buf_printf(&b, "%d,", i);
   CHECK(b.len > 3000 && !b.has_failed);
   CHECK(!strncmp(b.data, "0,1,2,", 6));
+  size_t len = b.len;
+  loom_buf_putn(&b, NULL, 0); /* what a library gives for an empty result */
+  CHECK(b.len == len && !b.has_failed);
   char *s = loom_buf_take(&b);
   CHECK(b.data == NULL && b.len == 0);
   free(s);
