@@ -85,7 +85,6 @@ bool space_is_trivial_nest(const space_block *sb);
 /* The iter var bound to loop var v, or NULL. */
 const loom_iter_var *space_iter_of_loop(const space_block *sb,
                                         const loom_var *v);
-bool space_expr_uses(const loom_expr *e, const loom_var *v);
 /* Every block of f is spatial (TVM's IsSpatialPrimFunc). */
 bool space_func_is_spatial(const loom_func *f);
 

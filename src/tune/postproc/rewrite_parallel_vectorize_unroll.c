@@ -38,7 +38,7 @@ static bool iters_spatial_under(const loom_stmt *s, const loom_var *v,
     const loom_block *b = s->u.realize.block;
     for (int i = 0; i < s->u.realize.n_iter_values; i++)
       if (b->iter_vars[i].kind != LOOM_ITER_SPATIAL &&
-          space_expr_uses(s->u.realize.iter_values[i], v))
+          loom_ir_expr_uses(s->u.realize.iter_values[i], v))
         return false;
     return iters_spatial_under(b->init, v, depth + 1) &&
            iters_spatial_under(b->body, v, depth + 1);
@@ -93,13 +93,13 @@ static const loom_var *unit_iter(const space_block *sb, const loom_var *v) {
   const loom_stmt *r = sb->realize;
   for (int i = 0; i < r->u.realize.n_iter_values; i++) {
     const loom_expr *e = r->u.realize.iter_values[i];
-    if (!space_expr_uses(e, v))
+    if (!loom_ir_expr_uses(e, v))
       continue;
     if (hit)
       return NULL;
     bool is_unit = (e->kind == LOOM_EXPR_VAR && e->u.var == v) ||
                    (e->kind == LOOM_EXPR_ADD && e->u.bin.b->kind == LOOM_EXPR_VAR &&
-                    e->u.bin.b->u.var == v && !space_expr_uses(e->u.bin.a, v));
+                    e->u.bin.b->u.var == v && !loom_ir_expr_uses(e->u.bin.a, v));
     if (!is_unit)
       return NULL;
     hit = sb->block->iter_vars[i].var;
@@ -115,13 +115,13 @@ static bool region_contiguous(const loom_buffer_region *r, int n,
     int nd = r[i].n_ranges;
     for (int k = 0; k < nd; k++) {
       const loom_expr *m = r[i].ranges[k].min;
-      if (!space_expr_uses(m, iv) && !space_expr_uses(r[i].ranges[k].extent, iv))
+      if (!loom_ir_expr_uses(m, iv) && !loom_ir_expr_uses(r[i].ranges[k].extent, iv))
         continue;
       if (k != nd - 1)
         return false;
       bool is_unit = (m->kind == LOOM_EXPR_VAR && m->u.var == iv) ||
                      (m->kind == LOOM_EXPR_ADD && m->u.bin.b->kind == LOOM_EXPR_VAR &&
-                      m->u.bin.b->u.var == iv && !space_expr_uses(m->u.bin.a, iv));
+                      m->u.bin.b->u.var == iv && !loom_ir_expr_uses(m->u.bin.a, iv));
       if (!is_unit)
         return false;
     }

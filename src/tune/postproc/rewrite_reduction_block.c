@@ -14,7 +14,7 @@ static int first_reduce_loop(const space_block *sb) {
     const loom_var *v = sb->loops[k]->u.loop.var;
     for (int i = 0; i < sb->block->n_iter_vars; i++)
       if (sb->block->iter_vars[i].kind != LOOM_ITER_SPATIAL &&
-          space_expr_uses(r->u.realize.iter_values[i], v))
+          loom_ir_expr_uses(r->u.realize.iter_values[i], v))
         return k;
   }
   return -1;

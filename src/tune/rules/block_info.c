@@ -248,42 +248,6 @@ const loom_iter_var *space_iter_of_loop(const space_block *sb,
   return NULL;
 }
 
-bool space_expr_uses(const loom_expr *e, const loom_var *v) {
-  if (!e)
-    return false;
-  switch (e->kind) {
-  case LOOM_EXPR_INT:
-  case LOOM_EXPR_FLOAT:
-  case LOOM_EXPR_STR: return false;
-  case LOOM_EXPR_VAR: return e->u.var == v;
-  case LOOM_EXPR_NOT:
-  case LOOM_EXPR_CAST: return space_expr_uses(e->u.unary.a, v);
-  case LOOM_EXPR_SELECT:
-    return space_expr_uses(e->u.select.cond, v) ||
-           space_expr_uses(e->u.select.t, v) ||
-           space_expr_uses(e->u.select.f, v);
-  case LOOM_EXPR_LOAD:
-    for (int i = 0; i < e->u.load.n_indices; i++)
-      if (space_expr_uses(e->u.load.indices[i], v))
-        return true;
-    return false;
-  case LOOM_EXPR_CALL:
-    for (int i = 0; i < e->u.call.n_args; i++)
-      if (space_expr_uses(e->u.call.args[i], v))
-        return true;
-    return false;
-  case LOOM_EXPR_LET:
-    return space_expr_uses(e->u.let.value, v) ||
-           space_expr_uses(e->u.let.body, v);
-  case LOOM_EXPR_RAMP:
-    return space_expr_uses(e->u.ramp.base, v) ||
-           space_expr_uses(e->u.ramp.stride, v);
-  case LOOM_EXPR_BROADCAST: return space_expr_uses(e->u.broadcast.value, v);
-  default:
-    return space_expr_uses(e->u.bin.a, v) || space_expr_uses(e->u.bin.b, v);
-  }
-}
-
 bool space_func_is_spatial(const loom_func *f) {
   const char *names[SPACE_MAX_BLOCKS];
   int n = space_block_names(f, names, SPACE_MAX_BLOCKS);

@@ -19,8 +19,8 @@ static const int write_levels[] = {1, 2};
 
 static bool uses_in_region(const loom_buffer_region *r, const loom_var *v) {
   for (int k = 0; k < r->n_ranges; k++)
-    if (space_expr_uses(r->ranges[k].min, v) ||
-        space_expr_uses(r->ranges[k].extent, v))
+    if (loom_ir_expr_uses(r->ranges[k].min, v) ||
+        loom_ir_expr_uses(r->ranges[k].extent, v))
       return true;
   return false;
 }
