@@ -103,15 +103,8 @@ static bool scan_stmt(access_scan *s, const loom_stmt *st) {
   }
 }
 
-typedef struct swap {
-  const loom_buffer *old;
-  loom_buffer *nb;
-  loom_expr **idx;
-  int n;
-} swap;
-
-static loom_expr *swap_load(const sched_map *m, loom_arena *a, loom_expr *load) {
-  const swap *w = m->ctx;
+loom_expr *sched_swap_load(const sched_map *m, loom_arena *a, loom_expr *load) {
+  const sched_swap *w = m->ctx;
   if (load->u.load.buffer != w->old)
     return load;
   loom_expr *n = loom_ir_load(a, w->nb, w->idx, w->n);
@@ -120,8 +113,8 @@ static loom_expr *swap_load(const sched_map *m, loom_arena *a, loom_expr *load) 
   return n;
 }
 
-static loom_stmt *swap_store(const sched_map *m, loom_arena *a, loom_stmt *s) {
-  const swap *w = m->ctx;
+loom_stmt *sched_swap_store(const sched_map *m, loom_arena *a, loom_stmt *s) {
+  const sched_swap *w = m->ctx;
   if (s->kind != LOOM_STMT_STORE || s->u.store.buffer != w->old)
     return s;
   loom_stmt *n = loom_arena_alloc(a, sizeof *n);
@@ -134,9 +127,8 @@ static loom_stmt *swap_store(const sched_map *m, loom_arena *a, loom_stmt *s) {
   return n;
 }
 
-/* The block's regions of the buffer become the point of the copy. */
-static loom_buffer_region *swap_regions(loom_arena *a, const loom_buffer_region *r,
-                                        int n, const swap *w) {
+loom_buffer_region *sched_swap_regions(loom_arena *a, const loom_buffer_region *r,
+                                       int n, const sched_swap *w) {
   loom_buffer_region *out = loom_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *out);
   if (!out)
     return NULL;
@@ -322,8 +314,8 @@ loom_status sched_apply_reindex(sched_call *c) {
   nb->n_axis_separators = 0;
 
   /* The block, on the copy. */
-  swap w = {buf, nb, idx, nu};
-  sched_map m = {.on_load = swap_load, .on_stmt = swap_store, .ctx = &w};
+  sched_swap w = {buf, nb, idx, nu};
+  sched_map m = {.on_load = sched_swap_load, .on_stmt = sched_swap_store, .ctx = &w};
   loom_block *nbk = loom_arena_alloc(a, sizeof *nbk);
   loom_stmt *nr = loom_arena_alloc(a, sizeof *nr);
   if (!nbk || !nr) {
@@ -333,8 +325,8 @@ loom_status sched_apply_reindex(sched_call *c) {
   *nbk = *b;
   nbk->body = sched_subst_stmt(a, b->body, &m);
   nbk->init = b->init ? sched_subst_stmt(a, b->init, &m) : NULL;
-  nbk->reads = swap_regions(a, b->reads, b->n_reads, &w);
-  nbk->writes = swap_regions(a, b->writes, b->n_writes, &w);
+  nbk->reads = sched_swap_regions(a, b->reads, b->n_reads, &w);
+  nbk->writes = sched_swap_regions(a, b->writes, b->n_writes, &w);
   if (!nbk->body || (b->init && !nbk->init) || !nbk->reads || !nbk->writes) {
     st = sched_nomem(c);
     goto out;

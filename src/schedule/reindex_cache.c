@@ -94,37 +94,6 @@ static bool one_access(const loom_stmt *s, const loom_buffer *buf,
   }
 }
 
-typedef struct recache {
-  const loom_buffer *old;
-  loom_buffer *nb;
-  loom_expr **idx;
-  int n;
-} recache;
-
-static loom_expr *rc_load(const sched_map *m, loom_arena *a, loom_expr *load) {
-  const recache *w = m->ctx;
-  if (load->u.load.buffer != w->old)
-    return load;
-  loom_expr *e = loom_ir_load(a, w->nb, w->idx, w->n);
-  if (e)
-    e->dtype = load->dtype;
-  return e;
-}
-
-static loom_stmt *rc_store(const sched_map *m, loom_arena *a, loom_stmt *s) {
-  const recache *w = m->ctx;
-  if (s->kind != LOOM_STMT_STORE || s->u.store.buffer != w->old)
-    return s;
-  loom_stmt *n = loom_arena_alloc(a, sizeof *n);
-  if (!n)
-    return NULL;
-  *n = *s;
-  n->u.store.buffer = w->nb;
-  n->u.store.indices = w->idx;
-  n->u.store.n_indices = w->n;
-  return n;
-}
-
 static loom_buffer_region *point(loom_arena *a, loom_buffer *buf,
                                  loom_expr **idx, int n) {
   loom_buffer_region *r = loom_arena_alloc(a, sizeof *r);
@@ -142,23 +111,6 @@ static loom_buffer_region *point(loom_arena *a, loom_buffer *buf,
       return NULL;
   }
   return r;
-}
-
-static loom_buffer_region *swap_regions(loom_arena *a, const loom_buffer_region *rs,
-                                        int n, const recache *w) {
-  loom_buffer_region *out = loom_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *out);
-  if (!out)
-    return NULL;
-  for (int i = 0; i < n; i++) {
-    out[i] = rs[i];
-    if (rs[i].buffer == w->old) {
-      loom_buffer_region *pr = point(a, w->nb, w->idx, w->n);
-      if (!pr)
-        return NULL;
-      out[i] = *pr;
-    }
-  }
-  return out;
 }
 
 static loom_status reindex_cache(sched_call *c, bool is_write) {
@@ -308,8 +260,8 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
   nb->scope = loom_arena_strdup(a, scope);
 
   /* The block on the cache. */
-  recache w = {buf, nb, cidx, map.n_results};
-  sched_map m = {.on_load = rc_load, .on_stmt = rc_store, .ctx = &w};
+  sched_swap w = {buf, nb, cidx, map.n_results};
+  sched_map m = {.on_load = sched_swap_load, .on_stmt = sched_swap_store, .ctx = &w};
   loom_block *nbk = loom_arena_alloc(a, sizeof *nbk);
   loom_stmt *nr = loom_arena_alloc(a, sizeof *nr);
   if (!nbk || !nr) {
@@ -319,8 +271,8 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
   *nbk = *b;
   nbk->body = sched_subst_stmt(a, b->body, &m);
   nbk->init = b->init ? sched_subst_stmt(a, b->init, &m) : NULL;
-  nbk->reads = swap_regions(a, b->reads, b->n_reads, &w);
-  nbk->writes = swap_regions(a, b->writes, b->n_writes, &w);
+  nbk->reads = sched_swap_regions(a, b->reads, b->n_reads, &w);
+  nbk->writes = sched_swap_regions(a, b->writes, b->n_writes, &w);
   if (!nbk->body || (b->init && !nbk->init) || !nbk->reads || !nbk->writes) {
     st = sched_nomem(c);
     goto out;

@@ -119,6 +119,20 @@ struct sched_map {
 };
 
 loom_expr *sched_subst_expr(loom_arena *a, loom_expr *e, const sched_map *m);
+/* Hooks that make every access of old an access of nb at the one point
+ * idx[0..n) (reindex.c, shared with reindex_cache.c): loads and stores as
+ * on_load / on_stmt with ctx a sched_swap, and regions of old as that
+ * point. */
+typedef struct sched_swap {
+  const loom_buffer *old;
+  loom_buffer *nb;
+  loom_expr **idx;
+  int n;
+} sched_swap;
+loom_expr *sched_swap_load(const sched_map *m, loom_arena *a, loom_expr *load);
+loom_stmt *sched_swap_store(const sched_map *m, loom_arena *a, loom_stmt *s);
+loom_buffer_region *sched_swap_regions(loom_arena *a, const loom_buffer_region *r,
+                                       int n, const sched_swap *w);
 /* Substitutes through a statement, its nested blocks' bindings, predicates,
  * regions and bodies. Returns s itself when nothing changed. */
 loom_stmt *sched_subst_stmt(loom_arena *a, loom_stmt *s, const sched_map *m);
