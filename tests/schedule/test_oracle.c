@@ -4,7 +4,7 @@
  * schedule as it was, or gives a module that verifies and computes the
  * same outputs as the unscheduled program on the same random inputs. The
  * trace then replays from its script form and from its JSON form to the
- * same module. LOOM_ORACLE_RUNS sets the number of traces (default 480: 40 per
+ * same module. LOOM_ORACLE_RUNS sets the number of traces (default 520: 40 per
  * program). */
 #include "loom/interp.h"
 #include "loom/schedule.h"
@@ -18,7 +18,7 @@ static const char *const cases[] = {"matmul", "softmax", "conv2d", "branches",
                                     /* long-tail kernels, normalized */
                                     "seed_prefix_sum", "seed_inplace",
                                     "seed_branches", "seed_loop_from_one",
-                                    "longtail_mix", "argmax"};
+                                    "longtail_mix", "argmax", "matmul_bias"};
 #define N_CASES (int)(sizeof cases / sizeof *cases)
 
 typedef struct program {
@@ -400,11 +400,22 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
     break;
   }
   case 9: {
-    loom_tval in = loom_tval_rv(b);
+    loom_tval in[2] = {loom_tval_rv(b), loom_tval_none()};
     loom_loc nowhere = {0};
-    loom_sched_apply(s, loom_rng_below(r, 2) ? LOOM_INST_COMPUTE_INLINE
-                                            : LOOM_INST_REVERSE_COMPUTE_INLINE,
-                     &in, 1, NULL, 0, loom_tval_none(), nowhere, NULL, NULL, &d);
+    int k = (int)loom_rng_below(r, 4);
+    loom_sched_rv b2;
+    const char *next = p->blocks[(which + 1) % p->n_blocks];
+    if (k < 3) /* inline (often) */
+      loom_sched_apply(s, k ? LOOM_INST_COMPUTE_INLINE
+                            : LOOM_INST_REVERSE_COMPUTE_INLINE,
+                       in, 1, NULL, 0, loom_tval_none(), nowhere, NULL, NULL,
+                       &d);
+    else if (loom_sched_get_block(s, next, NULL, &b2, &d) == LOOM_OK) {
+      /* fold the next block into this one as an epilogue */
+      in[1] = loom_tval_rv(b2);
+      loom_sched_apply(s, LOOM_INST_FUSE_REDUCTION_EPILOGUE, in, 2, NULL, 0,
+                       loom_tval_none(), nowhere, NULL, NULL, &d);
+    }
     break;
   }
   case 0:
@@ -532,7 +543,7 @@ int main(int argc, char **argv) {
 #if defined(__SANITIZE_ADDRESS__)
   int runs = env ? atoi(env) : 110; /* the sanitizers make the interpreter slow */
 #else
-  int runs = env ? atoi(env) : 480;
+  int runs = env ? atoi(env) : 520;
 #endif
   program progs[N_CASES];
   for (int i = 0; i < N_CASES; i++)
@@ -616,7 +627,8 @@ int main(int argc, char **argv) {
         per_kind[LOOM_INST_COMPUTE_AT] && per_kind[LOOM_INST_CACHE_READ] &&
         per_kind[LOOM_INST_CACHE_WRITE] &&
         per_kind[LOOM_INST_REVERSE_COMPUTE_AT] &&
-        per_kind[LOOM_INST_SAMPLE_PERFECT_TILE]));
+        per_kind[LOOM_INST_SAMPLE_PERFECT_TILE] &&
+        per_kind[LOOM_INST_FUSE_REDUCTION_EPILOGUE]));
   for (int i = 0; i < N_CASES; i++) {
     loom_arena_free(progs[i].arena);
     free(progs[i].text);
