@@ -3,12 +3,7 @@
  * int32 so results compare exactly); a clip or relu epilogue folds the way
  * TVM folds it (checked on the printed block); and every refusal names the
  * blocks and the property that forbids the fusion. */
-#include "loom/interp.h"
-#include "loom/schedule.h"
-#include "loom/script.h"
-#include "test.h"
-
-#include <stdlib.h>
+#include "prim_case.h"
 
 #define HEAD "# from tvm.script import tir as T\n@T.prim_func\n"
 #define PARAMS                                                                 \
@@ -32,16 +27,7 @@
   "b0 = sch.get_block(name=\"matmul\")\nb1 = sch.get_block(name=\"epi\")\n"   \
   "sch.fuse_reduction_epilogue(reduction_block=b0, epilogue_block=b1)\n"
 
-typedef struct epi_case {
-  const char *name;
-  const char *program;
-  const char *script;
-  const char *error;  /* NULL: allowed; else the exact message */
-  const char *output; /* when allowed: a line the printed result holds */
-  bool same_values;   /* when allowed: does it keep the results? */
-} epi_case;
-
-static const epi_case cases[] = {
+static const prim_case cases[] = {
     {"bias", HEAD PARAMS TEMP SUM EPILOGUE("temp[vi, vj] + C[vi, vj]"), FUSE,
      NULL, "                D[vi, vj] = C[vi, vj]\n", true},
     {"bias-left", HEAD PARAMS TEMP SUM EPILOGUE("C[vi, vj] + temp[vi, vj]"),
@@ -132,90 +118,6 @@ static const epi_case cases[] = {
 };
 
 #define N_CASES (int)(sizeof cases / sizeof *cases)
-
-static bool run(const loom_func *f, uint64_t seed, loom_interp_array **args) {
-  loom_diag d;
-  loom_diag_init(&d);
-  bool ok = loom_interp_alloc_args(f, NULL, args, &d) == LOOM_OK;
-  loom_rng r;
-  loom_rng_seed(&r, seed);
-  for (int i = 0; ok && i < f->n_params; i++)
-    if (args[i])
-      loom_interp_fill_random(args[i], &r);
-  ok = ok && loom_interp_run(f, args, NULL, &d) == LOOM_OK;
-  if (!ok)
-    fprintf(stderr, "interp: %s\n", d.msg ? d.msg : "?");
-  loom_diag_free(&d);
-  return ok;
-}
-
-/* Whether f and g leave the same values in every parameter. */
-static bool same_results(const loom_func *f, const loom_func *g) {
-  bool ok = true, same = true;
-  for (uint64_t seed = 1; seed <= 3 && ok && same; seed++) {
-    loom_interp_array *x[8] = {0}, *y[8] = {0};
-    ok = f->n_params <= 8 && run(f, seed, x) && run(g, seed, y);
-    for (int i = 0; ok && i < f->n_params; i++) {
-      char *why = NULL;
-      if (x[i] && !loom_interp_compare(y[i], x[i], 0, 0, &why))
-        same = false;
-      free(why);
-    }
-    loom_interp_free_args(f, x);
-    loom_interp_free_args(g, y);
-  }
-  return ok && same;
-}
-
-static void run_case(const epi_case *c) {
-  loom_arena *a = loom_arena_new();
-  loom_module *m = NULL;
-  loom_diag d;
-  loom_diag_init(&d);
-  if (loom_script_read(c->program, strlen(c->program), "t.py", a, &m, &d) !=
-      LOOM_OK) {
-    fprintf(stderr, "%s: %s\n", c->name, d.msg ? d.msg : "?");
-    CHECK(m != NULL);
-    loom_diag_free(&d);
-    loom_arena_free(a);
-    return;
-  }
-  loom_sched *s = loom_sched_new(m, 7);
-  loom_status st = loom_sched_run_script(s, c->script, strlen(c->script),
-                                         "s.py", &d);
-  if (c->error) {
-    CHECK(st != LOOM_OK);
-    if (st != LOOM_OK && (!d.msg || strcmp(d.msg, c->error)))
-      fprintf(stderr, "%s: message:\n  %s\n", c->name, d.msg ? d.msg : "?");
-    CHECK_STREQ(d.msg, c->error);
-  } else {
-    if (st != LOOM_OK)
-      fprintf(stderr, "%s: refused: %s\n", c->name, d.msg ? d.msg : "?");
-    CHECK(st == LOOM_OK);
-    if (st == LOOM_OK) {
-      const loom_module *out = loom_sched_module(s);
-      loom_diag v;
-      loom_diag_init(&v);
-      CHECK(loom_ir_verify_module(out, &v) == LOOM_OK);
-      loom_diag_free(&v);
-      loom_buf b;
-      loom_buf_init(&b);
-      loom_print_opts o = {LOOM_DIALECT_TIR};
-      loom_script_print_module(out, &o, &b);
-      CHECK_CONTAINS(b.data, c->output);
-      CHECK(!strstr(b.data ? b.data : "", "\"epi\""));
-      loom_buf_free(&b);
-      bool same = same_results(m->funcs[0], out->funcs[0]);
-      if (same != c->same_values)
-        fprintf(stderr, "%s: results %s\n", c->name,
-                same ? "kept" : "changed");
-      CHECK(same == c->same_values);
-    }
-  }
-  loom_diag_free(&d);
-  loom_sched_free(s);
-  loom_arena_free(a);
-}
 
 int main(void) {
   for (int i = 0; i < N_CASES; i++)
