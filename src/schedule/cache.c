@@ -479,10 +479,12 @@ static loom_status cache(sched_call *c, bool is_write) {
                              ? &c->s->rvs[v->i]
                              : NULL;
     loom_stmt *found = NULL;
+    int seen = 0; /* blocks may share a name: the rv's nth one */
     for (int k = 0; rv && rv->kind == LOOM_RV_BLOCK && rv->func == p.func &&
-                    k < blocks.n;
+                    k < blocks.n && !found;
          k++)
-      if (!strcmp(blocks.items[k]->u.realize.block->name, rv->block))
+      if (!strcmp(blocks.items[k]->u.realize.block->name, rv->block) &&
+          seen++ == rv->nth)
         found = blocks.items[k];
     if (!found) {
       st = sched_fail(c, "consumer %d is not a block of the scope of block "
@@ -532,6 +534,16 @@ static loom_status cache(sched_call *c, bool is_write) {
   } else {
     locator l = {writer, related, n_related, false, false, -1, NULL};
     locate(&l, body);
+    /* Consumers that all run before the buffer's writer read the value it
+     * had on entry to the scope: their copy is made first, as TVM does. */
+    bool all_before = true;
+    for (int i = 0, after = 0; i < blocks.n; i++) {
+      after |= blocks.items[i] == writer;
+      for (int k = 0; after && k < n_related; k++)
+        all_before &= related[k] != blocks.items[i];
+    }
+    if (l.pos < 0 && !is_write && all_before)
+      l.pos = 0, l.loc = NULL;
     if (l.pos < 0) {
       free(related);
       st = sched_fail(c, "no place for the cache of '%s' between its writer "

@@ -320,3 +320,21 @@ loom_status sched_each_child_block(sched_path *p,
     st = each_child(p, kids[i], fn, arg);
   return st;
 }
+
+/* ---- the nth block of a name ------------------------------------------------- */
+
+typedef struct nth_key {
+  const char *name;
+  int left; /* matches still to skip */
+} nth_key;
+
+static bool match_nth_block(const loom_stmt *s, const void *key) {
+  nth_key *k = (nth_key *)key;
+  return match_block(s, k->name) && k->left-- == 0;
+}
+
+bool sched_find_block_nth(const loom_func *f, const char *name, int nth,
+                          sched_path *p) {
+  nth_key k = {name, nth};
+  return find(f, match_nth_block, &k, p);
+}

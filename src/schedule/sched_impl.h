@@ -25,6 +25,7 @@ typedef struct sched_rv {
   const char *block;
   loom_var *loop;
   int64_t value;
+  int nth; /* a block: which of the blocks of that name, in program order */
 } sched_rv;
 
 struct loom_sched {
@@ -67,6 +68,10 @@ loom_status sched_each_child_block(sched_path *p,
  * absent (or out of memory, which leaves p->n == 0 as well). */
 bool sched_find_block(const loom_func *f, const char *name, sched_path *p);
 bool sched_find_loop(const loom_func *f, const loom_var *v, sched_path *p);
+/* The same for the nth (from 0) block named `name` in program order: blocks
+ * may share a name (cache_inplace's two stages). */
+bool sched_find_block_nth(const loom_func *f, const char *name, int nth,
+                          sched_path *p);
 /* How many blocks named `name` function f holds. */
 int sched_count_blocks(const loom_func *f, const char *name);
 

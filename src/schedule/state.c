@@ -262,7 +262,7 @@ const loom_block *loom_sched_rv_block(const loom_sched *s, loom_sched_rv rv) {
     return NULL;
   sched_path p = {0};
   const loom_block *b = NULL;
-  if (sched_find_block(s->mod->funcs[r->func], r->block, &p))
+  if (sched_find_block_nth(s->mod->funcs[r->func], r->block, r->nth, &p))
     b = p.stmts[p.n - 1]->u.realize.block;
   sched_path_free(&p);
   return b;
@@ -326,7 +326,8 @@ static loom_status find_rv(sched_call *c, const sched_rv *r, sched_path *p) {
   const loom_func *f = c->mod->funcs[r->func];
   p->func = r->func;
   bool found = r->kind == LOOM_RV_LOOP ? sched_find_loop(f, r->loop, p)
-                                       : sched_find_block(f, r->block, p);
+                                       : sched_find_block_nth(f, r->block,
+                                                              r->nth, p);
   if (!found)
     return sched_fail(c, "%s '%s' no longer exists",
                       r->kind == LOOM_RV_LOOP ? "loop" : "block",

@@ -7,7 +7,7 @@
  * same module. LOOM_ORACLE_RUNS sets the number of traces (default 480: 40 per
  * program). Directed traces follow, which start with the primitives that
  * need a particular pair or shape of blocks (fuse_reduction_epilogue,
- * pad_einsum) on every block of every program. */
+ * pad_einsum, cache_inplace) on every block of every program. */
 #include "loom/interp.h"
 #include "loom/schedule.h"
 #include "loom/script.h"
@@ -628,6 +628,14 @@ static void directed(const program *progs, const char *const *names, int n,
         loom_sched_apply(s, LOOM_INST_PAD_EINSUM, &in, 1, &list, 1,
                          loom_tval_none(), nowhere, NULL, NULL, &d);
       }
+      if (loom_rng_below(&r, 2) &&
+          loom_sched_get_block(s, p->blocks[k], NULL, &x, &d) == LOOM_OK) {
+        loom_tval in = loom_tval_rv(x);
+        loom_tval attrs[2] = {loom_tval_int((int64_t)loom_rng_below(&r, 2)),
+                              loom_tval_str("local")};
+        loom_sched_apply(s, LOOM_INST_CACHE_INPLACE, &in, 1, attrs, 2,
+                         loom_tval_none(), nowhere, NULL, NULL, &d);
+      }
       loom_diag_free(&d);
       int steps = (int)loom_rng_below(&r, 4);
       for (int j = 0; j < steps; j++)
@@ -685,9 +693,12 @@ int main(int argc, char **argv) {
     directed(extra, extra_names, 1, per_directed);
   CHECK(per_directed[LOOM_INST_FUSE_REDUCTION_EPILOGUE] > 0);
   CHECK(per_directed[LOOM_INST_PAD_EINSUM] > 0);
-  printf("oracle, directed: fuse_reduction_epilogue %d pad_einsum %d\n",
+  CHECK(per_directed[LOOM_INST_CACHE_INPLACE] > 0);
+  printf("oracle, directed: fuse_reduction_epilogue %d pad_einsum %d "
+         "cache_inplace %d\n",
          per_directed[LOOM_INST_FUSE_REDUCTION_EPILOGUE],
-         per_directed[LOOM_INST_PAD_EINSUM]);
+         per_directed[LOOM_INST_PAD_EINSUM],
+         per_directed[LOOM_INST_CACHE_INPLACE]);
   loom_arena_free(extra[0].arena);
   free(extra[0].text);
   printf("oracle: %d traces (%d replayed with fresh decisions), %d "
