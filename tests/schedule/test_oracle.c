@@ -7,7 +7,8 @@
  * same module. LOOM_ORACLE_RUNS sets the number of traces (default 480: 40 per
  * program). Directed traces follow, which start with the primitives that
  * need a particular pair or shape of blocks (fuse_reduction_epilogue,
- * pad_einsum, cache_inplace) on every block of every program. */
+ * pad_einsum, cache_inplace, cache_index) on every block of every
+ * program. */
 #include "loom/interp.h"
 #include "loom/schedule.h"
 #include "loom/script.h"
@@ -636,6 +637,14 @@ static void directed(const program *progs, const char *const *names, int n,
         loom_sched_apply(s, LOOM_INST_CACHE_INPLACE, &in, 1, attrs, 2,
                          loom_tval_none(), nowhere, NULL, NULL, &d);
       }
+      if (loom_rng_below(&r, 2) &&
+          loom_sched_get_block(s, p->blocks[k], NULL, &x, &d) == LOOM_OK) {
+        loom_tval in = loom_tval_rv(x);
+        loom_tval attrs[2] = {loom_tval_str("global"),
+                              loom_tval_int(1 + (int64_t)loom_rng_below(&r, 3))};
+        loom_sched_apply(s, LOOM_INST_CACHE_INDEX, &in, 1, attrs, 2,
+                         loom_tval_none(), nowhere, NULL, NULL, &d);
+      }
       loom_diag_free(&d);
       int steps = (int)loom_rng_below(&r, 4);
       for (int j = 0; j < steps; j++)
@@ -694,11 +703,13 @@ int main(int argc, char **argv) {
   CHECK(per_directed[LOOM_INST_FUSE_REDUCTION_EPILOGUE] > 0);
   CHECK(per_directed[LOOM_INST_PAD_EINSUM] > 0);
   CHECK(per_directed[LOOM_INST_CACHE_INPLACE] > 0);
+  CHECK(per_directed[LOOM_INST_CACHE_INDEX] > 0);
   printf("oracle, directed: fuse_reduction_epilogue %d pad_einsum %d "
-         "cache_inplace %d\n",
+         "cache_inplace %d cache_index %d\n",
          per_directed[LOOM_INST_FUSE_REDUCTION_EPILOGUE],
          per_directed[LOOM_INST_PAD_EINSUM],
-         per_directed[LOOM_INST_CACHE_INPLACE]);
+         per_directed[LOOM_INST_CACHE_INPLACE],
+         per_directed[LOOM_INST_CACHE_INDEX]);
   loom_arena_free(extra[0].arena);
   free(extra[0].text);
   printf("oracle: %d traces (%d replayed with fresh decisions), %d "
