@@ -231,7 +231,8 @@ loom_status sched_apply_cache_inplace(sched_call *c) {
                     b->name, buf->name);
     goto out;
   }
-  if (buf->ndim > MAX_DIMS || b->reads[index].n_ranges != buf->ndim) {
+  if (buf->ndim > MAX_DIMS || b->reads[index].n_ranges != buf->ndim ||
+      wreg->n_ranges != buf->ndim) {
     st = sched_fail(c, "buffer '%s' has too many dimensions", buf->name);
     goto out;
   }

@@ -13,6 +13,7 @@
 /* ---- expression walks over loads of one buffer ------------------------------- */
 
 typedef struct load_walk {
+  loom_arena *a;
   const loom_buffer *buf;
   int n_loads;
   bool is_scaled;
@@ -34,7 +35,7 @@ static loom_expr *find_hook(void *ctx, loom_expr *e) {
 }
 
 static int count_loads(loom_arena *a, loom_expr *e, const loom_buffer *buf) {
-  load_walk w = {buf, 0, false, NULL};
+  load_walk w = {a, buf, 0, false, NULL};
   loom_ir_rewrite_expr(a, e, count_hook, &w);
   return w.n_loads;
 }
@@ -49,9 +50,9 @@ static loom_expr *scale_hook(void *ctx, loom_expr *e) {
   case LOOM_EXPR_MOD:
   case LOOM_EXPR_FLOORDIV:
   case LOOM_EXPR_FLOORMOD: {
-    load_walk in = {w->buf, 0, false, NULL};
-    loom_ir_rewrite_expr(NULL, e->u.bin.a, count_hook, &in);
-    loom_ir_rewrite_expr(NULL, e->u.bin.b, count_hook, &in);
+    load_walk in = {w->a, w->buf, 0, false, NULL};
+    loom_ir_rewrite_expr(w->a, e->u.bin.a, count_hook, &in);
+    loom_ir_rewrite_expr(w->a, e->u.bin.b, count_hook, &in);
     if (in.n_loads)
       w->is_scaled = true;
     return NULL;
@@ -62,7 +63,7 @@ static loom_expr *scale_hook(void *ctx, loom_expr *e) {
 }
 
 static bool is_scaled(loom_arena *a, loom_expr *e, const loom_buffer *buf) {
-  load_walk w = {buf, 0, false, NULL};
+  load_walk w = {a, buf, 0, false, NULL};
   loom_ir_rewrite_expr(a, e, scale_hook, &w);
   return w.is_scaled;
 }
@@ -355,7 +356,7 @@ static const char *epilogue_problem(loom_arena *a, const loom_stmt *er,
    * or write the wrong element. */
   sched_map vm = {.vars = fu->evars, .values = fu->rvals, .n = fu->n_vars};
   const loom_stmt *rs = rb->body;
-  load_walk lw = {fu->buf, 0, false, NULL};
+  load_walk lw = {a, fu->buf, 0, false, NULL};
   loom_ir_rewrite_expr(a, st->u.store.value, find_hook, &lw);
   fu->load = lw.hit;
   loom_expr *mapped[MAX_ITERS];

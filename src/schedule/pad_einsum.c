@@ -380,6 +380,11 @@ loom_status sched_apply_pad_einsum(sched_call *c) {
                     b->name, b->n_iter_vars);
     goto out;
   }
+  if (b->n_reads + b->n_writes > 2 * MAX_ITERS) {
+    st = sched_fail(c, "block '%s' accesses too many buffers (limit is %d)",
+                    b->name, 2 * MAX_ITERS);
+    goto out;
+  }
   /* An einsum: each buffer once, every access a point of iters. */
   for (int i = 0; i < b->n_reads + b->n_writes; i++) {
     const loom_buffer_region *x =

@@ -2,10 +2,12 @@
  * a program, a schedule script, and either the exact refusal message or a
  * line the printed result must hold and whether the result computes what
  * the program computes (the interpreter is the oracle, on random inputs of
- * three seeds). */
+ * three seeds). An allowed case is run again failing its 1st, 2nd, ...
+ * allocation until it succeeds: each failure must be a clean error. */
 #ifndef LOOM_TESTS_PRIM_CASE_H
 #define LOOM_TESTS_PRIM_CASE_H
 
+#include "schedule/sched_impl.h"
 #include "loom/interp.h"
 #include "loom/schedule.h"
 #include "loom/script.h"
@@ -56,6 +58,26 @@ static bool same_results(const loom_func *f, const loom_func *g) {
   return ok && same;
 }
 
+static void run_faults(const loom_module *m, const prim_case *c) {
+  for (long at = 1; at < 5000; at++) {
+    loom_sched *s = loom_sched_new(m, 7);
+    if (!s)
+      continue;
+    loom_faultsim fs = {at, 0};
+    loom_arena_set_faultsim(sched_arena(s), &fs);
+    loom_diag d;
+    loom_diag_init(&d);
+    loom_status st = loom_sched_run_script(s, c->script, strlen(c->script),
+                                           "s.py", &d);
+    CHECK(st == LOOM_OK || d.has_error);
+    loom_diag_free(&d);
+    loom_sched_free(s);
+    if (st == LOOM_OK)
+      return;
+  }
+  CHECK(!"the script never succeeded under fault simulation");
+}
+
 static void run_case(const prim_case *c) {
   loom_arena *a = loom_arena_new();
   loom_module *m = NULL;
@@ -98,6 +120,7 @@ static void run_case(const prim_case *c) {
         fprintf(stderr, "%s: results %s\n", c->name,
                 same ? "kept" : "changed");
       CHECK(same == c->same_values);
+      run_faults(m, c);
     }
   }
   loom_diag_free(&d);
