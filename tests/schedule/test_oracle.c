@@ -476,6 +476,41 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
   loom_diag_free(&d);
 }
 
+/* read_at or write_at of a random buffer of a random block at one of its
+ * loops, in global, shared or local scope. Drawn after the other steps,
+ * with its own generator, so that the traces drawn before stay as they
+ * were. */
+static void random_read_write_at(loom_sched *s, const program *p,
+                                 loom_rng *r) {
+  int times = (int)loom_rng_below(r, 3);
+  for (int t = 0; t < times; t++) {
+    static const char *const scopes[] = {"global", "shared", "local"};
+    loom_diag d;
+    loom_diag_init(&d);
+    loom_sched_rv b;
+    const loom_sched_rv *loops;
+    int n_loops;
+    const char *name = p->blocks[loom_rng_below(r, (uint64_t)p->n_blocks)];
+    bool is_write = loom_rng_below(r, 2);
+    if (loom_sched_get_block(s, name, NULL, &b, &d) == LOOM_OK &&
+        loom_sched_get_loops(s, b, &loops, &n_loops, &d) == LOOM_OK &&
+        n_loops > 0) {
+      const loom_block *blk = loom_sched_rv_block(s, b);
+      int nbuf = is_write ? blk->n_writes : blk->n_reads;
+      loom_tval in[2] = {loom_tval_rv(loops[loom_rng_below(r, (uint64_t)n_loops)]),
+                         loom_tval_rv(b)};
+      loom_tval attrs[2] = {
+          loom_tval_int((int64_t)loom_rng_below(r, (uint64_t)(nbuf ? nbuf : 1))),
+          loom_tval_str(scopes[loom_rng_below(r, 3)])};
+      loom_loc nowhere = {0};
+      loom_sched_apply(s, is_write ? LOOM_INST_WRITE_AT : LOOM_INST_READ_AT,
+                       in, 2, attrs, 2, loom_tval_none(), nowhere, NULL, NULL,
+                       &d);
+    }
+    loom_diag_free(&d);
+  }
+}
+
 /* loop_partition of a random loop of a random block into up to three
  * given pieces, one of them maybe None. The partition blocks declare no
  * accesses, as TVM prints them, so primitives that place statements by
@@ -585,6 +620,7 @@ int main(int argc, char **argv) {
       random_step(s, p, &r);
     loom_rng rp;
     loom_rng_seed(&rp, (uint64_t)run_i * 31 + 5);
+    random_read_write_at(s, p, &rp);
     random_partitions(s, p, &rp);
     loom_trace tr = loom_sched_trace(s);
     n_steps_total += tr.n_insts;
@@ -653,7 +689,8 @@ int main(int argc, char **argv) {
         per_kind[LOOM_INST_CACHE_WRITE] &&
         per_kind[LOOM_INST_REVERSE_COMPUTE_AT] &&
         per_kind[LOOM_INST_SAMPLE_PERFECT_TILE] &&
-        per_kind[LOOM_INST_LOOP_PARTITION]));
+        per_kind[LOOM_INST_LOOP_PARTITION] && per_kind[LOOM_INST_READ_AT] &&
+        per_kind[LOOM_INST_WRITE_AT]));
   for (int i = 0; i < N_CASES; i++) {
     loom_arena_free(progs[i].arena);
     free(progs[i].text);
