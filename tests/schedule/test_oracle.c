@@ -477,7 +477,8 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
 }
 
 /* read_at or write_at of a random buffer of a random block at one of its
- * loops, in global, shared or local scope. Drawn after the other steps,
+ * loops, in global, shared or local scope, or rolling_buffer of a random
+ * block (applied where an earlier compute_at made overlapping tiles). Drawn after the other steps,
  * with its own generator, so that the traces drawn before stay as they
  * were. */
 static void random_read_write_at(loom_sched *s, const program *p,
@@ -492,6 +493,17 @@ static void random_read_write_at(loom_sched *s, const program *p,
     int n_loops;
     const char *name = p->blocks[loom_rng_below(r, (uint64_t)p->n_blocks)];
     bool is_write = loom_rng_below(r, 2);
+    if (loom_rng_below(r, 4) == 0) { /* rolling_buffer, where tiles overlap */
+      loom_tval attr = loom_tval_int(0);
+      loom_loc nowhere = {0};
+      if (loom_sched_get_block(s, name, NULL, &b, &d) == LOOM_OK) {
+        loom_tval in = loom_tval_rv(b);
+        loom_sched_apply(s, LOOM_INST_ROLLING_BUFFER, &in, 1, &attr, 1,
+                         loom_tval_none(), nowhere, NULL, NULL, &d);
+      }
+      loom_diag_free(&d);
+      continue;
+    }
     if (loom_sched_get_block(s, name, NULL, &b, &d) == LOOM_OK &&
         loom_sched_get_loops(s, b, &loops, &n_loops, &d) == LOOM_OK &&
         n_loops > 0) {
