@@ -44,7 +44,7 @@ static void vars_free(var_list *l) {
 
 /* Why the body under a loop cannot be copied (a block that allocates or
  * views a buffer would define it twice); NULL when it can. Writes the
- * offending block's name to *who. */
+ * offending block's name to *who (NULL for a statement outside blocks). */
 static const char *copy_problem(const loom_stmt *s, const char **who) {
   if (!s)
     return NULL;
@@ -57,7 +57,7 @@ static const char *copy_problem(const loom_stmt *s, const char **who) {
       return "declares a match_buffer";
   }
   if (s->kind == LOOM_STMT_ALLOCATE || s->kind == LOOM_STMT_DECL_BUFFER) {
-    *who = "(statement)";
+    *who = NULL;
     return "allocates a buffer";
   }
   if (s->kind == LOOM_STMT_SEQ) {
@@ -416,10 +416,16 @@ loom_status sched_apply_loop_partition(sched_call *c) {
   }
   const char *who = NULL;
   const char *why = copy_problem(loop->u.loop.body, &who);
-  if (why) {
+  if (why && who) {
     st = sched_fail(c, "block '%s' under loop '%s' %s, which the copies of "
                        "the loop body would define more than once",
                     who, name, why);
+    goto out;
+  }
+  if (why) {
+    st = sched_fail(c, "a statement under loop '%s' %s, which the copies of "
+                       "the loop body would define more than once",
+                    name, why);
     goto out;
   }
   const char *first = blocks.items[0]->u.realize.block->name;
