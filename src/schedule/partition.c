@@ -357,16 +357,17 @@ loom_status sched_apply_loop_partition(sched_call *c) {
     if ((st = sched_input_int(c, i + 1, &f[i], &is_none)) != LOOM_OK)
       goto out;
     if (is_none && none_at >= 0) {
-      st = sched_fail(c, "at most one factor may be None (factors %d and %d "
-                         "are)", none_at, i);
+      st = sched_fail(c, "at most one factor for loop '%s' may be None "
+                         "(factors %d and %d are)",
+                      name, none_at, i);
       goto out;
     }
     if (is_none)
       none_at = i;
     else if (f[i] <= 0) {
-      st = sched_fail(c, "every constant factor must be positive, but the "
-                         "factor at position %d is %lld",
-                      i, (long long)f[i]);
+      st = sched_fail(c, "every constant factor for loop '%s' must be "
+                         "positive, but the factor at position %d is %lld",
+                      name, i, (long long)f[i]);
       goto out;
     }
   }

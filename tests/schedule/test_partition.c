@@ -107,11 +107,12 @@ static const part_case cases[] = {
      "after the factors)", {NULL}},
     {"zero-factor", &elementwise,
      LOOPS("B") "l3, l4 = sch.loop_partition(loop=l2, factors=[0, None])\n",
-     "loop_partition: every constant factor must be positive, but the factor "
-     "at position 0 is 0", {NULL}},
+     "loop_partition: every constant factor for loop 'j' must be positive, "
+     "but the factor at position 0 is 0", {NULL}},
     {"two-none", &elementwise,
      LOOPS("B") "l3, l4 = sch.loop_partition(loop=l2, factors=[None, None])\n",
-     "loop_partition: at most one factor may be None (factors 0 and 1 are)",
+     "loop_partition: at most one factor for loop 'j' may be None (factors 0 "
+     "and 1 are)",
      {NULL}},
     {"annotated", &elementwise,
      LOOPS("B") "sch.annotate(block_or_loop=l2, ann_key=\"k\", ann_val=1)\n"
