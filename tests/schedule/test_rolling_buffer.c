@@ -132,9 +132,9 @@ static bool run(const loom_func *f, uint64_t seed, loom_interp_array **args) {
   return ok;
 }
 
-static bool same_results(const loom_func *f, const loom_func *g) {
+static bool same_results(const loom_func *f, const loom_func *g, int seeds) {
   bool ok = true;
-  for (uint64_t seed = 1; seed <= 3 && ok; seed++) {
+  for (uint64_t seed = 1; seed <= (uint64_t)seeds && ok; seed++) {
     loom_interp_array *x[8] = {0}, *y[8] = {0};
     ok = f->n_params <= 8 && run(f, seed, x) && run(g, seed, y);
     for (int i = 0; ok && i < f->n_params; i++) {
@@ -169,7 +169,7 @@ static int run_tiling(const rb_case *c) {
     loom_diag_init(&v);
     CHECK(loom_ir_verify_module(loom_sched_module(s), &v) == LOOM_OK);
     loom_diag_free(&v);
-    bool same = same_results(m->funcs[0], loom_sched_module(s)->funcs[0]);
+    bool same = same_results(m->funcs[0], loom_sched_module(s)->funcs[0], 1);
     if (!same)
       fprintf(stderr, "tiling computes otherwise:\n%s", c->script);
     CHECK(same);
@@ -216,7 +216,7 @@ static void run_case(const rb_case *c) {
       for (int i = 0; i < 6 && c->expect[i]; i++)
         CHECK_CONTAINS(out.data, c->expect[i]);
       loom_buf_free(&out);
-      bool same = same_results(m->funcs[0], loom_sched_module(s)->funcs[0]);
+      bool same = same_results(m->funcs[0], loom_sched_module(s)->funcs[0], 3);
       if (!same)
         fprintf(stderr, "%s: the scheduled program computes otherwise\n",
                 c->name);
@@ -235,7 +235,7 @@ static void random_tilings(void) {
   loom_rng r;
   loom_rng_seed(&r, 20261123);
   int applied = 0;
-  for (int t = 0; t < 40; t++) {
+  for (int t = 0; t < 16; t++) {
     bool three = loom_rng_below(&r, 2);
     int fh = sizes[loom_rng_below(&r, 5)], fw = sizes[loom_rng_below(&r, 5)];
     char script[1600];
@@ -264,8 +264,8 @@ static void random_tilings(void) {
     applied += run_tiling(&c);
   }
   /* Most tilings overlap and apply. */
-  printf("rolling_buffer: %d of 40 random tilings applied\n", applied);
-  CHECK(applied >= 20);
+  printf("rolling_buffer: %d of 16 random tilings applied\n", applied);
+  CHECK(applied >= 10);
 }
 
 int main(void) {
