@@ -503,6 +503,86 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
   loom_diag_free(&d);
 }
 
+/* read_at or write_at of a random buffer of a random block at one of its
+ * loops, in global, shared or local scope, or rolling_buffer of a random
+ * block (applied where an earlier compute_at made overlapping tiles). Drawn after the other steps,
+ * with its own generator, so that the traces drawn before stay as they
+ * were. */
+static void random_read_write_at(loom_sched *s, const program *p,
+                                 loom_rng *r) {
+  int times = (int)loom_rng_below(r, 3);
+  for (int t = 0; t < times; t++) {
+    static const char *const scopes[] = {"global", "shared", "local"};
+    loom_diag d;
+    loom_diag_init(&d);
+    loom_sched_rv b;
+    const loom_sched_rv *loops;
+    int n_loops;
+    const char *name = p->blocks[loom_rng_below(r, (uint64_t)p->n_blocks)];
+    bool is_write = loom_rng_below(r, 2);
+    if (loom_rng_below(r, 4) == 0) { /* rolling_buffer, where tiles overlap */
+      loom_tval attr = loom_tval_int(0);
+      loom_loc nowhere = {0};
+      if (loom_sched_get_block(s, name, NULL, &b, &d) == LOOM_OK) {
+        loom_tval in = loom_tval_rv(b);
+        loom_sched_apply(s, LOOM_INST_ROLLING_BUFFER, &in, 1, &attr, 1,
+                         loom_tval_none(), nowhere, NULL, NULL, &d);
+      }
+      loom_diag_free(&d);
+      continue;
+    }
+    if (loom_sched_get_block(s, name, NULL, &b, &d) == LOOM_OK &&
+        loom_sched_get_loops(s, b, &loops, &n_loops, &d) == LOOM_OK &&
+        n_loops > 0) {
+      const loom_block *blk = loom_sched_rv_block(s, b);
+      int nbuf = is_write ? blk->n_writes : blk->n_reads;
+      loom_tval in[2] = {loom_tval_rv(loops[loom_rng_below(r, (uint64_t)n_loops)]),
+                         loom_tval_rv(b)};
+      loom_tval attrs[2] = {
+          loom_tval_int((int64_t)loom_rng_below(r, (uint64_t)(nbuf ? nbuf : 1))),
+          loom_tval_str(scopes[loom_rng_below(r, 3)])};
+      loom_loc nowhere = {0};
+      loom_sched_apply(s, is_write ? LOOM_INST_WRITE_AT : LOOM_INST_READ_AT,
+                       in, 2, attrs, 2, loom_tval_none(), nowhere, NULL, NULL,
+                       &d);
+    }
+    loom_diag_free(&d);
+  }
+}
+
+/* loop_partition of a random loop of a random block into up to three
+ * given pieces, one of them maybe None. The partition blocks declare no
+ * accesses, as TVM prints them, so primitives that place statements by
+ * the regions of the blocks in a scope would misplace them afterwards:
+ * it is drawn as a trace's last step (nested partitions included). */
+static void random_partitions(loom_sched *s, const program *p, loom_rng *r) {
+  int times = (int)loom_rng_below(r, 3);
+  for (int t = 0; t < times; t++) {
+    loom_diag d;
+    loom_diag_init(&d);
+    loom_sched_rv b;
+    const loom_sched_rv *loops;
+    int n_loops;
+    const char *name = p->blocks[loom_rng_below(r, (uint64_t)p->n_blocks)];
+    if (loom_sched_get_block(s, name, NULL, &b, &d) == LOOM_OK &&
+        loom_sched_get_loops(s, b, &loops, &n_loops, &d) == LOOM_OK &&
+        n_loops > 0) {
+      loom_tval in[4] = {loom_tval_rv(loops[loom_rng_below(r, (uint64_t)n_loops)])};
+      int n = 1 + (int)loom_rng_below(r, 3);
+      int none_at = (int)loom_rng_below(r, (uint64_t)n + 1);
+      for (int i = 0; i < n; i++)
+        in[i + 1] = i == none_at
+                        ? loom_tval_none()
+                        : loom_tval_int(1 + (int64_t)loom_rng_below(r, 12));
+      loom_tval keep = loom_tval_bool(true);
+      loom_loc nowhere = {0};
+      loom_sched_apply(s, LOOM_INST_LOOP_PARTITION, in, n + 1, &keep, 1,
+                       loom_tval_none(), nowhere, NULL, NULL, &d);
+    }
+    loom_diag_free(&d);
+  }
+}
+
 /* The trace printed and read back, both ways, rebuilds the same module. */
 static bool replays(const loom_sched *s, const loom_module *m0) {
   loom_trace t = loom_sched_trace(s);
@@ -683,6 +763,10 @@ int main(int argc, char **argv) {
     int steps = 1 + (int)loom_rng_below(&r, 6);
     for (int k = 0; k < steps; k++)
       random_step(s, p, &r);
+    loom_rng rp;
+    loom_rng_seed(&rp, (uint64_t)run_i * 31 + 5);
+    random_read_write_at(s, p, &rp);
+    random_partitions(s, p, &rp);
     loom_trace tr = loom_sched_trace(s);
     n_steps_total += tr.n_insts;
     for (int k = 0; k < tr.n_insts; k++)
@@ -739,7 +823,9 @@ int main(int argc, char **argv) {
         per_kind[LOOM_INST_COMPUTE_AT] && per_kind[LOOM_INST_CACHE_READ] &&
         per_kind[LOOM_INST_CACHE_WRITE] &&
         per_kind[LOOM_INST_REVERSE_COMPUTE_AT] &&
-        per_kind[LOOM_INST_SAMPLE_PERFECT_TILE]));
+        per_kind[LOOM_INST_SAMPLE_PERFECT_TILE] &&
+        per_kind[LOOM_INST_LOOP_PARTITION] && per_kind[LOOM_INST_READ_AT] &&
+        per_kind[LOOM_INST_WRITE_AT]));
   for (int i = 0; i < N_CASES; i++) {
     loom_arena_free(progs[i].arena);
     free(progs[i].text);
