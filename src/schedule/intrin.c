@@ -204,9 +204,9 @@ loom_status loom_sched_intrin_register(loom_intrin_set *set, const char *name,
                                        const char *desc_text,
                                        const char *impl_text, loom_diag *d) {
   loom_loc nowhere = {0};
-  if (!name || !*name || !desc_text || !impl_text)
-    return loom_diag_error(d, nowhere, "a tensor intrinsic needs a name, a "
-                           "description and an implementation");
+  if (!set || !name || !*name || !desc_text || !impl_text)
+    return loom_diag_error(d, nowhere, "a tensor intrinsic needs a set, a "
+                           "name, a description and an implementation");
   if (loom_sched_intrin_get(set, name))
     return loom_diag_error(d, nowhere, "tensor intrinsic '%s' is already "
                            "registered", name);

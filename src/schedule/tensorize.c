@@ -513,14 +513,13 @@ static bool match_regions(matcher *m, const loom_block *droot) {
       }
     }
   }
-  for (int i = 0; i < m->block->n_writes; i++)
-    if (!has_region(droot->writes, droot->n_writes,
-                    find_cur(m, m->block->writes[i].buffer)
-                        ? find_cur(m, m->block->writes[i].buffer)->desc
-                        : NULL))
+  for (int i = 0; i < m->block->n_writes; i++) {
+    const buf_pair *p = find_cur(m, m->block->writes[i].buffer);
+    if (!p || !has_region(droot->writes, droot->n_writes, p->desc))
       return mismatch(m, "block '%s' writes '%s', which the description "
                          "does not write", m->block->name,
                       m->block->writes[i].buffer->name);
+  }
   for (int i = 0; i < m->block->n_reads; i++)
     if (!find_cur(m, m->block->reads[i].buffer))
       return mismatch(m, "block '%s' reads '%s', which the description does "

@@ -360,6 +360,13 @@ static void test_refusals(void) {
   test_refused(dense, DENSE_LOOPS "sch.tensorize(l2, \"loom_f32_dot_16\")\n",
                "loop 'j' has extent 12 where the description's loop 'k' has "
                "16");
+  /* A loop of another kind than the description's. */
+  test_refused(dense,
+               DENSE_LOOPS "l4, l5 = sch.split(loop=l3, factors=[None, 16])\n"
+                           "sch.unroll(l5)\n"
+                           "sch.tensorize(l5, \"loom_f32_dot_16\")\n",
+               "loop 'k_1' is not of the kind (serial, parallel, vectorized, "
+               "unrolled, bound) of the description's loop 'k'");
   test_refused(dense, DENSE_LOOPS "sch.tensorize(l3, \"no_such\")\n",
                "tensorize: no tensor intrinsic is named 'no_such'");
   /* The gemm tile against a dot-product shaped nest. */
@@ -439,6 +446,10 @@ static void test_registry(void) {
             HEAD "def f(A: T.Buffer((4,), \"int32\")):\n    A[0] = 1\n",
             idot_impl, &d) == LOOM_ERROR);
   CHECK_CONTAINS(d.msg, "must have a root block");
+  loom_diag_free(&d);
+  loom_diag_init(&d);
+  CHECK(loom_sched_intrin_register(NULL, "x", idot_desc, idot_impl, &d) ==
+        LOOM_ERROR);
   loom_diag_free(&d);
 
   /* The user intrinsic tensorizes, computes the same, and is unknown to a
