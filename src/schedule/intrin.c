@@ -137,7 +137,19 @@ loom_status sched_intrin_read(const loom_sched_intrin *t, bool is_impl,
   const char *what = is_impl ? "implementation" : "description";
   loom_loc nowhere = {0};
   loom_module *m;
-  TRY(loom_script_read(text, strlen(text), what, a, &m, d));
+  /* A diagnostic of its own: a successful read would still point the
+   * caller's at the intrinsic's text, and a later error at a script line
+   * would show a line of the intrinsic. */
+  loom_diag rd;
+  loom_diag_init(&rd);
+  loom_status st = loom_script_read(text, strlen(text), what, a, &m, &rd);
+  if (st != LOOM_OK && !d->has_error) {
+    loom_diag_error(d, rd.loc, "%s", rd.msg ? rd.msg : "cannot be read");
+    loom_diag_set_source(d, text, strlen(text));
+  }
+  loom_diag_free(&rd);
+  if (st != LOOM_OK)
+    return st;
   if (m->n_funcs != 1)
     return loom_diag_error(d, nowhere, "the %s of tensor intrinsic '%s' must "
                            "be one prim func, not %d", what, t->name,

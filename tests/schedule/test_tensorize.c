@@ -141,7 +141,11 @@ static loom_sched *schedule(const loom_module *m, const char *script,
   *err = NULL;
   if (loom_sched_run_script(s, script, strlen(script), "script", &d) !=
       LOOM_OK) {
-    *err = strdup(d.msg ? d.msg : "?");
+    loom_buf b;
+    loom_buf_init(&b);
+    loom_diag_render(&d, &b);
+    *err = strdup(b.data ? b.data : "?");
+    loom_buf_free(&b);
     loom_sched_free(s);
     s = NULL;
   }
@@ -337,9 +341,10 @@ static void test_refusals(void) {
   test_refused(dense,
                DENSE_LOOPS "l4, l5 = sch.split(loop=l3, factors=[None, 8])\n"
                            "sch.tensorize(l5, \"loom_f32_dot_16\")\n",
-               "tensorize: block 'C_o' does not match "
+               "script:4:1: error: tensorize: block 'C_o' does not match "
                "tensor intrinsic 'loom_f32_dot_16': loop 'k_1' has extent 8 "
-               "where the description's loop 'k' has 16");
+               "where the description's loop 'k' has 16\n"
+               "  sch.tensorize(l5, \"loom_f32_dot_16\")\n");
   /* Wrong dtype. */
   test_refused(dense_f64,
                DENSE_LOOPS "l4, l5 = sch.split(loop=l3, factors=[None, 16])\n"
