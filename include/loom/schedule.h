@@ -199,4 +199,54 @@ loom_status loom_trace_apply(const loom_trace *t, loom_sched *s,
 loom_status loom_trace_simplify(const loom_trace *t, loom_arena *a,
                                 loom_trace *out);
 
+/* ---- tensor intrinsics --------------------------------------------------------
+ * What tensorize maps a block onto: a description prim func (a loop nest
+ * around one block, under a root block whose reads and writes cover the
+ * parameters) and an implementation prim func over the same buffer
+ * parameters (pairwise the same dtype and shape; T.match_buffer with
+ * offset_factor, strides or elem_offset, as TVM writes them), kept as
+ * TVMScript text. The built-in CPU intrinsics are always there:
+ *   loom_f32_dot_16       C[0] += A[k] * B[k] over k < 16 (A, B: (16,); C: (1,))
+ *   loom_f32_gemm_4x16x4  C[i, j] += A[i, k] * B[k, j] over a 4x16x4 tile
+ * Others are registered in a set the caller owns and attaches to
+ * schedules; nothing global changes. */
+typedef struct loom_sched_intrin {
+  const char *name;
+  const char *desc; /* TVMScript of the description */
+  const char *impl; /* TVMScript of the implementation */
+} loom_sched_intrin;
+
+typedef struct loom_intrin_set loom_intrin_set;
+
+/* An empty set; NULL when out of memory. */
+LOOM_GIVE loom_intrin_set *loom_sched_intrins_new(void);
+void loom_sched_intrins_free(LOOM_TAKE loom_intrin_set *set);
+/* Adds an intrinsic (the texts are copied). Refused, with d saying why, when
+ * the name is taken (built-ins included), a text does not read as one prim
+ * func with a root block and buffer parameters, or the two disagree on their
+ * parameters. */
+loom_status loom_sched_intrin_register(loom_intrin_set *set, const char *name,
+                                       const char *desc_text,
+                                       const char *impl_text, loom_diag *d);
+/* By name among the built-ins and then set's (set may be NULL); NULL when
+ * there is none. */
+const loom_sched_intrin *loom_sched_intrin_get(const loom_intrin_set *set,
+                                               const char *name);
+/* All of them, built-ins first: indices 0 .. count - 1. */
+int loom_sched_intrin_count(const loom_intrin_set *set);
+const loom_sched_intrin *loom_sched_intrin_at(const loom_intrin_set *set,
+                                              int i);
+/* Makes set's intrinsics (borrowed: it must outlive s and its copies)
+ * visible to tensorize on s and on copies made from it afterwards. */
+void loom_sched_set_intrins(loom_sched *s, LOOM_KEEP const loom_intrin_set *set);
+const loom_intrin_set *loom_sched_intrins(const loom_sched *s);
+
+/* tensorize(block_or_loop, tensor_intrin, preserve_unit_iters): a loop is
+ * first blockized; the block's body must match the intrinsic's description
+ * modulo the offsets of its buffer regions, and is replaced by the
+ * implementation, whose buffers become match_buffer views of those regions. */
+loom_status loom_sched_tensorize(loom_sched *s, loom_sched_rv block_or_loop,
+                                 const char *intrin, bool preserve_unit_iters,
+                                 loom_diag *d);
+
 #endif

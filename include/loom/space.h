@@ -19,6 +19,7 @@ typedef struct loom_target {
   int vector_bytes;     /* widest SIMD register: 16 (SSE/NEON), 32 (AVX2), 64 (AVX-512) */
   bool has_fma;
   int64_t l1d_bytes, l2_bytes, l3_bytes; /* per core for L1/L2; 0 when unknown */
+  bool tensorize;       /* rules may use tensor intrinsics (-tensorize=1); off */
 } loom_target;
 
 /* The machine this runs on, read at run time (cpuid or /proc/cpuinfo and

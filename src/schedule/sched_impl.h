@@ -36,6 +36,7 @@ struct loom_sched {
   loom_inst **insts;
   int n_insts, cap_insts;
   loom_rng rng;
+  const loom_intrin_set *intrins; /* tensor intrinsics beyond the built-ins */
 };
 
 loom_arena *sched_arena(loom_sched *s);
@@ -311,5 +312,16 @@ bool sched_tval_equal(const loom_tval *a, const loom_tval *b);
 loom_status sched_tval_copy(loom_arena *a, const loom_tval *v,
                             const loom_sched_rv *map, int n_map,
                             loom_tval *out);
+
+/* ---- tensor intrinsics (intrin.c) ------------------------------------------- */
+
+/* The description (or, with is_impl, the implementation) of t read into a:
+ * one prim func whose body is a root block realize and whose parameters
+ * are buffers. */
+loom_status sched_intrin_read(const loom_sched_intrin *t, bool is_impl,
+                              loom_arena *a, const loom_func **out,
+                              loom_diag *d);
+/* Both texts read and agree on their parameters. */
+loom_status sched_intrin_check(const loom_sched_intrin *t, loom_diag *d);
 
 #endif

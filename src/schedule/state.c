@@ -207,6 +207,7 @@ loom_sched *loom_sched_copy(loom_sched *s) {
     return NULL;
   c->pool = pool_new(s->pool);
   c->mod = s->mod;
+  c->intrins = s->intrins;
   c->rvs = s->n_rvs ? malloc((size_t)s->n_rvs * sizeof *c->rvs) : NULL;
   c->insts = s->n_insts ? malloc((size_t)s->n_insts * sizeof *c->insts) : NULL;
   if (!c->pool || (s->n_rvs && !c->rvs) || (s->n_insts && !c->insts)) {

@@ -53,6 +53,7 @@ extern const space_rule space_rule_auto_inline;
 extern const space_rule space_rule_multi_level_tiling;
 extern const space_rule space_rule_parallel_vectorize_unroll;
 extern const space_rule space_rule_random_compute_location;
+extern const space_rule space_rule_auto_tensorize;
 
 /* ---- what a rule knows of a block (rules/block_info.c) ---------------------------- */
 

@@ -150,6 +150,7 @@ static const struct target_key {
     {"l1d-bytes", KEY_BYTES, offsetof(loom_target, l1d_bytes)},
     {"l2-bytes", KEY_BYTES, offsetof(loom_target, l2_bytes)},
     {"l3-bytes", KEY_BYTES, offsetof(loom_target, l3_bytes)},
+    {"tensorize", KEY_BOOL, offsetof(loom_target, tensorize)},
 };
 #define N_KEYS (int)(sizeof keys / sizeof *keys)
 
@@ -168,7 +169,7 @@ static loom_status set_key(const char *spec, const char *key, size_t klen,
     return loom_diag_error(d, at(spec, key),
                            "unknown target option '-%.*s' (known: -cores, "
                            "-vector-bytes, -fma, -l1d-bytes, -l2-bytes, "
-                           "-l3-bytes)",
+                           "-l3-bytes, -tensorize)",
                            (int)klen, key);
   char buf[32];
   char *end = NULL;

@@ -737,6 +737,91 @@ static void directed(const program *progs, const char *const *names, int n,
       loom_sched_free(s);
     }
   }
+/* ---- tensorize ------------------------------------------------------------------
+ * Traces over tensorize_mix.py, whose blocks "dot" and "tile" match the
+ * built-in intrinsics once split: random steps as above, mixed with
+ * attempts to tensorize a random block's inner loops (split to the
+ * intrinsic's extent first, or not), allowed or refused wherever the steps
+ * before left the program. Checked as every trace is. */
+static void try_tensorize(loom_sched *s, const program *p, loom_rng *r) {
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_sched_rv b;
+  const loom_sched_rv *loops, *outs;
+  int n;
+  const char *name = p->blocks[loom_rng_below(r, (uint64_t)p->n_blocks)];
+  bool is_dot = loom_rng_below(r, 2);
+  if (loom_sched_get_block(s, name, NULL, &b, &d) == LOOM_OK &&
+      loom_sched_get_loops(s, b, &loops, &n, &d) == LOOM_OK &&
+      n >= (is_dot ? 1 : 3)) {
+    loom_sched_rv at = loops[is_dot ? n - 1 : n - 3];
+    if (loom_rng_below(r, 2)) {
+      loom_tval f[2] = {loom_tval_none(), loom_tval_int(is_dot ? 16 : 4)};
+      if (loom_sched_split(s, at, f, 2, true, false, &outs, &d) == LOOM_OK)
+        at = outs[1];
+    }
+    loom_sched_tensorize(s, at,
+                         is_dot ? "loom_f32_dot_16" : "loom_f32_gemm_4x16x4",
+                         loom_rng_below(r, 2), &d);
+  }
+  loom_diag_free(&d);
+}
+
+static void tensorize_traces(const char *root, int runs) {
+  program p;
+  CHECK(load(root, "tensorize_mix", &p));
+  if (!p.m)
+    return;
+  loom_rng r;
+  loom_rng_seed(&r, 20261123);
+  int n_tensorized = 0;
+  for (int run_i = 0; run_i < runs; run_i++) {
+    loom_sched *s = loom_sched_new(p.m, (uint64_t)run_i);
+    int steps = 1 + (int)loom_rng_below(&r, 6);
+    for (int k = 0; k < steps; k++) {
+      if (loom_rng_below(&r, 3))
+        try_tensorize(s, &p, &r);
+      else
+        random_step(s, &p, &r);
+    }
+    loom_trace tr = loom_sched_trace(s);
+    for (int k = 0; k < tr.n_insts; k++)
+      n_tensorized += tr.insts[k]->kind == LOOM_INST_TENSORIZE;
+    loom_diag d;
+    loom_diag_init(&d);
+    bool verified = loom_ir_verify_module(loom_sched_module(s), &d) == LOOM_OK;
+    if (!verified)
+      fprintf(stderr, "tensorize run %d: verify: %s\n", run_i, d.msg);
+    loom_diag_free(&d);
+    CHECK(verified);
+    bool same = verified && same_outputs(p.m->funcs[0],
+                                         loom_sched_module(s)->funcs[0],
+                                         (uint64_t)run_i * 7 + 1);
+    CHECK(same);
+    CHECK(replays(s, p.m));
+    loom_sched *f = loom_sched_new(p.m, (uint64_t)run_i + 1000003);
+    loom_diag_init(&d);
+    if (loom_trace_apply(&tr, f, false, &d) == LOOM_OK)
+      CHECK(same_outputs(p.m->funcs[0], loom_sched_module(f)->funcs[0],
+                         (uint64_t)run_i * 7 + 2));
+    loom_diag_free(&d);
+    loom_sched_free(f);
+    if (!same || !verified) {
+      loom_buf b;
+      loom_buf_init(&b);
+      loom_trace_print_py(&tr, LOOM_DIALECT_TIR, &b);
+      fprintf(stderr, "tensorize run %d, trace:\n%s", run_i,
+              b.data ? b.data : "");
+      loom_buf_free(&b);
+    }
+    loom_sched_free(s);
+  }
+  printf("oracle: %d traces over tensorize_mix, %d tensorized\n", runs,
+         n_tensorized);
+  /* Half the attempts split first; enough of them must match. */
+  CHECK(runs < 20 || n_tensorized >= runs / 4);
+  loom_arena_free(p.arena);
+  free(p.text);
 }
 
 int main(int argc, char **argv) {
@@ -826,6 +911,7 @@ int main(int argc, char **argv) {
         per_kind[LOOM_INST_SAMPLE_PERFECT_TILE] &&
         per_kind[LOOM_INST_LOOP_PARTITION] && per_kind[LOOM_INST_READ_AT] &&
         per_kind[LOOM_INST_WRITE_AT]));
+  tensorize_traces(root, runs / 12 + 1);
   for (int i = 0; i < N_CASES; i++) {
     loom_arena_free(progs[i].arena);
     free(progs[i].text);

@@ -33,6 +33,7 @@ static const char *const built[] = {"matmul_64.py", "softmax.py", "conv2d.py",
                                     "exp_matmul.py", "matmul_relu.py"};
 
 static int n_candidates, n_dropped, n_built, n_funcs;
+static int n_tensorized; /* spaces holding a tensorize step */
 
 /* Scalar steps of a statement: loop extents multiplied down to stores. */
 static double work(const loom_stmt *s, int depth) {
@@ -201,6 +202,8 @@ static void check_func(const char *path, const loom_func *f0,
   loom_sched *keep[SAMPLES];
   int n_keep = 0;
   for (int k = 0; k < n_spaces; k++) {
+    for (int q = 0; q < spaces[k].n_insts; q++)
+      n_tensorized += spaces[k].insts[q]->kind == LOOM_INST_TENSORIZE;
     loom_sched *cands[SAMPLES];
     const loom_func *funcs[SAMPLES];
     int n_ok = 0;
@@ -341,8 +344,24 @@ int main(int argc, char **argv) {
   int n_corpus = check_dir(path, &tg);
   CHECK(n_local >= 20);
   CHECK(n_built > 0);
+  CHECK(n_tensorized == 0); /* only with -tensorize=1 */
+  /* Auto-tensorize: kernels whose blocks fit the built-in intrinsics, with
+   * the rule on; the tensorized spaces are checked as every space is. */
+  static const char *const with_intrins[] = {
+      "tests/schedule/cases/tensorize_mix.py", "tests/space/cases/dense_relu.py",
+      "tests/schedule/cases/matmul_64.py"};
+  loom_target tt;
+  loom_diag_init(&d);
+  CHECK(loom_target_parse("cpu -cores=2 -tensorize=1", &tt, &d) == LOOM_OK);
+  loom_diag_free(&d);
+  for (size_t i = 0; i < sizeof with_intrins / sizeof *with_intrins; i++) {
+    snprintf(path, sizeof path, "%s/%s", root, with_intrins[i]);
+    CHECK(check_program(path, &tt));
+  }
+  CHECK(n_tensorized >= 3);
   printf("oracle: %d programs here, %d in the corpus, %d functions; %d "
-         "candidates, %d dropped, %d built\n",
-         n_local, n_corpus, n_funcs, n_candidates, n_dropped, n_built);
+         "candidates, %d dropped, %d built; %d spaces tensorized\n",
+         n_local, n_corpus, n_funcs, n_candidates, n_dropped, n_built,
+         n_tensorized);
   return test_summary("space oracle");
 }

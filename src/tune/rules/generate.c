@@ -13,6 +13,7 @@
  * AddRFactor waits for rfactor in the schedule module. */
 static const space_rule *const llvm_rules[] = {
     &space_rule_auto_inline,
+    &space_rule_auto_tensorize, /* only with the target's -tensorize=1 */
     &space_rule_multi_level_tiling,
     &space_rule_parallel_vectorize_unroll,
     &space_rule_random_compute_location,
