@@ -5,7 +5,6 @@
  * offset + sum(index_k * stride_k) whatever the buffer is. A match_buffer
  * view takes its source's flat buffer, the source's strides of the trailing
  * dimensions, and the offset of the region's corner. */
-#include "ir/ptrmap.h"
 #include "lower/lower_impl.h"
 
 #include <stdlib.h>
@@ -34,6 +33,7 @@ typedef struct lower {
   loom_status st;      /* the first failure inside an expression hook */
   loom_loc loc;        /* the statement being lowered */
   binds lets;          /* layout variables to bind; a stack */
+  const lower_compactions *compact;
 } lower;
 
 static loom_status fail(lower *L, loom_status st) {
@@ -147,7 +147,13 @@ static loom_expr **row_major(lower *L, const loom_buffer *b, loom_dtype t) {
  * pushed as LETs. */
 static loom_status own_layout(lower *L, const loom_buffer *b) {
   loom_arena *a = L->a;
-  loom_dtype t = index_type(b);
+  const loom_buffer *key = b;
+  const lower_compaction *c = lower_compaction_of(L->compact, b);
+  if (c)
+    b = c->compact;
+  /* A compact buffer indexes with its full shape's type: the offsets it
+   * subtracts are as large as indices into the whole. */
+  loom_dtype t = index_type(key);
   loom_expr **rm = row_major(L, b, t), **strides = rm;
   if (!rm)
     return LOOM_NOMEM;
@@ -177,7 +183,17 @@ static loom_status own_layout(lower *L, const loom_buffer *b) {
   flat->scope = b->scope;
   flat->align = b->align;
   TRY(bind_layout_vars(L, b, rm, loom_ir_int(a, t, 0)));
-  return add_layout(L, b, (layout){flat, strides, offset, t});
+  /* A compact buffer holds the region from mins on: index i_k is at
+   * i_k - mins[k] in it. */
+  for (int k = 0; c && k < b->ndim; k++) {
+    loom_expr *lo = lower_mul(a, lower_to_index(a, c->mins[k], t), strides[k]);
+    int64_t z;
+    if (lo && !(loom_ir_is_const_int(lo, &z) && z == 0))
+      offset = loom_ir_binary(a, LOOM_EXPR_SUB, offset, lo);
+    if (!lo || !offset)
+      return LOOM_NOMEM;
+  }
+  return add_layout(L, key, (layout){flat, strides, offset, t});
 }
 
 static loom_expr *lower_expr(lower *L, loom_expr *e);
@@ -462,9 +478,10 @@ static loom_stmt *lower_stmt(lower *L, const loom_stmt *s) {
   return NULL;
 }
 
-loom_status lower_blocks(loom_arena *a, const loom_func *f, loom_stmt **body,
-                         loom_diag *d) {
-  lower L = {.a = a, .d = d};
+loom_status lower_blocks(loom_arena *a, const loom_func *f,
+                         const loom_stmt *body, const lower_compactions *C,
+                         loom_stmt **out, loom_diag *d) {
+  lower L = {.a = a, .d = d, .compact = C};
   loom_status st = LOOM_OK;
   for (int i = 0; i < f->n_params && st == LOOM_OK; i++) {
     const loom_param *p = &f->params[i];
@@ -480,8 +497,8 @@ loom_status lower_blocks(loom_arena *a, const loom_func *f, loom_stmt **body,
     if (f->params[i].buffer)
       st = own_layout(&L, f->params[i].buffer);
   if (st == LOOM_OK) {
-    *body = wrap_lets(&L, 0, lower_stmt(&L, f->body));
-    st = L.st != LOOM_OK ? L.st : *body ? loom_arena_status(a) : LOOM_NOMEM;
+    *out = wrap_lets(&L, 0, lower_stmt(&L, body));
+    st = L.st != LOOM_OK ? L.st : *out ? loom_arena_status(a) : LOOM_NOMEM;
   }
   loom_ptrmap_free(&L.index);
   loom_ptrmap_free(&L.defined);
