@@ -5,6 +5,7 @@
  * random inputs. The cache buffers must come out at the size of the tile
  * they hold, inside the loop that owns the tile; buffers whose values cross
  * loop iterations must stay where they were. */
+#include "loom/codegen.h"
 #include "loom/interp.h"
 #include "loom/lower.h"
 #include "loom/schedule.h"
@@ -198,6 +199,8 @@ typedef struct sched_case {
   const char *script;
   const char *buffer;  /* the allocation to measure */
   int64_t size;        /* its flat size after compaction */
+  const char *access;  /* NULL or text the C file must hold: an access whose
+                        * index speaks only of the loops inside */
 } sched_case;
 
 #define MM_TILES                                                               \
@@ -214,26 +217,26 @@ static const sched_case sched_cases[] = {
   {"matmul-cw-inner", "schedule/cases/matmul_64.py",
    MM_TILES "sch.reverse_compute_at(block=b1, loop=l8, preserve_unit_loops=True)\n"
             "sch.parallel(loop=l4)\n",
-   "C_global", 8 * 16},
+   "C_global", 8 * 16, "C_global[((i_2 * 16) + j_2)] = (C_global[((i_2 * 16) + j_2)] +"},
   {"matmul-cw-mid", "schedule/cases/matmul_64.py",
    MM_TILES "sch.reverse_compute_at(block=b1, loop=l5, preserve_unit_loops=True)\n",
-   "C_global", 8 * 32},
+   "C_global", 8 * 32, NULL},
   {"matmul-cw-outer", "schedule/cases/matmul_64.py",
    MM_TILES "sch.reverse_compute_at(block=b1, loop=l4, preserve_unit_loops=True)\n",
-   "C_global", 16 * 64},
+   "C_global", 16 * 64, NULL},
   /* Left at the root, it keeps its whole shape. */
-  {"matmul-cw-root", "schedule/cases/matmul_64.py", MM_TILES, "C_global", 64 * 64},
+  {"matmul-cw-root", "schedule/cases/matmul_64.py", MM_TILES, "C_global", 64 * 64, NULL},
   /* A read cache of A's rows under the k loop: 8 rows by 4 columns. */
   {"matmul-cr", "schedule/cases/matmul_64.py",
    MM_TILES "b2 = sch.cache_read(block=b0, read_buffer_index=0, storage_scope=\"global\")\n"
             "sch.compute_at(block=b2, loop=l10, preserve_unit_loops=True)\n",
-   "A_global", 8 * 4},
+   "A_global", 8 * 4, NULL},
   {"conv2d-pad", "schedule/cases/conv2d.py",
    "b0 = sch.get_block(name=\"conv\", func_name=\"main\")\n"
    "b1 = sch.get_block(name=\"pad\", func_name=\"main\")\n"
    "l1, l2, l3, l4, l5, l6, l7 = sch.get_loops(block=b0)\n"
    "sch.compute_at(block=b1, loop=l2, preserve_unit_loops=True)\n",
-   "pad", 3 * 8 * 4},
+   "pad", 3 * 8 * 4, NULL},
   {"conv2d-cw", "schedule/cases/conv2d.py",
    "b0 = sch.get_block(name=\"conv\", func_name=\"main\")\n"
    "b1 = sch.cache_write(block=b0, write_buffer_index=0, storage_scope=\"global\")\n"
@@ -241,7 +244,7 @@ static const sched_case sched_cases[] = {
    "l8, l9 = sch.split(loop=l3, factors=[2, 3])\n"
    "sch.reorder(l2, l8, l9, l4, l5, l6, l7)\n"
    "sch.reverse_compute_at(block=b1, loop=l8, preserve_unit_loops=True)\n",
-   "Y_global", 3 * 4},
+   "Y_global", 3 * 4, NULL},
   {"softmax-rows", "schedule/cases/softmax.py",
    "b0 = sch.get_block(name=\"norm\", func_name=\"main\")\n"
    "b1 = sch.get_block(name=\"sum\", func_name=\"main\")\n"
@@ -251,7 +254,7 @@ static const sched_case sched_cases[] = {
    "sch.compute_at(block=b1, loop=l1, preserve_unit_loops=True)\n"
    "sch.compute_at(block=b2, loop=l1, preserve_unit_loops=True)\n"
    "sch.compute_at(block=b3, loop=l1, preserve_unit_loops=True)\n",
-   "ex", 12},
+   "ex", 12, NULL},
   {"softmax-rows-total", "schedule/cases/softmax.py",
    "b0 = sch.get_block(name=\"norm\", func_name=\"main\")\n"
    "b1 = sch.get_block(name=\"sum\", func_name=\"main\")\n"
@@ -259,7 +262,7 @@ static const sched_case sched_cases[] = {
    "l1, l2 = sch.get_loops(block=b0)\n"
    "sch.compute_at(block=b1, loop=l1, preserve_unit_loops=True)\n"
    "sch.compute_at(block=b2, loop=l1, preserve_unit_loops=True)\n",
-   "total", 1},
+   "total", 1, NULL},
 };
 
 static void test_schedules(const char *root) {
@@ -293,6 +296,13 @@ static void test_schedules(const char *root) {
       CHECK(right);
       CHECK(right_kept);
       CHECK(size == c->size);
+    }
+    if (ok && c->access) {
+      loom_buf out;
+      loom_buf_init(&out);
+      CHECK(loom_codegen_c_module(loom_sched_module(s), &out, &d) == LOOM_OK);
+      CHECK_CONTAINS(out.data, c->access);
+      loom_buf_free(&out);
     }
     loom_diag_free(&d);
     loom_sched_free(s);
