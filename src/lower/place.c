@@ -10,7 +10,8 @@
  * lie inside those surely written (relaxing the loops below; a write under a
  * condition may not happen), and no reduction or ordered iter var of a
  * block writing the buffer depends on it (the accumulator of a reduction
- * stays outside its reduction loops). */
+ * stays outside its reduction loops). Nor does it enter a vectorized loop,
+ * whose iterations may run interleaved. */
 #include "lower/lower_impl.h"
 
 #include <stdlib.h>
@@ -291,7 +292,9 @@ static loom_status place_one(placer *P, loom_stmt **body) {
     if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
       target = i;
     } else if (s->kind == LOOM_STMT_FOR) {
-      if (!is_private_to(P, s))
+      /* A vectorized loop's iterations run interleaved (the C backend
+       * marks it ivdep), which a buffer fresh in each would not survive. */
+      if (s->u.loop.kind == LOOM_FOR_VECTORIZED || !is_private_to(P, s))
         break;
       target = i;
     }
