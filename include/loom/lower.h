@@ -12,7 +12,12 @@
  *   - a statement holding vector expressions (T.Ramp, T.Broadcast, vector
  *     loads and arithmetic) becomes a vectorized loop over its lanes, which
  *     the C compiler turns back into vector code;
- *   - integer index arithmetic is simplified under the loop ranges.
+ *   - integer index arithmetic is simplified under the loop ranges;
+ *   - before all that, each allocation moves down to the lowest loop or
+ *     block holding its uses (where every iteration writes what it reads)
+ *     and shrinks to the region they touch there, its indices offset by the
+ *     region's minimum: a cache tile under the tile loops becomes a small
+ *     array a code generator can keep on the stack or in registers.
  *
  * Parameter buffers keep their declared shapes in the function's params: a
  * code generator binds the shape variables of a parameter (those that are
@@ -31,6 +36,17 @@
  * vector of more lanes than LOOM_LOWER_MAX_LANES, a vector condition. */
 loom_status loom_lower_func(loom_arena *a, const loom_func *f,
                             LOOM_GIVE loom_func **out, loom_diag *d);
+
+/* keep_allocations: leave every allocation where and as large as the
+ * program declares it (for comparison; the default places and compacts). */
+typedef struct loom_lower_options {
+  bool keep_allocations;
+} loom_lower_options;
+
+/* loom_lower_func with options (NULL: the defaults). */
+loom_status loom_lower_func_with(loom_arena *a, const loom_func *f,
+                                 const loom_lower_options *opts,
+                                 LOOM_GIVE loom_func **out, loom_diag *d);
 
 #define LOOM_LOWER_MAX_LANES 64
 

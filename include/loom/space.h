@@ -26,6 +26,12 @@ typedef struct loom_target {
  * sysfs); never fails: unknown values get conservative defaults. */
 void loom_target_detect(loom_target *t);
 
+/* The C compiler flags for code that runs on t (this machine): optimized
+ * for the native CPU and, on x86, preferring vectors as wide as t's
+ * registers ("-O3 -march=native -mprefer-vector-width=256"). Written
+ * into buf, truncated to n bytes. */
+void loom_target_cflags(const loom_target *t, char *buf, size_t n);
+
 /* "cpu", optionally followed by overrides of the detected values:
  * "cpu -cores=4 -vector-bytes=32 -l2-bytes=1048576 -fma=0". Unknown keys
  * or bad values are errors located in spec. */

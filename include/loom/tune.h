@@ -22,7 +22,9 @@ typedef struct loom_builder_options {
   int per_file;       /* candidates per C file; 0: 32 */
   int jobs;           /* compiles at once; 0: the online CPUs */
   double timeout_ms;  /* per compile; 0: 60000 */
-  const char *cflags; /* NULL: $LOOM_CFLAGS, else "-O3 -march=native" */
+  const char *cflags; /* NULL: $LOOM_CFLAGS, else the target's flags
+                       * (loom_target_cflags) */
+  const loom_target *target; /* NULL: this machine, detected */
 } loom_builder_options;
 
 typedef struct loom_built {

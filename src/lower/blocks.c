@@ -5,12 +5,12 @@
  * offset + sum(index_k * stride_k) whatever the buffer is. A match_buffer
  * view takes its source's flat buffer, the source's strides of the trailing
  * dimensions, and the offset of the region's corner. */
-#include "ir/ptrmap.h"
 #include "lower/lower_impl.h"
 
 #include <stdlib.h>
 
 typedef struct layout {
+  const lower_compaction *compact; /* NULL unless compacted */
   loom_buffer *flat;
   loom_expr **strides; /* one per dimension of the buffer it describes */
   loom_expr *offset;
@@ -34,6 +34,10 @@ typedef struct lower {
   loom_status st;      /* the first failure inside an expression hook */
   loom_loc loc;        /* the statement being lowered */
   binds lets;          /* layout variables to bind; a stack */
+  const lower_compactions *compact;
+  binds iters;         /* iter vars of the enclosing blocks and their values
+                        * in loop variables; a stack */
+  loom_arith_ctx *ctx; /* loop ranges, for compact indices */
 } lower;
 
 static loom_status fail(lower *L, loom_status st) {
@@ -83,8 +87,7 @@ static loom_dtype index_type(const loom_buffer *b) {
   return LOOM_INT32;
 }
 
-static loom_status push_let(lower *L, loom_var *v, loom_expr *value) {
-  binds *b = &L->lets;
+static loom_status push_bind(binds *b, loom_var *v, loom_expr *value) {
   if (!value)
     return LOOM_NOMEM;
   if (b->n == b->cap) {
@@ -101,6 +104,11 @@ static loom_status push_let(lower *L, loom_var *v, loom_expr *value) {
   }
   b->vars[b->n] = v;
   b->values[b->n++] = value;
+  return LOOM_OK;
+}
+
+static loom_status push_let(lower *L, loom_var *v, loom_expr *value) {
+  TRY(push_bind(&L->lets, v, value));
   return define(L, v);
 }
 
@@ -147,7 +155,13 @@ static loom_expr **row_major(lower *L, const loom_buffer *b, loom_dtype t) {
  * pushed as LETs. */
 static loom_status own_layout(lower *L, const loom_buffer *b) {
   loom_arena *a = L->a;
-  loom_dtype t = index_type(b);
+  const loom_buffer *key = b;
+  const lower_compaction *c = lower_compaction_of(L->compact, b);
+  if (c)
+    b = c->compact;
+  /* A compact buffer indexes with its full shape's type: the offsets it
+   * subtracts are as large as indices into the whole. */
+  loom_dtype t = index_type(key);
   loom_expr **rm = row_major(L, b, t), **strides = rm;
   if (!rm)
     return LOOM_NOMEM;
@@ -177,7 +191,17 @@ static loom_status own_layout(lower *L, const loom_buffer *b) {
   flat->scope = b->scope;
   flat->align = b->align;
   TRY(bind_layout_vars(L, b, rm, loom_ir_int(a, t, 0)));
-  return add_layout(L, b, (layout){flat, strides, offset, t});
+  /* A compact buffer holds the region from mins on: index i_k is at
+   * i_k - mins[k] in it. */
+  for (int k = 0; c && k < b->ndim; k++) {
+    loom_expr *lo = lower_mul(a, lower_to_index(a, c->mins[k], t), strides[k]);
+    int64_t z;
+    if (lo && !(loom_ir_is_const_int(lo, &z) && z == 0))
+      offset = loom_ir_binary(a, LOOM_EXPR_SUB, offset, lo);
+    if (!lo || !offset)
+      return LOOM_NOMEM;
+  }
+  return add_layout(L, key, (layout){c, flat, strides, offset, t});
 }
 
 static loom_expr *lower_expr(lower *L, loom_expr *e);
@@ -220,7 +244,7 @@ static loom_status view_layout(lower *L, const loom_match_buffer *m) {
                                                n->dtype)));
   }
   TRY(bind_layout_vars(L, v, strides, offset));
-  return add_layout(L, v, (layout){src->flat, strides, offset, t});
+  return add_layout(L, v, (layout){NULL, src->flat, strides, offset, t});
 }
 
 /* offset + sum(idx_k * stride_k): the flat index of an access to b with
@@ -241,6 +265,34 @@ static loom_expr *flat_index(lower *L, const layout *lay, loom_expr **idx,
   return x;
 }
 
+/* The flat index of an access to a compacted buffer: each index, its iter
+ * vars replaced by their values, less the region's minimum, simplified, so
+ * that what remains speaks of the loops inside the allocation alone
+ * (C_global[i_2 * 64 + j_3] rather than an offset of the whole output): the
+ * C compiler then sees the same element at the same address. */
+static loom_expr *compact_index(lower *L, const layout *lay, loom_expr **idx,
+                                int n) {
+  loom_arena *a = L->a;
+  loom_dtype t = lay->index_t;
+  for (int k = 0; k < n; k++)
+    if (idx[k]->dtype.bits > t.bits)
+      t = LOOM_INT64;
+  loom_expr *x = loom_ir_int(a, t, 0);
+  for (int k = 0; k < n && x; k++) {
+    loom_expr *i = lower_to_index(a, idx[k], t);
+    if (L->iters.n > 0 && i)
+      i = loom_ir_substitute_expr(a, i, L->iters.vars, L->iters.values,
+                                  L->iters.n);
+    loom_expr *lo = lower_to_index(a, lay->compact->mins[k], t);
+    loom_expr *d = i && lo ? loom_ir_binary(a, LOOM_EXPR_SUB, i, lo) : NULL;
+    if (d && L->ctx)
+      d = loom_arith_simplify(a, L->ctx, d);
+    x = d ? lower_add(a, x, lower_mul(a, d, lower_to_index(a, lay->strides[k], t)))
+          : NULL;
+  }
+  return x;
+}
+
 /* Lowers the indices of an access to b and returns its flat index, with
  * *flat set to the buffer that holds b's elements. */
 static loom_expr *lower_access(lower *L, const loom_buffer *b,
@@ -258,6 +310,8 @@ static loom_expr *lower_access(lower *L, const loom_buffer *b,
     if (!(idx[k] = lower_expr(L, indices[k])))
       return NULL;
   *flat = lay->flat;
+  if (lay->compact && n == lay->compact->compact->ndim)
+    return compact_index(L, lay, idx, n);
   return flat_index(L, lay, idx, n);
 }
 
@@ -356,7 +410,18 @@ static loom_stmt *lower_realize(lower *L, const loom_stmt *s) {
   loom_expr *cond = always ? NULL : lower_expr(L, pred);
   if (!always && !cond)
     return NULL;
+  /* The values in loop variables, for compact indices. */
+  int mark = L->iters.n;
+  for (int k = 0; k < b->n_iter_vars; k++) {
+    loom_expr *v = values[k];
+    if (mark > 0)
+      v = loom_ir_substitute_expr(L->a, v, L->iters.vars, L->iters.values,
+                                  mark);
+    if (fail(L, push_bind(&L->iters, b->iter_vars[k].var, v)) != LOOM_OK)
+      return NULL;
+  }
   loom_stmt *body = lower_block(L, b);
+  L->iters.n = mark;
   for (int k = b->n_iter_vars - 1; k >= 0; k--)
     body = lower_let(L->a, b->iter_vars[k].var, values[k], body);
   return always ? body : lower_if(L->a, cond, body, s->loc);
@@ -462,9 +527,18 @@ static loom_stmt *lower_stmt(lower *L, const loom_stmt *s) {
   return NULL;
 }
 
-loom_status lower_blocks(loom_arena *a, const loom_func *f, loom_stmt **body,
-                         loom_diag *d) {
-  lower L = {.a = a, .d = d};
+loom_status lower_blocks(loom_arena *a, const loom_func *f,
+                         const loom_stmt *body, const lower_compactions *C,
+                         loom_stmt **out, loom_diag *d) {
+  lower L = {.a = a, .d = d, .compact = C};
+  if (C && C->n > 0) {
+    /* Without it compact indices are still right, only less simple. */
+    L.ctx = loom_arith_ctx_new();
+    if (L.ctx && lower_bind_ranges(L.ctx, body, 0) != LOOM_OK) {
+      loom_arith_ctx_free(L.ctx);
+      L.ctx = NULL;
+    }
+  }
   loom_status st = LOOM_OK;
   for (int i = 0; i < f->n_params && st == LOOM_OK; i++) {
     const loom_param *p = &f->params[i];
@@ -480,13 +554,16 @@ loom_status lower_blocks(loom_arena *a, const loom_func *f, loom_stmt **body,
     if (f->params[i].buffer)
       st = own_layout(&L, f->params[i].buffer);
   if (st == LOOM_OK) {
-    *body = wrap_lets(&L, 0, lower_stmt(&L, f->body));
-    st = L.st != LOOM_OK ? L.st : *body ? loom_arena_status(a) : LOOM_NOMEM;
+    *out = wrap_lets(&L, 0, lower_stmt(&L, body));
+    st = L.st != LOOM_OK ? L.st : *out ? loom_arena_status(a) : LOOM_NOMEM;
   }
   loom_ptrmap_free(&L.index);
   loom_ptrmap_free(&L.defined);
   free(L.layouts);
   free(L.lets.vars);
   free(L.lets.values);
+  free(L.iters.vars);
+  free(L.iters.values);
+  loom_arith_ctx_free(L.ctx);
   return st;
 }

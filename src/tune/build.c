@@ -184,9 +184,16 @@ loom_status loom_tune_build(const loom_func *const *funcs, int n,
   int per_file = o->per_file > 0 ? o->per_file : 32;
   int jobs = o->jobs > 0 ? o->jobs : online_cpus();
   const char *env = getenv("LOOM_CFLAGS");
-  char flags[1024];
+  char flags[1024], target_flags[256];
+  if (!o->cflags && !env) {
+    loom_target detected;
+    if (!o->target)
+      loom_target_detect(&detected);
+    loom_target_cflags(o->target ? o->target : &detected, target_flags,
+                       sizeof target_flags);
+  }
   snprintf(flags, sizeof flags, "%s %s",
-           o->cflags ? o->cflags : env ? env : "-O3 -march=native", LOOM_CODEGEN_CFLAGS);
+           o->cflags ? o->cflags : env ? env : target_flags, LOOM_CODEGEN_CFLAGS);
   build_ctx c = {.funcs = funcs,
                  .cc = {.flags = flags, .openmp = true,
                         .timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 60000}};

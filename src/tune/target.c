@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -123,6 +124,22 @@ static void detect_caches(loom_target *t) {
     default: break;
     }
   }
+}
+
+void loom_target_cflags(const loom_target *t, char *buf, size_t n) {
+#if defined(__x86_64__) || defined(__i386__)
+  /* GCC's tuning for some CPUs (znver1, skylake-avx512) prefers vectors
+   * narrower than the registers; loops tiled for the full width then run
+   * at half of it. */
+  if (t->vector_bytes >= 32) {
+    snprintf(buf, n, "-O3 -march=native -mprefer-vector-width=%d",
+             t->vector_bytes * 8);
+    return;
+  }
+#else
+  (void)t;
+#endif
+  snprintf(buf, n, "-O3 -march=native");
 }
 
 void loom_target_detect(loom_target *t) {

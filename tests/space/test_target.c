@@ -31,6 +31,27 @@ int main(void) {
         t.l2_bytes == 1048576);
   CHECK(loom_target_parse("cpu -fma=1 -l1d-bytes=0", &t, &d) == LOOM_OK);
   CHECK(t.has_fma && t.l1d_bytes == 0);
+
+  /* The compiler flags follow the target's vector width on x86. */
+  char flags[256];
+  const struct { const char *spec, *want; } widths[] = {
+    {"cpu -vector-bytes=16", NULL},
+    {"cpu -vector-bytes=32", "-mprefer-vector-width=256"},
+    {"cpu -vector-bytes=64", "-mprefer-vector-width=512"},
+  };
+  for (size_t i = 0; i < sizeof widths / sizeof *widths; i++) {
+    CHECK(loom_target_parse(widths[i].spec, &t, &d) == LOOM_OK);
+    loom_target_cflags(&t, flags, sizeof flags);
+    CHECK_CONTAINS(flags, "-O3 -march=native");
+#if defined(__x86_64__) || defined(__i386__)
+    if (widths[i].want)
+      CHECK_CONTAINS(flags, widths[i].want);
+    else
+      CHECK(!strstr(flags, "prefer-vector-width"));
+#else
+    CHECK(!strstr(flags, "prefer-vector-width"));
+#endif
+  }
   loom_diag_free(&d);
 
   check_error("gpu", 1, "unknown target 'gpu'");

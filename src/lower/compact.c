@@ -1,0 +1,190 @@
+/* Buffer compaction: an allocation shrinks to the region its uses touch
+ * under the place it is allocated (relaxing the loops below), as TVM's
+ * CompactBufferAllocation does. Each dimension keeps a constant extent (the
+ * largest the region's extent takes) and an offset, the region's minimum, an
+ * expression of the loops outside; an access then indexes the compact
+ * buffer at its index less that minimum (blocks.c builds it into the flat
+ * layout). A cache tile placed under the tile loops thereby becomes a few
+ * registers' worth of stack, not a copy of the whole output. */
+#include "ir/ptrmap.h"
+#include "lower/lower_impl.h"
+
+#include <stdlib.h>
+
+/* Only index arithmetic over variables: a minimum the layout may evaluate
+ * anywhere inside the allocation. */
+static bool is_plain_index(const loom_expr *e, int depth) {
+  if (!e || depth > 64 || e->dtype.lanes != 1 || !loom_dtype_is_int(e->dtype))
+    return false;
+  switch (e->kind) {
+  case LOOM_EXPR_INT:
+  case LOOM_EXPR_VAR: return true;
+  case LOOM_EXPR_ADD: case LOOM_EXPR_SUB: case LOOM_EXPR_MUL:
+  case LOOM_EXPR_FLOORDIV: case LOOM_EXPR_FLOORMOD:
+  case LOOM_EXPR_MIN: case LOOM_EXPR_MAX:
+    return is_plain_index(e->u.bin.a, depth + 1) &&
+           is_plain_index(e->u.bin.b, depth + 1);
+  default: return false;
+  }
+}
+
+static loom_status add(lower_compactions *C, const loom_buffer *b,
+                       loom_buffer *compact, loom_expr **mins) {
+  if (C->n == C->cap) {
+    int cap = C->cap ? 2 * C->cap : 8;
+    lower_compaction *p = realloc(C->items, (size_t)cap * sizeof *p);
+    if (!p)
+      return LOOM_NOMEM;
+    C->items = p;
+    C->cap = cap;
+  }
+  TRY(loom_ptrmap_put(&C->index, b, C->n));
+  C->items[C->n++] = (lower_compaction){b, compact, mins};
+  return LOOM_OK;
+}
+
+/* Compacts b, allocated around the n statements, when its uses there are
+ * all plain accesses. */
+static loom_status compact_one(loom_arena *a, loom_arith_ctx *ctx,
+                               const loom_stmt *const *stmts, int n,
+                               const loom_buffer *b, lower_compactions *C) {
+  if (b->ndim == 0 || b->n_strides > 0 || b->n_axis_separators > 0 ||
+      b->is_auto_broadcast)
+    return LOOM_OK;
+  int64_t off;
+  if (b->elem_offset && !(loom_ir_is_const_int(b->elem_offset, &off) && off == 0))
+    return LOOM_OK;
+  lower_touch t;
+  TRY(lower_touch_eval(a, ctx, stmts, n, b, LOWER_TOUCH_ANY, NULL, &t));
+  if (!t.is_found || t.is_escaped)
+    return LOOM_OK;
+  loom_expr **shape = loom_arena_alloc(a, (size_t)b->ndim * sizeof *shape);
+  loom_expr **mins = loom_arena_alloc(a, (size_t)b->ndim * sizeof *mins);
+  if (!shape || !mins)
+    return LOOM_NOMEM;
+  bool is_smaller = false;
+  for (int k = 0; k < b->ndim; k++) {
+    loom_dtype it = b->shape[k]->dtype;
+    shape[k] = b->shape[k];
+    mins[k] = loom_ir_int(a, it, 0);
+    if (!mins[k])
+      return LOOM_NOMEM;
+    if (t.is_whole[k] || !t.is_set[k])
+      continue;
+    loom_arith_interval ext = loom_arith_bound(ctx, t.hull[k].extent);
+    int64_t full;
+    bool is_const = loom_ir_is_const_int(b->shape[k], &full);
+    if (!ext.is_bounded || ext.max < 1 || (is_const && ext.max >= full) ||
+        ext.max > INT32_MAX)
+      continue;
+    loom_expr *lo = loom_arith_simplify(a, ctx, t.hull[k].min);
+    if (!lo)
+      return LOOM_NOMEM;
+    if (!is_plain_index(lo, 0))
+      continue;
+    shape[k] = loom_ir_int(a, it, ext.max);
+    mins[k] = lo;
+    is_smaller = true;
+    if (!shape[k])
+      return LOOM_NOMEM;
+  }
+  if (!is_smaller)
+    return LOOM_OK;
+  loom_buffer *c = loom_arena_dup(a, b, sizeof *c);
+  if (!c)
+    return LOOM_NOMEM;
+  c->shape = shape;
+  return add(C, b, c, mins);
+}
+
+static loom_status walk(loom_arena *a, loom_arith_ctx *ctx, const loom_stmt *s,
+                        lower_compactions *C, int depth) {
+  if (!s || depth > 4096)
+    return LOOM_OK;
+  const loom_block *b;
+  switch (s->kind) {
+  case LOOM_STMT_FOR: return walk(a, ctx, s->u.loop.body, C, depth + 1);
+  case LOOM_STMT_BLOCK_REALIZE: {
+    b = s->u.realize.block;
+    const loom_stmt *parts[2] = {b->init, b->body};
+    for (int k = 0; k < b->n_alloc_buffers; k++)
+      TRY(compact_one(a, ctx, parts, 2, b->alloc_buffers[k], C));
+    TRY(walk(a, ctx, b->init, C, depth + 1));
+    return walk(a, ctx, b->body, C, depth + 1);
+  }
+  case LOOM_STMT_IF:
+    TRY(walk(a, ctx, s->u.if_.then_case, C, depth + 1));
+    return walk(a, ctx, s->u.if_.else_case, C, depth + 1);
+  case LOOM_STMT_SEQ:
+    for (int k = 0; k < s->u.seq.n_stmts; k++)
+      TRY(walk(a, ctx, s->u.seq.stmts[k], C, depth + 1));
+    return LOOM_OK;
+  case LOOM_STMT_LET: return walk(a, ctx, s->u.let.body, C, depth + 1);
+  case LOOM_STMT_ALLOCATE: {
+    const loom_stmt *inside = s->u.alloc.body;
+    TRY(compact_one(a, ctx, &inside, 1, s->u.alloc.buffer, C));
+    return walk(a, ctx, s->u.alloc.body, C, depth + 1);
+  }
+  case LOOM_STMT_DECL_BUFFER: return walk(a, ctx, s->u.alloc.body, C, depth + 1);
+  case LOOM_STMT_ATTR: return walk(a, ctx, s->u.attr.body, C, depth + 1);
+  case LOOM_STMT_ASSERT: return walk(a, ctx, s->u.assert_.body, C, depth + 1);
+  default: return LOOM_OK;
+  }
+}
+
+loom_status lower_compact(loom_arena *a, loom_arith_ctx *ctx,
+                          const loom_stmt *body, lower_compactions *out) {
+  return walk(a, ctx, body, out, 0);
+}
+
+const lower_compaction *lower_compaction_of(const lower_compactions *C,
+                                            const loom_buffer *b) {
+  int i = C ? loom_ptrmap_get(&C->index, b) : -1;
+  return i < 0 ? NULL : &C->items[i];
+}
+
+void lower_compactions_free(lower_compactions *C) {
+  loom_ptrmap_free(&C->index);
+  free(C->items);
+}
+
+/* Declares each loop's and block iter var's constant range, so that the
+ * extents of regions bound to constants. */
+loom_status lower_bind_ranges(loom_arith_ctx *ctx, const loom_stmt *s,
+                              int depth) {
+  if (!s || depth > 4096)
+    return LOOM_OK;
+  int64_t lo, n;
+  const loom_block *b;
+  switch (s->kind) {
+  case LOOM_STMT_FOR:
+    if (loom_ir_is_const_int(s->u.loop.min, &lo) &&
+        loom_ir_is_const_int(s->u.loop.extent, &n) && n >= 1 &&
+        lo <= INT64_MAX - n)
+      TRY(loom_arith_bind(ctx, s->u.loop.var, lo, lo + n - 1, NULL));
+    return lower_bind_ranges(ctx, s->u.loop.body, depth + 1);
+  case LOOM_STMT_BLOCK_REALIZE:
+    b = s->u.realize.block;
+    for (int k = 0; k < b->n_iter_vars; k++) {
+      const loom_range *r = &b->iter_vars[k].dom;
+      if (loom_ir_is_const_int(r->min, &lo) && loom_ir_is_const_int(r->extent, &n) &&
+          n >= 1 && lo <= INT64_MAX - n)
+        TRY(loom_arith_bind(ctx, b->iter_vars[k].var, lo, lo + n - 1, NULL));
+    }
+    TRY(lower_bind_ranges(ctx, b->init, depth + 1));
+    return lower_bind_ranges(ctx, b->body, depth + 1);
+  case LOOM_STMT_IF:
+    TRY(lower_bind_ranges(ctx, s->u.if_.then_case, depth + 1));
+    return lower_bind_ranges(ctx, s->u.if_.else_case, depth + 1);
+  case LOOM_STMT_SEQ:
+    for (int k = 0; k < s->u.seq.n_stmts; k++)
+      TRY(lower_bind_ranges(ctx, s->u.seq.stmts[k], depth + 1));
+    return LOOM_OK;
+  case LOOM_STMT_LET: return lower_bind_ranges(ctx, s->u.let.body, depth + 1);
+  case LOOM_STMT_ALLOCATE:
+  case LOOM_STMT_DECL_BUFFER: return lower_bind_ranges(ctx, s->u.alloc.body, depth + 1);
+  case LOOM_STMT_ATTR: return lower_bind_ranges(ctx, s->u.attr.body, depth + 1);
+  case LOOM_STMT_ASSERT: return lower_bind_ranges(ctx, s->u.assert_.body, depth + 1);
+  default: return LOOM_OK;
+  }
+}
