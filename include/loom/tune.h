@@ -58,10 +58,13 @@ typedef struct loom_runner_options {
   double timeout_ms;     /* per candidate, build to last measurement; 0: 10000 */
   double long_call_ms;   /* a first call this long is the measurement; 0: 100 */
   /* The fastest candidate so far (0: none yet). A candidate whose first call
-   * is 10x slower (and at least 5 ms) is measured by that call alone, one
-   * 2x slower gets a single repeat: either is out of the running, and its
-   * rank among the losers matters less than the seconds spent timing it. */
+   * reaches stop_ratio times it (and 5 ms) is stopped there and measured by
+   * the time it ran, unchecked (is_stopped); one 2x slower gets a single
+   * repeat: either is out of the running, and its rank among the losers
+   * matters less than the seconds spent timing it. */
   double best_ms;
+  double stop_ratio;     /* 0: 3 */
+  bool no_stop;          /* never stop a first call (slow ones run to the end) */
   uint64_t seed;         /* inputs are those of `loom interp --seed` */
   bool check;            /* compare the first call's result with the interpreter's */
   const int64_t *scalars;/* per parameter of the workload; NULL when none */
@@ -76,6 +79,9 @@ typedef struct loom_runner_options {
 
 typedef struct loom_measured {
   loom_runtime_timing timing; /* valid when error is NULL */
+  /* Its first call reached the stop time (best_ms above): timing is the
+   * time it ran, a lower bound, and its result was not checked. */
+  bool is_stopped;
   char *error;                /* heap; why the candidate failed */
 } loom_measured;
 
@@ -217,6 +223,8 @@ typedef struct loom_tune_result {
   int rejected;
   char *rejections;            /* heap; the first few distinct reasons, one a
                                   line; NULL when none */
+  int stopped;                 /* trials stopped in their first call (best_ms
+                                  of loom_runner_options) */
   double propose_s, build_s, run_s; /* where the time went */
 } loom_tune_result;
 

@@ -518,17 +518,15 @@ static loom_status measure(search *S, cand *cands, int n, loom_diag *d) {
   double t1 = now_s();
   for (int i = 0; i < n && st == LOOM_OK; i++)
     kernels[i] = b.items[i].kernel;
-  if (st == LOOM_OK) {
-    /* A candidate 30 times slower than the best (and past a second) is
-     * stopped: it cannot win, and on large workloads such candidates
-     * would take most of the tuning time. It counts as a failure. */
-    double limit = S->o->runner.timeout_ms > 0 ? S->o->runner.timeout_ms : 10000;
-    double best = S->res->best_ms;
-    if (best > 0 && isfinite(best) && 30 * best < limit)
-      limit = 30 * best > 1000 ? 30 * best : 1000;
-    loom_tune_runner_set_timeout(S->runner, limit);
-    loom_tune_runner_set_best(S->runner, best);
-    st = loom_tune_runner_run(S->runner, kernels, n, m, d);
+  /* One candidate at a time, each told the best so far, batch included:
+   * the runner stops a first call that reaches a few times the best, so
+   * the sooner the best is known the less the losers cost. */
+  double best = S->res->best_ms;
+  for (int i = 0; i < n && st == LOOM_OK; i++) {
+    loom_tune_runner_set_best(S->runner, best > 0 && isfinite(best) ? best : 0);
+    st = loom_tune_runner_run(S->runner, &kernels[i], 1, &m[i], d);
+    if (st == LOOM_OK && !m[i].error && (!(best > 0) || m[i].timing.median_ms < best))
+      best = m[i].timing.median_ms;
   }
   S->res->build_s += t1 - t0;
   S->res->run_s += now_s() - t1;
@@ -549,6 +547,7 @@ static loom_status measure(search *S, cand *cands, int n, loom_diag *d) {
       loom_sched_free(cands[i].s);
       continue;
     }
+    S->res->stopped += m[i].is_stopped;
     double ms = m[i].timing.median_ms;
     if (!S->best || ms < S->res->best_ms) {
       S->res->best_ms = ms;

@@ -110,6 +110,22 @@ int main(void) {
   CHECK_CONTAINS(m[N_GOOD + 2].error, "timed out after 500 ms");
   CHECK_CONTAINS(m[N_GOOD + 3].error, "wrong result: B differs from the interpreter");
   loom_tune_measured_free(m, n);
+
+  /* The stop rule: with a best of 2 ms, a first call still running at 3x
+   * (6 ms) is stopped and measured by the time it ran, unchecked; a fast
+   * candidate is measured as usual; without the rule the same kernel runs
+   * into the time limit. */
+  loom_kernel pair[2] = {kernels[N_GOOD + 2], kernels[0]};
+  ro.best_ms = 2;
+  CHECK(loom_tune_run(w, pair, 2, &ro, m, &d) == LOOM_OK);
+  CHECK(m[0].error == NULL && m[0].is_stopped);
+  CHECK(m[0].timing.median_ms >= 6 && m[0].timing.median_ms < 400 && m[0].timing.number == 1);
+  CHECK(m[1].error == NULL && !m[1].is_stopped && m[1].timing.repeat == 2);
+  loom_tune_measured_free(m, 2);
+  ro.no_stop = true;
+  CHECK(loom_tune_run(w, pair, 1, &ro, m, &d) == LOOM_OK);
+  CHECK_CONTAINS(m[0].error, "timed out after 500 ms");
+  loom_tune_measured_free(m, 1);
   loom_tune_build_free(&b);
 
   /* A compiler that rejects every file: each candidate is retried alone and
