@@ -23,6 +23,7 @@ typedef struct loom_builder_options {
   int jobs;           /* compiles at once; 0: the online CPUs */
   double timeout_ms;  /* per compile; 0: 60000 */
   const char *cflags; /* NULL: $LOOM_CFLAGS, else "-O3 -march=native" */
+  int nice;           /* the compiler runs under `nice -n` this; 0: not niced */
 } loom_builder_options;
 
 typedef struct loom_built {
@@ -47,7 +48,15 @@ loom_status loom_tune_build(const loom_func *const *funcs, int n,
                             const loom_builder_options *o, loom_build_set *out);
 void loom_tune_build_free(loom_build_set *b);
 
-#endif
+/* The same build in a thread of its own: start returns at once (funcs'
+ * functions must live until the wait), wait joins it and gives what
+ * loom_tune_build would have, freeing the job. */
+typedef struct loom_tune_build_job loom_tune_build_job;
+loom_status loom_tune_build_start(const loom_func *const *funcs, int n,
+                                  const loom_builder_options *o,
+                                  LOOM_GIVE loom_tune_build_job **job);
+loom_status loom_tune_build_wait(LOOM_TAKE loom_tune_build_job *job,
+                                 loom_build_set *out);
 
 /* ---- runner --------------------------------------------------------------- */
 
@@ -204,6 +213,9 @@ typedef struct loom_tune_options {
   /* The unscheduled function is not measured (baseline_ms stays 0): for
    * workloads whose naive form runs for minutes. */
   bool skip_baseline;
+  /* Build and measure one batch after the other; by default the next batch
+   * is proposed and built (the compiler niced) while one is measured. */
+  bool no_pipeline;
   loom_builder_options builder;
   loom_runner_options runner;
   /* Ranks candidates before measuring (higher is better) and learns from
@@ -225,7 +237,9 @@ typedef struct loom_tune_result {
                                   line; NULL when none */
   int stopped;                 /* trials stopped in their first call (best_ms
                                   of loom_runner_options) */
-  double propose_s, build_s, run_s; /* where the time went */
+  double propose_s, build_s, run_s; /* where the time went; build_s is the
+                                       time spent waiting for builds */
+  double build_wall_s;         /* the builds' own time, overlapped or not */
 } loom_tune_result;
 
 /* Tunes one task over its design spaces: the one a schedule script
@@ -264,3 +278,5 @@ loom_status loom_tune_apply_db(const loom_module *m, loom_db *db,
                                const char *target, loom_applied *out,
                                loom_diag *d);
 void loom_tune_applied_free(loom_applied *a);
+
+#endif

@@ -92,6 +92,20 @@ int main(void) {
     CHECK((b.items[k].kernel != NULL) == (k != N_GOOD));
   CHECK_CONTAINS(b.items[N_GOOD].error, "cannot call extern function nowhere");
 
+  /* The same build in the background, the compiler niced, gives the same
+   * kernels and errors. */
+  loom_tune_build_job *job;
+  loom_build_set bg;
+  loom_builder_options nbo = bo;
+  nbo.nice = 5;
+  CHECK(loom_tune_build_start(cands, n, &nbo, &job) == LOOM_OK);
+  CHECK(loom_tune_build_wait(job, &bg) == LOOM_OK);
+  CHECK(bg.n == n && bg.n_libs == 3);
+  for (int k = 0; k < n; k++)
+    CHECK((bg.items[k].kernel != NULL) == (k != N_GOOD));
+  CHECK_CONTAINS(bg.items[N_GOOD].error, "cannot call extern function nowhere");
+  loom_tune_build_free(&bg);
+
   loom_kernel kernels[N_GOOD + N_BAD];
   for (int k = 0; k < n; k++)
     kernels[k] = b.items[k].kernel;
