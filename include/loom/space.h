@@ -19,6 +19,10 @@ typedef struct loom_target {
   int vector_bytes;     /* widest SIMD register: 16 (SSE/NEON), 32 (AVX2), 64 (AVX-512) */
   bool has_fma;
   int64_t l1d_bytes, l2_bytes, l3_bytes; /* per core for L1/L2; 0 when unknown */
+  /* Functions of fewer iterations (all blocks, both branches of an if)
+   * get no parallel loop: a parallel region costs more to start and join
+   * than they take. Detected: 65536; 0: no limit. */
+  int64_t min_parallel_work;
 } loom_target;
 
 /* The machine this runs on, read at run time (cpuid or /proc/cpuinfo and

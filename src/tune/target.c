@@ -16,6 +16,10 @@
 
 /* Conservative values for what cannot be read: SSE/NEON width, one core. */
 #define DEFAULT_VECTOR_BYTES 16
+/* Starting and joining the threads of a parallel loop costs microseconds
+ * on every call, more than a function of fewer iterations than this takes
+ * in all (100 float16 additions take well under one). */
+#define DEFAULT_MIN_PARALLEL_WORK 65536
 
 #if defined(__x86_64__) || defined(__i386__)
 /* XCR0 bits say whether the OS saves the wide registers; a CPU that has
@@ -128,6 +132,7 @@ static void detect_caches(loom_target *t) {
 void loom_target_detect(loom_target *t) {
   memset(t, 0, sizeof *t);
   t->vector_bytes = DEFAULT_VECTOR_BYTES;
+  t->min_parallel_work = DEFAULT_MIN_PARALLEL_WORK;
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   t->cores = n > 0 && n < 1 << 20 ? (int)n : 1;
   detect_simd(t);
@@ -150,6 +155,7 @@ static const struct target_key {
     {"l1d-bytes", KEY_BYTES, offsetof(loom_target, l1d_bytes)},
     {"l2-bytes", KEY_BYTES, offsetof(loom_target, l2_bytes)},
     {"l3-bytes", KEY_BYTES, offsetof(loom_target, l3_bytes)},
+    {"min-parallel-work", KEY_BYTES, offsetof(loom_target, min_parallel_work)},
 };
 #define N_KEYS (int)(sizeof keys / sizeof *keys)
 
@@ -168,7 +174,7 @@ static loom_status set_key(const char *spec, const char *key, size_t klen,
     return loom_diag_error(d, at(spec, key),
                            "unknown target option '-%.*s' (known: -cores, "
                            "-vector-bytes, -fma, -l1d-bytes, -l2-bytes, "
-                           "-l3-bytes)",
+                           "-l3-bytes, -min-parallel-work)",
                            (int)klen, key);
   char buf[32];
   char *end = NULL;
