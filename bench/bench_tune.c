@@ -81,8 +81,11 @@ int main(void) {
     printf("tune %dx%dx%d (%s), %d trials on %ld cores: %.1f s, %.2f candidates/s\n", N, N, N,
            model ? "xgboost ranks" : "random ranks", r.trials, sysconf(_SC_NPROCESSORS_ONLN),
            total, r.trials / total);
-    printf("  propose %.1f s, build %.1f s, run %.1f s (incl. the baseline)\n",
-           r.propose_s, r.build_s, r.run_s);
+    printf("  propose %.1f s, build %.1f s waited (%.1f s in all), run %.1f s (incl. the "
+           "baseline, about %.1f s)\n",
+           r.propose_s, r.build_s, r.build_wall_s, r.run_s, r.baseline_ms / 1e3);
+    printf("  without the baseline: %.2f candidates/s; %d stopped in their first call\n",
+           r.trials / (total - r.baseline_ms / 1e3), r.stopped);
     printf("  best %.3f ms (%.1f GFLOP/s), unscheduled %.3f ms, %d failures, %d rejected\n",
            r.best_ms, 2.0 * N * N * N / (r.best_ms * 1e6), r.baseline_ms, r.failures, r.rejected);
     loom_tune_result_free(&r);

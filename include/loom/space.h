@@ -20,6 +20,10 @@ typedef struct loom_target {
   bool has_fma;
   int64_t l1d_bytes, l2_bytes, l3_bytes; /* per core for L1/L2; 0 when unknown */
   bool tensorize;       /* rules may use tensor intrinsics (-tensorize=1); off */
+  /* Functions of fewer iterations (all blocks, both branches of an if)
+   * get no parallel loop: a parallel region costs more to start and join
+   * than they take. Detected: 65536; 0: no limit. */
+  int64_t min_parallel_work;
 } loom_target;
 
 /* The machine this runs on, read at run time (cpuid or /proc/cpuinfo and

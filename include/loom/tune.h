@@ -25,6 +25,7 @@ typedef struct loom_builder_options {
   const char *cflags; /* NULL: $LOOM_CFLAGS, else the target's flags
                        * (loom_target_cflags) */
   const loom_target *target; /* NULL: this machine, detected */
+  int nice;           /* the compiler runs under `nice -n` this; 0: not niced */
 } loom_builder_options;
 
 typedef struct loom_built {
@@ -49,7 +50,15 @@ loom_status loom_tune_build(const loom_func *const *funcs, int n,
                             const loom_builder_options *o, loom_build_set *out);
 void loom_tune_build_free(loom_build_set *b);
 
-#endif
+/* The same build in a thread of its own: start returns at once (funcs'
+ * functions must live until the wait), wait joins it and gives what
+ * loom_tune_build would have, freeing the job. */
+typedef struct loom_tune_build_job loom_tune_build_job;
+loom_status loom_tune_build_start(const loom_func *const *funcs, int n,
+                                  const loom_builder_options *o,
+                                  LOOM_GIVE loom_tune_build_job **job);
+loom_status loom_tune_build_wait(LOOM_TAKE loom_tune_build_job *job,
+                                 loom_build_set *out);
 
 /* ---- runner --------------------------------------------------------------- */
 
@@ -60,10 +69,13 @@ typedef struct loom_runner_options {
   double timeout_ms;     /* per candidate, build to last measurement; 0: 10000 */
   double long_call_ms;   /* a first call this long is the measurement; 0: 100 */
   /* The fastest candidate so far (0: none yet). A candidate whose first call
-   * is 10x slower (and at least 5 ms) is measured by that call alone, one
-   * 2x slower gets a single repeat: either is out of the running, and its
-   * rank among the losers matters less than the seconds spent timing it. */
+   * reaches stop_ratio times it (and 5 ms) is stopped there and measured by
+   * the time it ran, unchecked (is_stopped); one 2x slower gets a single
+   * repeat: either is out of the running, and its rank among the losers
+   * matters less than the seconds spent timing it. */
   double best_ms;
+  double stop_ratio;     /* 0: 3 */
+  bool no_stop;          /* never stop a first call (slow ones run to the end) */
   uint64_t seed;         /* inputs are those of `loom interp --seed` */
   bool check;            /* compare the first call's result with the interpreter's */
   const int64_t *scalars;/* per parameter of the workload; NULL when none */
@@ -78,6 +90,9 @@ typedef struct loom_runner_options {
 
 typedef struct loom_measured {
   loom_runtime_timing timing; /* valid when error is NULL */
+  /* Its first call reached the stop time (best_ms above): timing is the
+   * time it ran, a lower bound, and its result was not checked. */
+  bool is_stopped;
   char *error;                /* heap; why the candidate failed */
 } loom_measured;
 
@@ -200,6 +215,9 @@ typedef struct loom_tune_options {
   /* The unscheduled function is not measured (baseline_ms stays 0): for
    * workloads whose naive form runs for minutes. */
   bool skip_baseline;
+  /* Build and measure one batch after the other; by default the next batch
+   * is proposed and built (the compiler niced) while one is measured. */
+  bool no_pipeline;
   loom_builder_options builder;
   loom_runner_options runner;
   /* Ranks candidates before measuring (higher is better) and learns from
@@ -219,7 +237,11 @@ typedef struct loom_tune_result {
   int rejected;
   char *rejections;            /* heap; the first few distinct reasons, one a
                                   line; NULL when none */
-  double propose_s, build_s, run_s; /* where the time went */
+  int stopped;                 /* trials stopped in their first call (best_ms
+                                  of loom_runner_options) */
+  double propose_s, build_s, run_s; /* where the time went; build_s is the
+                                       time spent waiting for builds */
+  double build_wall_s;         /* the builds' own time, overlapped or not */
 } loom_tune_result;
 
 /* Tunes one task over its design spaces: the one a schedule script
@@ -258,3 +280,5 @@ loom_status loom_tune_apply_db(const loom_module *m, loom_db *db,
                                const char *target, loom_applied *out,
                                loom_diag *d);
 void loom_tune_applied_free(loom_applied *a);
+
+#endif

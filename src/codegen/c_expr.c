@@ -14,9 +14,10 @@ static bool is_half(loom_dtype t) {
   return (t.code == LOOM_DT_FLOAT && t.bits == 16) || t.code == LOOM_DT_BFLOAT;
 }
 
-/* The prelude's rounding function for a 16-bit float type. */
+/* The prelude's rounding function for a 16-bit float type, of a float
+ * operand (16-bit arithmetic is computed in float). */
 static const char *round_fn(loom_dtype t) {
-  return t.code == LOOM_DT_BFLOAT ? "loom_bf16r" : "loom_f16r";
+  return t.code == LOOM_DT_BFLOAT ? "loom_bf16r" : "loom_f16rf";
 }
 
 /* True when C's arithmetic on t does not already wrap to t's width:
@@ -189,8 +190,14 @@ static void emit_cast(emitter *E, const loom_expr *e) {
     loom_buf_printf(E->out, "loom_f2i_%s(", emit_suffix(to));
     emit_expr(E, x);
     put(E, ")");
+  } else if (is_half(to) && to.code == LOOM_DT_FLOAT && from.code == LOOM_DT_FLOAT &&
+             from.bits <= 32) {
+    put(E, "loom_f16rf((float)"); /* exact in float: one rounding */
+    emit_expr(E, x);
+    put(E, ")");
   } else if (is_half(to)) {
-    loom_buf_printf(E->out, "%s((double)", round_fn(to));
+    /* From double or an integer: rounded once, from the exact value. */
+    loom_buf_printf(E->out, "%s((double)", to.code == LOOM_DT_BFLOAT ? "loom_bf16r" : "loom_f16r");
     emit_expr(E, x);
     put(E, ")");
   } else {

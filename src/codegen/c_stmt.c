@@ -150,7 +150,7 @@ static void emit_store(emitter *E, const loom_stmt *s) {
   put(E, "] = ");
   bool is_bf16 = t.code == LOOM_DT_BFLOAT, is_f16 = t.code == LOOM_DT_FLOAT && t.bits == 16;
   if (is_bf16 || is_f16)
-    put(E, is_bf16 ? "loom_bf16_store(" : "loom_f16_store(");
+    put(E, is_bf16 ? "loom_bf16_store(" : "loom_f16_storef("); /* a float16 value is a float */
   else if (t.code == LOOM_DT_BOOL)
     put(E, "(uint8_t)(");
   emit_expr(E, s->u.store.value);

@@ -5,15 +5,24 @@
 #include "loom/interp.h"
 #include "loom/tune.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+/* A first call is never stopped before this long: starting the thread
+ * pool or faulting in code must not make a fast kernel pass for a slow
+ * one. */
+#define MIN_STOP_MS 5
 
 /* What a child reports, in shared memory. */
 typedef struct report {
   int32_t kernel_rc;
   bool is_timed;
+  bool is_stopped;    /* its first call ran past the stop time */
+  double first_t0_ms; /* when the first call started (CLOCK_MONOTONIC) */
   loom_runtime_timing timing;
   char message[256];
 } report;
@@ -38,6 +47,64 @@ double loom_tune_tolerance(loom_dtype t) {
   return t.bits == 16 ? 1e-2 : t.bits == 64 ? 1e-9 : 1e-4;
 }
 
+static double mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* A measurement of one call of ms. */
+static void one_call(loom_runtime_timing *t, double ms) {
+  t->median_ms = t->mean_ms = t->min_ms = t->max_ms = ms;
+  t->stddev_ms = 0;
+  t->repeat = t->number = 1;
+}
+
+/* The child's report, for its stop handler: a signal handler has no
+ * context argument, and the child is a process of its own, so this is the
+ * one piece of file state, set only in children. */
+static report *child_report;
+
+/* Runs in the child when its first call reaches the stop time: the time
+ * it ran is its measurement, and the child ends at once (every call here
+ * is async-signal-safe). */
+static void on_stop(int sig) {
+  (void)sig;
+  report *rep = child_report;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  one_call(&rep->timing, ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6 - rep->first_t0_ms);
+  rep->is_stopped = true;
+  rep->is_timed = true;
+  _exit(0);
+}
+
+/* Arms a one-shot timer that stops the child after ms; false when it
+ * cannot (the call then runs to its end or to the runner's time limit). */
+static bool arm_stop(double ms, timer_t *timer) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop;
+  sigemptyset(&sa.sa_mask);
+  struct sigevent ev;
+  memset(&ev, 0, sizeof ev);
+  ev.sigev_notify = SIGEV_SIGNAL;
+  ev.sigev_signo = SIGALRM;
+  if (sigaction(SIGALRM, &sa, NULL) != 0 || timer_create(CLOCK_MONOTONIC, &ev, timer) != 0)
+    return false;
+  struct itimerspec it;
+  memset(&it, 0, sizeof it);
+  it.it_value.tv_sec = (time_t)(ms / 1e3);
+  it.it_value.tv_nsec = (long)((ms - it.it_value.tv_sec * 1e3) * 1e6);
+  if (it.it_value.tv_sec == 0 && it.it_value.tv_nsec == 0)
+    it.it_value.tv_nsec = 1;
+  if (timer_settime(*timer, 0, &it, NULL) != 0) {
+    timer_delete(*timer);
+    return false;
+  }
+  return true;
+}
+
 static int timed_call(void *ctx) {
   runner *r = ctx;
   return r->kernel(r->timed_args, r->shapes) ? 1 : 0;
@@ -58,25 +125,28 @@ static int child_main(void *ctx) {
     memcpy(copy, r->arrays[i]->data, r->arrays[i]->n_bytes);
     r->timed_args[i] = copy;
   }
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
+  /* A candidate whose first call reaches stop_ratio times the best is out
+   * of the running: it is stopped there, and the time it ran is its
+   * measurement, instead of costing the search the rest of a slow call. */
+  double best = r->o->best_ms;
+  double ratio = r->o->stop_ratio > 0 ? r->o->stop_ratio : 3;
+  double stop_ms = ratio * best > MIN_STOP_MS ? ratio * best : MIN_STOP_MS;
+  timer_t timer;
+  child_report = r->rep;
+  bool is_armed = best > 0 && !r->o->no_stop && arm_stop(stop_ms, &timer);
+  r->rep->first_t0_ms = mono_ms();
   r->rep->kernel_rc = r->kernel(r->args, r->shapes);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double first_ms = mono_ms() - r->rep->first_t0_ms;
+  if (is_armed)
+    timer_delete(timer);
   if (r->rep->kernel_rc)
     return 0;
   /* A call this slow is its own measurement: repeating it would cost the
    * search seconds to rank a candidate that is out of the running anyway. */
-  double first_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
   double long_ms = r->o->long_call_ms > 0 ? r->o->long_call_ms : 100;
-  double best = r->o->best_ms;
-  /* The 5 ms floor keeps a first call slowed by starting the thread pool or
-   * faulting in code from passing for a slow kernel. */
-  bool is_loser = best > 0 && first_ms >= 10 * best && first_ms >= 5;
+  bool is_loser = best > 0 && first_ms >= stop_ms;
   if (first_ms >= long_ms || is_loser) {
-    loom_runtime_timing *t = &r->rep->timing;
-    t->median_ms = t->mean_ms = t->min_ms = t->max_ms = first_ms;
-    t->stddev_ms = 0;
-    t->repeat = t->number = 1;
+    one_call(&r->rep->timing, first_ms);
     r->rep->is_timed = true;
     return 0;
   }
@@ -86,6 +156,11 @@ static int child_main(void *ctx) {
   if (best > 0 && first_ms >= 2 * best)
     cfg.repeat = 1;
   cfg.min_repeat_ms = r->o->min_repeat_ms > 0 ? r->o->min_repeat_ms : 2;
+  /* A first call that lasted the minimum time needs no calibration run:
+   * one call per measurement is enough, and timing it again to learn so
+   * would cost a call of the kernel for nothing. */
+  if (first_ms >= cfg.min_repeat_ms)
+    cfg.number = 1;
   cfg.flush_cache = r->o->flush_cache;
   loom_diag d;
   loom_diag_init(&d);
@@ -151,8 +226,10 @@ static char *measure(runner *r, loom_measured *m) {
   } else if (!r->rep->is_timed)
     err = heap_printf("%s%s", "timing failed: ", r->rep->message);
   loom_diag_free(&d);
-  if (!err)
+  if (!err) {
     m->timing = r->rep->timing;
+    m->is_stopped = r->rep->is_stopped;
+  }
   return err;
 }
 
@@ -275,7 +352,7 @@ loom_status loom_tune_runner_run(loom_tune_runner *tr, const loom_kernel *kernel
   for (int i = 0; i < n && st == LOOM_OK; i++) {
     r->kernel = kernels[i];
     out[i].error = kernels[i] ? measure(r, &out[i]) : strdup("not built");
-    if (!out[i].error && r->o->check && (st = expect(r, d)) == LOOM_OK)
+    if (!out[i].error && !out[i].is_stopped && r->o->check && (st = expect(r, d)) == LOOM_OK)
       out[i].error = check(r);
   }
   return st;

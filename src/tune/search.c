@@ -496,13 +496,14 @@ static loom_status record(search *S, loom_sched *s, const loom_measured *m,
 
 /* Builds and measures cands[0..n); records them; keeps the good ones as
  * parents and frees the rest. */
-static loom_status measure(search *S, cand *cands, int n, loom_diag *d) {
-  const loom_func **funcs = calloc((size_t)n, sizeof *funcs);
-  loom_kernel *kernels = calloc((size_t)n, sizeof *kernels);
-  loom_measured *m = calloc((size_t)n, sizeof *m);
-  loom_build_set b = {0};
-  loom_status st = funcs && kernels && m ? LOOM_OK : LOOM_NOMEM;
-  for (int i = 0; i < n && st == LOOM_OK; i++)
+/* Starts building cands[0..n) in the background; beside_run says a batch
+ * will be measured meanwhile, so the compiler runs niced. */
+static loom_status start_build(search *S, cand *cands, int n, bool beside_run,
+                               loom_tune_build_job **job) {
+  const loom_func **funcs = calloc((size_t)(n ? n : 1), sizeof *funcs);
+  if (!funcs)
+    return LOOM_NOMEM;
+  for (int i = 0; i < n; i++)
     funcs[i] = loom_sched_module(cands[i].s)->funcs[0];
   /* One file per compile job: a batch smaller than the default file size
    * would otherwise compile on one core. */
@@ -512,25 +513,45 @@ static loom_status measure(search *S, cand *cands, int n, loom_diag *d) {
     int jobs = bo.jobs > 0 ? bo.jobs : online > 0 ? (int)online : 1;
     bo.per_file = (n + jobs - 1) / jobs;
   }
+  if (beside_run && bo.nice == 0)
+    bo.nice = 19;
+  loom_status st = loom_tune_build_start(funcs, n, &bo, job);
+  free(funcs);
+  return st;
+}
+
+/* Waits for the build of a batch; the time waited is the build's share of
+ * the search. */
+static loom_status wait_build(search *S, loom_tune_build_job *job, loom_build_set *b) {
   double t0 = now_s();
+  loom_status st = loom_tune_build_wait(job, b);
+  S->res->build_s += now_s() - t0;
   if (st == LOOM_OK)
-    st = loom_tune_build(funcs, n, &bo, &b);
+    S->res->build_wall_s += b->wall_ms / 1e3;
+  return st;
+}
+
+/* Measures the built cands[0..n); records them; keeps the good ones as
+ * parents and frees the rest (and b). */
+static loom_status measure(search *S, cand *cands, int n, loom_build_set *bs,
+                           loom_diag *d) {
+  loom_kernel *kernels = calloc((size_t)(n ? n : 1), sizeof *kernels);
+  loom_measured *m = calloc((size_t)(n ? n : 1), sizeof *m);
+  loom_build_set b = *bs;
+  loom_status st = kernels && m ? LOOM_OK : LOOM_NOMEM;
   double t1 = now_s();
   for (int i = 0; i < n && st == LOOM_OK; i++)
     kernels[i] = b.items[i].kernel;
-  if (st == LOOM_OK) {
-    /* A candidate 30 times slower than the best (and past a second) is
-     * stopped: it cannot win, and on large workloads such candidates
-     * would take most of the tuning time. It counts as a failure. */
-    double limit = S->o->runner.timeout_ms > 0 ? S->o->runner.timeout_ms : 10000;
-    double best = S->res->best_ms;
-    if (best > 0 && isfinite(best) && 30 * best < limit)
-      limit = 30 * best > 1000 ? 30 * best : 1000;
-    loom_tune_runner_set_timeout(S->runner, limit);
-    loom_tune_runner_set_best(S->runner, best);
-    st = loom_tune_runner_run(S->runner, kernels, n, m, d);
+  /* One candidate at a time, each told the best so far, batch included:
+   * the runner stops a first call that reaches a few times the best, so
+   * the sooner the best is known the less the losers cost. */
+  double best = S->res->best_ms;
+  for (int i = 0; i < n && st == LOOM_OK; i++) {
+    loom_tune_runner_set_best(S->runner, best > 0 && isfinite(best) ? best : 0);
+    st = loom_tune_runner_run(S->runner, &kernels[i], 1, &m[i], d);
+    if (st == LOOM_OK && !m[i].error && (!(best > 0) || m[i].timing.median_ms < best))
+      best = m[i].timing.median_ms;
   }
-  S->res->build_s += t1 - t0;
   S->res->run_s += now_s() - t1;
   if (st == LOOM_OK)
     learn(S, cands, m, n);
@@ -549,6 +570,7 @@ static loom_status measure(search *S, cand *cands, int n, loom_diag *d) {
       loom_sched_free(cands[i].s);
       continue;
     }
+    S->res->stopped += m[i].is_stopped;
     double ms = m[i].timing.median_ms;
     if (!S->best || ms < S->res->best_ms) {
       S->res->best_ms = ms;
@@ -559,7 +581,6 @@ static loom_status measure(search *S, cand *cands, int n, loom_diag *d) {
   }
   loom_tune_measured_free(m, n);
   loom_tune_build_free(&b);
-  free(funcs);
   free(kernels);
   free(m);
   return st;
@@ -658,6 +679,21 @@ static loom_status make_spaces(search *S, loom_diag *d) {
   return LOOM_OK;
 }
 
+/* Proposes the next batch into out (at most batch, within the trials not
+ * yet proposed); 0 when the trials are spent or the space has nothing new
+ * to give. */
+static int next_batch(search *S, cand *out, int batch, int *planned) {
+  int left = S->o->trials - *planned;
+  int want = left < batch ? left : batch;
+  if (want <= 0)
+    return 0;
+  double t0 = now_s();
+  int n = propose(S, out, want);
+  S->res->propose_s += now_s() - t0;
+  *planned += n;
+  return n;
+}
+
 static loom_status run_search(search *S, loom_diag *d) {
   if (!(S->parents = calloc((size_t)parents_cap(S) + 1, sizeof *S->parents)))
     return LOOM_NOMEM;
@@ -673,21 +709,53 @@ static loom_status run_search(search *S, loom_diag *d) {
   if (S->o->strategy == LOOM_SEARCH_EVOLUTIONARY)
     seed_parents(S);
   int batch = S->o->batch > 0 ? S->o->batch : 16;
-  cand *cands = calloc((size_t)batch, sizeof *cands);
-  if (!cands)
+  cand *cur = calloc((size_t)batch, sizeof *cur);
+  cand *next = calloc((size_t)batch, sizeof *next);
+  if (!cur || !next) {
+    free(cur);
+    free(next);
     return LOOM_NOMEM;
-  loom_status st = LOOM_OK;
-  while (st == LOOM_OK && S->res->trials < S->o->trials) {
-    int want = S->o->trials - S->res->trials < batch ? S->o->trials - S->res->trials : batch;
-    double t0 = now_s();
-    int n = propose(S, cands, want);
-    S->res->propose_s += now_s() - t0;
-    if (n == 0)
-      break; /* the space has nothing new to give */
-    st = measure(S, cands, n, d);
-    report(S);
   }
-  free(cands);
+  /* Pipelined, the next batch is proposed (from what was measured before
+   * the current one) and built while the current one is measured. */
+  bool is_pipelined = !S->o->no_pipeline;
+  int planned = 0; /* trials proposed so far */
+  int n = next_batch(S, cur, batch, &planned);
+  loom_tune_build_job *job = NULL, *next_job = NULL;
+  loom_status st = n > 0 ? start_build(S, cur, n, false, &job) : LOOM_OK;
+  while (st == LOOM_OK && n > 0) {
+    loom_build_set b;
+    st = wait_build(S, job, &b);
+    job = NULL;
+    int n_next = 0;
+    if (st == LOOM_OK && is_pipelined && (n_next = next_batch(S, next, batch, &planned)) > 0)
+      st = start_build(S, next, n_next, true, &next_job);
+    if (st == LOOM_OK) {
+      st = measure(S, cur, n, &b, d);
+    } else {
+      loom_tune_build_free(&b);
+      for (int i = 0; i < n; i++)
+        free_cand(&cur[i]);
+    }
+    report(S);
+    if (st == LOOM_OK && !is_pipelined && (n_next = next_batch(S, next, batch, &planned)) > 0)
+      st = start_build(S, next, n_next, false, &next_job);
+    cand *tmp = cur;
+    cur = next;
+    next = tmp;
+    n = n_next;
+    job = next_job;
+    next_job = NULL;
+  }
+  if (job) { /* stopped by an error with a build under way */
+    loom_build_set b;
+    if (loom_tune_build_wait(job, &b) == LOOM_OK)
+      loom_tune_build_free(&b);
+  }
+  for (int i = 0; st != LOOM_OK && i < n; i++)
+    free_cand(&cur[i]);
+  free(cur);
+  free(next);
   return st;
 }
 

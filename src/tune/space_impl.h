@@ -78,6 +78,12 @@ int space_child_blocks(const loom_stmt *scope, const loom_stmt **out, int max);
 int space_consumers(const space_block *b, const loom_stmt **out, int max);
 
 bool space_is_spatial(const loom_block *b);   /* every iter S */
+/* What parallel and vectorize accept of a block under the loop: a complete
+ * block (spatial, reading none of what it writes), a block with an init (a
+ * reduction; the primitive checks the rest), or an elementwise update in
+ * place (spatial, every buffer it writes read exactly where it is written,
+ * so no iteration reads what another writes). */
+bool space_is_parallelizable(const loom_block *b);
 bool space_has_ann(const loom_attr *a, int n, const char *key);
 /* The bindings are distinct loop variables of sb's loops, each iter bound
  * to one loop, one loop per iter (TVM's trivial binding), and sb's loops

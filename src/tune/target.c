@@ -17,6 +17,10 @@
 
 /* Conservative values for what cannot be read: SSE/NEON width, one core. */
 #define DEFAULT_VECTOR_BYTES 16
+/* Starting and joining the threads of a parallel loop costs microseconds
+ * on every call, more than a function of fewer iterations than this takes
+ * in all (100 float16 additions take well under one). */
+#define DEFAULT_MIN_PARALLEL_WORK 65536
 
 #if defined(__x86_64__) || defined(__i386__)
 /* XCR0 bits say whether the OS saves the wide registers; a CPU that has
@@ -145,6 +149,7 @@ void loom_target_cflags(const loom_target *t, char *buf, size_t n) {
 void loom_target_detect(loom_target *t) {
   memset(t, 0, sizeof *t);
   t->vector_bytes = DEFAULT_VECTOR_BYTES;
+  t->min_parallel_work = DEFAULT_MIN_PARALLEL_WORK;
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   t->cores = n > 0 && n < 1 << 20 ? (int)n : 1;
   detect_simd(t);
@@ -168,6 +173,7 @@ static const struct target_key {
     {"l2-bytes", KEY_BYTES, offsetof(loom_target, l2_bytes)},
     {"l3-bytes", KEY_BYTES, offsetof(loom_target, l3_bytes)},
     {"tensorize", KEY_BOOL, offsetof(loom_target, tensorize)},
+    {"min-parallel-work", KEY_BYTES, offsetof(loom_target, min_parallel_work)},
 };
 #define N_KEYS (int)(sizeof keys / sizeof *keys)
 
@@ -186,7 +192,7 @@ static loom_status set_key(const char *spec, const char *key, size_t klen,
     return loom_diag_error(d, at(spec, key),
                            "unknown target option '-%.*s' (known: -cores, "
                            "-vector-bytes, -fma, -l1d-bytes, -l2-bytes, "
-                           "-l3-bytes, -tensorize)",
+                           "-l3-bytes, -tensorize, -min-parallel-work)",
                            (int)klen, key);
   char buf[32];
   char *end = NULL;

@@ -310,7 +310,8 @@ static void check_spatial_postproc(void) {
   loom_target t;
   loom_diag d;
   loom_diag_init(&d);
-  CHECK(loom_target_parse("cpu -cores=1", &t, &d) == LOOM_OK);
+  /* No work limit: the program is small. */
+  CHECK(loom_target_parse("cpu -cores=1 -min-parallel-work=0", &t, &d) == LOOM_OK);
   loom_trace *spaces;
   int n = 0;
   CHECK(m && loom_space_generate(m, &t, a, &spaces, &n, &d) == LOOM_OK);
@@ -341,6 +342,89 @@ static void check_spatial_postproc(void) {
   }
   loom_diag_free(&d);
   loom_arena_free(a);
+}
+
+/* Long innermost loops are split for vectorization, by a sampled factor;
+ * only functions with enough work get a parallel loop. An update in place,
+ * loops under an if/else (100 x 100, as the long-tail seeds) and a large
+ * elementwise add. */
+static const char *in_place =
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((100,), \"float16\"), B: T.Buffer((100,), \"float16\")):\n"
+    "    for i_ in range(100):\n"
+    "        with T.block(\"block\"):\n"
+    "            i = T.axis.remap(\"S\", [i_])\n"
+    "            B[i] = B[i] + A[i]\n";
+static const char *branches =
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((100, 100), \"float16\")):\n"
+    "    for i in range(100):\n"
+    "        if i % 2 == 0:\n"
+    "            for j in range(100):\n"
+    "                with T.block(\"block1\"):\n"
+    "                    v_i, v_j = T.axis.remap(\"SS\", [i, j])\n"
+    "                    A[v_i, v_j] = T.float16(1.0)\n"
+    "        else:\n"
+    "            for j in range(100):\n"
+    "                with T.block(\"block2\"):\n"
+    "                    v_i, v_j = T.axis.remap(\"SS\", [i, j])\n"
+    "                    A[v_i, v_j] = T.float16(2.0)\n";
+static const char *big_add =
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((256, 1024), \"float32\"), B: T.Buffer((256, 1024), \"float32\")):\n"
+    "    for i, j in T.grid(256, 1024):\n"
+    "        with T.block(\"add\"):\n"
+    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+    "            B[vi, vj] = A[vi, vj] + T.float32(1.0)\n";
+
+/* Generates the one space of text for 2 cores, checks it splits n_splits
+ * loops and marks parallel or not, and that postprocessed samples
+ * vectorize (and parallelize when marked). */
+static void check_long_loops_of(const char *text, int n_splits, bool is_parallel) {
+  loom_arena *a = loom_arena_new();
+  loom_module *m = read_module(a, text);
+  loom_target t;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_target_parse("cpu -cores=2", &t, &d) == LOOM_OK);
+  loom_trace *spaces;
+  int n = 0;
+  CHECK(m && loom_space_generate(m, &t, a, &spaces, &n, &d) == LOOM_OK);
+  CHECK(n == 1);
+  if (n != 1) {
+    loom_diag_free(&d);
+    loom_arena_free(a);
+    return;
+  }
+  char *space = print_plain(&spaces[0]);
+  int splits = 0;
+  for (const char *p = space; (p = strstr(p, "n=2, max_innermost_factor=64")); p++)
+    splits++;
+  CHECK(splits == n_splits);
+  CHECK(!!strstr(space, "meta_schedule.parallel") == is_parallel);
+  int n_vectorized = 0, n_parallel = 0;
+  for (uint64_t seed = 1; seed <= 12; seed++) {
+    loom_sched *s = loom_sched_new(m, seed);
+    CHECK(loom_trace_apply(&spaces[0], s, false, &d) == LOOM_OK);
+    CHECK(loom_space_postprocess(s, &t, &d) == LOOM_OK);
+    loom_trace ct = loom_sched_trace(s);
+    char *got = print_plain(&ct);
+    n_vectorized += strstr(got, "sch.vectorize(") != NULL;
+    n_parallel += strstr(got, "sch.parallel(") != NULL;
+    free(got);
+    loom_sched_free(s);
+  }
+  CHECK(n_vectorized > 0);
+  CHECK(is_parallel ? n_parallel == 12 : n_parallel == 0);
+  free(space);
+  loom_diag_free(&d);
+  loom_arena_free(a);
+}
+
+static void check_long_loops(void) {
+  check_long_loops_of(in_place, 1, false);
+  check_long_loops_of(branches, 2, false);
+  check_long_loops_of(big_add, 1, true);
 }
 
 /* Six chained matmuls would make 3^6 = 729 spaces; 243 are kept. */
@@ -406,6 +490,7 @@ int main(int argc, char **argv) {
                    "compute_inline");
   check_tvm_record();
   check_spatial_postproc();
+  check_long_loops();
   check_many_tiled_blocks();
   check_user_block();
   return test_summary("generate");

@@ -92,6 +92,20 @@ int main(void) {
     CHECK((b.items[k].kernel != NULL) == (k != N_GOOD));
   CHECK_CONTAINS(b.items[N_GOOD].error, "cannot call extern function nowhere");
 
+  /* The same build in the background, the compiler niced, gives the same
+   * kernels and errors. */
+  loom_tune_build_job *job;
+  loom_build_set bg;
+  loom_builder_options nbo = bo;
+  nbo.nice = 5;
+  CHECK(loom_tune_build_start(cands, n, &nbo, &job) == LOOM_OK);
+  CHECK(loom_tune_build_wait(job, &bg) == LOOM_OK);
+  CHECK(bg.n == n && bg.n_libs == 3);
+  for (int k = 0; k < n; k++)
+    CHECK((bg.items[k].kernel != NULL) == (k != N_GOOD));
+  CHECK_CONTAINS(bg.items[N_GOOD].error, "cannot call extern function nowhere");
+  loom_tune_build_free(&bg);
+
   loom_kernel kernels[N_GOOD + N_BAD];
   for (int k = 0; k < n; k++)
     kernels[k] = b.items[k].kernel;
@@ -110,6 +124,22 @@ int main(void) {
   CHECK_CONTAINS(m[N_GOOD + 2].error, "timed out after 500 ms");
   CHECK_CONTAINS(m[N_GOOD + 3].error, "wrong result: B differs from the interpreter");
   loom_tune_measured_free(m, n);
+
+  /* The stop rule: with a best of 2 ms, a first call still running at 3x
+   * (6 ms) is stopped and measured by the time it ran, unchecked; a fast
+   * candidate is measured as usual; without the rule the same kernel runs
+   * into the time limit. */
+  loom_kernel pair[2] = {kernels[N_GOOD + 2], kernels[0]};
+  ro.best_ms = 2;
+  CHECK(loom_tune_run(w, pair, 2, &ro, m, &d) == LOOM_OK);
+  CHECK(m[0].error == NULL && m[0].is_stopped);
+  CHECK(m[0].timing.median_ms >= 6 && m[0].timing.median_ms < 400 && m[0].timing.number == 1);
+  CHECK(m[1].error == NULL && !m[1].is_stopped && m[1].timing.repeat == 2);
+  loom_tune_measured_free(m, 2);
+  ro.no_stop = true;
+  CHECK(loom_tune_run(w, pair, 1, &ro, m, &d) == LOOM_OK);
+  CHECK_CONTAINS(m[0].error, "timed out after 500 ms");
+  loom_tune_measured_free(m, 1);
   loom_tune_build_free(&b);
 
   /* A compiler that rejects every file: each candidate is retried alone and

@@ -5,7 +5,9 @@
  * loop that passes it is still taken, as in TVM), the innermost loop is
  * vectorized when it is spatial, within the vector limit and contiguous in
  * every buffer the block accesses, and the first loop of a block that is
- * not spatial gets pragma_auto_unroll_max_step / pragma_unroll_explicit. */
+ * not spatial gets pragma_auto_unroll_max_step / pragma_unroll_explicit.
+ * Elementwise updates in place are parallelized and vectorized too: no
+ * iteration reads what another writes. */
 #include "tune/space_impl.h"
 
 #include <string.h>
@@ -71,23 +73,21 @@ static bool is_chain(const space_block *sb, int k) {
   return sb->loops[k]->u.loop.body == next;
 }
 
-/* What parallel and vectorize accept of the block under the loop: a
- * complete block (spatial, reading none of what it writes) or a block
- * with an init (a reduction; the primitive checks the rest). */
-static bool is_complete_or_reduction(const loom_block *b) {
-  if (b->init)
-    return true;
-  if (!space_is_spatial(b))
+/* e is v, or v plus or minus terms free of v: it moves by one when v
+ * does. */
+static bool is_unit_in(const loom_expr *e, const loom_var *v) {
+  if (e->kind == LOOM_EXPR_VAR)
+    return e->u.var == v;
+  if (e->kind != LOOM_EXPR_ADD && e->kind != LOOM_EXPR_SUB)
     return false;
-  for (int i = 0; i < b->n_writes; i++)
-    for (int j = 0; j < b->n_reads; j++)
-      if (b->writes[i].buffer == b->reads[j].buffer)
-        return false;
-  return true;
+  const loom_expr *a = e->u.bin.a, *b = e->u.bin.b;
+  if (is_unit_in(a, v) && !loom_ir_expr_uses(b, v))
+    return true;
+  return e->kind == LOOM_EXPR_ADD && is_unit_in(b, v) && !loom_ir_expr_uses(a, v);
 }
 
-/* The iter var whose binding ends in `+ v` (or is v): the one that moves
- * by one when v does. NULL when v enters the bindings otherwise. */
+/* The iter var whose binding moves by one when v does (is_unit_in). NULL
+ * when v enters the bindings otherwise. */
 static const loom_var *unit_iter(const space_block *sb, const loom_var *v) {
   const loom_var *hit = NULL;
   const loom_stmt *r = sb->realize;
@@ -97,10 +97,7 @@ static const loom_var *unit_iter(const space_block *sb, const loom_var *v) {
       continue;
     if (hit)
       return NULL;
-    bool is_unit = (e->kind == LOOM_EXPR_VAR && e->u.var == v) ||
-                   (e->kind == LOOM_EXPR_ADD && e->u.bin.b->kind == LOOM_EXPR_VAR &&
-                    e->u.bin.b->u.var == v && !loom_ir_expr_uses(e->u.bin.a, v));
-    if (!is_unit)
+    if (!is_unit_in(e, v))
       return NULL;
     hit = sb->block->iter_vars[i].var;
   }
@@ -108,7 +105,8 @@ static const loom_var *unit_iter(const space_block *sb, const loom_var *v) {
 }
 
 /* Contiguous: the iter moving with the loop indexes only the last
- * dimension of every region the block reads or writes, at offset + iter. */
+ * dimension of every region the block reads or writes, at iter plus an
+ * offset. */
 static bool region_contiguous(const loom_buffer_region *r, int n,
                               const loom_var *iv) {
   for (int i = 0; i < n; i++) {
@@ -119,10 +117,7 @@ static bool region_contiguous(const loom_buffer_region *r, int n,
         continue;
       if (k != nd - 1)
         return false;
-      bool is_unit = (m->kind == LOOM_EXPR_VAR && m->u.var == iv) ||
-                     (m->kind == LOOM_EXPR_ADD && m->u.bin.b->kind == LOOM_EXPR_VAR &&
-                      m->u.bin.b->u.var == iv && !loom_ir_expr_uses(m->u.bin.a, iv));
-      if (!is_unit)
+      if (!is_unit_in(m, iv))
         return false;
     }
   }
@@ -153,7 +148,7 @@ static loom_status rewrite_block(loom_sched *s, loom_sched_rv brv,
   memcpy(loops, lp, (size_t)n * sizeof *loops);
   int n_par = 0, n_vec = 0;
   int64_t ext, prod = 1;
-  bool is_legal = is_complete_or_reduction(sb.block);
+  bool is_legal = space_is_parallelizable(sb.block);
   for (int i = 0; is_legal && mk->has_parallel && i < n; i++) {
     const loom_stmt *l = sb.loops[i];
     if (!is_spatial_loop(l) || !is_plain(l, &ext))

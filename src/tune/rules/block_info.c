@@ -199,6 +199,29 @@ bool space_is_spatial(const loom_block *b) {
   return true;
 }
 
+static bool same_region(const loom_buffer_region *a, const loom_buffer_region *b) {
+  if (a->buffer != b->buffer || a->n_ranges != b->n_ranges)
+    return false;
+  for (int k = 0; k < a->n_ranges; k++)
+    if (!loom_ir_equal_expr(a->ranges[k].min, b->ranges[k].min) ||
+        !loom_ir_equal_expr(a->ranges[k].extent, b->ranges[k].extent))
+      return false;
+  return true;
+}
+
+bool space_is_parallelizable(const loom_block *b) {
+  if (b->init)
+    return true;
+  if (!space_is_spatial(b))
+    return false;
+  for (int i = 0; i < b->n_writes; i++)
+    for (int j = 0; j < b->n_reads; j++)
+      if (b->writes[i].buffer == b->reads[j].buffer &&
+          !same_region(&b->writes[i], &b->reads[j]))
+        return false;
+  return true;
+}
+
 bool space_has_ann(const loom_attr *a, int n, const char *key) {
   return loom_ir_attr_get(a, n, key) != NULL;
 }
