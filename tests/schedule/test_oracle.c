@@ -737,6 +737,8 @@ static void directed(const program *progs, const char *const *names, int n,
       loom_sched_free(s);
     }
   }
+}
+
 /* ---- tensorize ------------------------------------------------------------------
  * Traces over tensorize_mix.py, whose blocks "dot" and "tile" match the
  * built-in intrinsics once split: random steps as above, mixed with
@@ -787,33 +789,7 @@ static void tensorize_traces(const char *root, int runs) {
     loom_trace tr = loom_sched_trace(s);
     for (int k = 0; k < tr.n_insts; k++)
       n_tensorized += tr.insts[k]->kind == LOOM_INST_TENSORIZE;
-    loom_diag d;
-    loom_diag_init(&d);
-    bool verified = loom_ir_verify_module(loom_sched_module(s), &d) == LOOM_OK;
-    if (!verified)
-      fprintf(stderr, "tensorize run %d: verify: %s\n", run_i, d.msg);
-    loom_diag_free(&d);
-    CHECK(verified);
-    bool same = verified && same_outputs(p.m->funcs[0],
-                                         loom_sched_module(s)->funcs[0],
-                                         (uint64_t)run_i * 7 + 1);
-    CHECK(same);
-    CHECK(replays(s, p.m));
-    loom_sched *f = loom_sched_new(p.m, (uint64_t)run_i + 1000003);
-    loom_diag_init(&d);
-    if (loom_trace_apply(&tr, f, false, &d) == LOOM_OK)
-      CHECK(same_outputs(p.m->funcs[0], loom_sched_module(f)->funcs[0],
-                         (uint64_t)run_i * 7 + 2));
-    loom_diag_free(&d);
-    loom_sched_free(f);
-    if (!same || !verified) {
-      loom_buf b;
-      loom_buf_init(&b);
-      loom_trace_print_py(&tr, LOOM_DIALECT_TIR, &b);
-      fprintf(stderr, "tensorize run %d, trace:\n%s", run_i,
-              b.data ? b.data : "");
-      loom_buf_free(&b);
-    }
+    check_trace(&p, s, (uint64_t)run_i, "tensorize_mix");
     loom_sched_free(s);
   }
   printf("oracle: %d traces over tensorize_mix, %d tensorized\n", runs,
