@@ -109,6 +109,13 @@ static const rb_case cases[] = {
      "sch.rolling_buffer(block=b11, write_buffer_index=0)\n",
      "rolling_buffer: no dimension of 'B' overlaps between the tiles of block "
      "'B' (a start such as hh_0 * 4 over an extent larger than 4)", {NULL}},
+    {"iters-permuted", &cascade2,
+     TILE(4, 4) "b11 = sch.get_block(name=\"B\")\n"
+     "sch.reorder_block_iter_var(block=b11, new_order=[0, 2, 1, 3, 4, 5])\n"
+     "sch.compute_at(block=b11, loop=l9)\n"
+     "sch.rolling_buffer(block=b11, write_buffer_index=0)\n",
+     "rolling_buffer: block 'B' writes dimension 1 of 'B' at another index "
+     "than its iter 1, from which the overlap of the tiles is skipped", {NULL}},
     {"two-writers", &two_writers,
      "b0 = sch.get_block(name=\"B0\")\n"
      "sch.rolling_buffer(block=b0, write_buffer_index=0)\n",
