@@ -368,13 +368,24 @@ loom_status sched_apply_rolling_buffer(sched_call *c) {
                     buf->name, b->name);
     goto out;
   }
-  for (int i = 0; i < buf->ndim; i++)
-    if (r.vars[i] && i >= realize->u.realize.n_iter_values) {
-      st = sched_fail(c, "block '%s' has no iter at position %d to take the "
-                         "overlap of dimension %d from",
-                      b->name, i, i);
+  /* The overlap predicate and the opaque iter take the block's iter at a
+   * dimension's position for that dimension (TVM's rule): the write must
+   * index each overlapping dimension by the iter at its position, or the
+   * predicate would skip the wrong elements. */
+  for (int i = 0; i < buf->ndim; i++) {
+    const loom_expr *at = region->ranges[i].min;
+    int64_t one;
+    if (r.vars[i] &&
+        (i >= b->n_iter_vars || i >= realize->u.realize.n_iter_values ||
+         at->kind != LOOM_EXPR_VAR || at->u.var != b->iter_vars[i].var ||
+         !loom_ir_is_const_int(region->ranges[i].extent, &one) || one != 1)) {
+      st = sched_fail(c, "block '%s' writes dimension %d of '%s' at another "
+                         "index than its iter %d, from which the overlap of "
+                         "the tiles is skipped",
+                      b->name, i, buf->name, i);
       goto out;
     }
+  }
   loom_ir_is_const_int(part.ranges[r.axis].extent, &r.window);
   loom_buffer *nb = loom_arena_alloc(a, sizeof *nb);
   loom_var *data = loom_arena_alloc(a, sizeof *data);

@@ -503,6 +503,45 @@ static void random_step(loom_sched *s, const program *p, loom_rng *r) {
   loom_diag_free(&d);
 }
 
+/* A tile for rolling_buffer: split a loop of another block (the consumer,
+ * maybe) by a small factor, compute the block at the outer loop, roll its
+ * buffer. Most draws are refused somewhere; a producer of windows (conv2d's
+ * padding) rolls. */
+static void random_rolling(loom_sched *s, const program *p, loom_rng *r,
+                           const char *name) {
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_loc nowhere = {0};
+  /* The next block in program order: the consumer, in a pipeline. */
+  const char *other = NULL;
+  for (int i = 0; i + 1 < p->n_blocks; i++)
+    if (!strcmp(p->blocks[i], name))
+      other = p->blocks[i + 1];
+  loom_sched_rv b, b2;
+  const loom_sched_rv *loops, *outs;
+  int n_loops;
+  if (other && loom_sched_get_block(s, name, NULL, &b, &d) == LOOM_OK &&
+      loom_sched_get_block(s, other, NULL, &b2, &d) == LOOM_OK &&
+      loom_sched_get_loops(s, b2, &loops, &n_loops, &d) == LOOM_OK &&
+      n_loops > 0) {
+    loom_tval f[2] = {loom_tval_none(),
+                      loom_tval_int(2 + (int64_t)loom_rng_below(r, 3))};
+    /* an outer loop: spatial, where windows overlap */
+    loom_sched_rv l = loops[loom_rng_below(r, (uint64_t)(n_loops < 3 ? n_loops : 3))];
+    if (loom_sched_split(s, l, f, 2, true, false, &outs, &d) == LOOM_OK) {
+      loom_tval in[2] = {loom_tval_rv(b), loom_tval_rv(outs[0])};
+      loom_tval attrs[2] = {loom_tval_bool(false), loom_tval_int(-1)};
+      loom_tval idx = loom_tval_int(0);
+      if (loom_sched_apply(s, LOOM_INST_COMPUTE_AT, in, 2, attrs, 2,
+                           loom_tval_none(), nowhere, NULL, NULL,
+                           &d) == LOOM_OK)
+        loom_sched_apply(s, LOOM_INST_ROLLING_BUFFER, in, 1, &idx, 1,
+                         loom_tval_none(), nowhere, NULL, NULL, &d);
+    }
+  }
+  loom_diag_free(&d);
+}
+
 /* read_at or write_at of a random buffer of a random block at one of its
  * loops, in global, shared or local scope, or rolling_buffer of a random
  * block (applied where an earlier compute_at made overlapping tiles). Drawn after the other steps,
@@ -520,14 +559,8 @@ static void random_read_write_at(loom_sched *s, const program *p,
     int n_loops;
     const char *name = p->blocks[loom_rng_below(r, (uint64_t)p->n_blocks)];
     bool is_write = loom_rng_below(r, 2);
-    if (loom_rng_below(r, 4) == 0) { /* rolling_buffer, where tiles overlap */
-      loom_tval attr = loom_tval_int(0);
-      loom_loc nowhere = {0};
-      if (loom_sched_get_block(s, name, NULL, &b, &d) == LOOM_OK) {
-        loom_tval in = loom_tval_rv(b);
-        loom_sched_apply(s, LOOM_INST_ROLLING_BUFFER, &in, 1, &attr, 1,
-                         loom_tval_none(), nowhere, NULL, NULL, &d);
-      }
+    if (loom_rng_below(r, 3) == 0) {
+      random_rolling(s, p, r, name);
       loom_diag_free(&d);
       continue;
     }
@@ -886,7 +919,7 @@ int main(int argc, char **argv) {
         per_kind[LOOM_INST_REVERSE_COMPUTE_AT] &&
         per_kind[LOOM_INST_SAMPLE_PERFECT_TILE] &&
         per_kind[LOOM_INST_LOOP_PARTITION] && per_kind[LOOM_INST_READ_AT] &&
-        per_kind[LOOM_INST_WRITE_AT]));
+        per_kind[LOOM_INST_WRITE_AT] && per_kind[LOOM_INST_ROLLING_BUFFER]));
   tensorize_traces(root, runs / 12 + 1);
   for (int i = 0; i < N_CASES; i++) {
     loom_arena_free(progs[i].arena);

@@ -3,6 +3,7 @@
  * what the unscheduled program computes on random inputs (the interpreter
  * is the oracle); each refused one must give exactly the message recorded
  * here. */
+#include "schedule/sched_impl.h"
 #include "loom/interp.h"
 #include "loom/schedule.h"
 #include "loom/script.h"
@@ -195,8 +196,41 @@ static void run_case(const rw_case *c) {
   loom_arena_free(a);
 }
 
+/* Every arena allocation of an allowed case may fail, the 1st, the 2nd,
+ * ... until the case runs through: each failure must be a clean error,
+ * never a crash or a leak (the sanitizers watch). */
+static void run_faults(const rw_case *c) {
+  loom_arena *a = loom_arena_new();
+  loom_module *m = NULL;
+  loom_diag d;
+  loom_diag_init(&d);
+  bool ok = loom_script_read(*c->program, strlen(*c->program), "t.py", a, &m,
+                             &d) == LOOM_OK;
+  loom_diag_free(&d);
+  bool done = false;
+  for (long at = 1; ok && !done && at < 20000; at++) {
+    loom_sched *s = loom_sched_new(m, 7);
+    if (!s)
+      break;
+    loom_faultsim fs = {at, 0};
+    loom_arena_set_faultsim(sched_arena(s), &fs);
+    loom_diag_init(&d);
+    loom_status st = loom_sched_run_script(s, c->script, strlen(c->script),
+                                           "s.py", &d);
+    done = st == LOOM_OK;
+    CHECK(done || d.has_error);
+    loom_diag_free(&d);
+    loom_sched_free(s);
+  }
+  CHECK(done);
+  loom_arena_free(a);
+}
+
 int main(void) {
   for (int i = 0; i < N_CASES; i++)
     run_case(&cases[i]);
+  for (int i = 0; i < N_CASES; i++)
+    if (!cases[i].error)
+      run_faults(&cases[i]);
   return test_summary("schedule/read_write_at");
 }

@@ -4,6 +4,7 @@
  * random inputs (the interpreter is the oracle), for the hand-written cases
  * and for random tile sizes; each refused case must give exactly the
  * message recorded here. */
+#include "schedule/sched_impl.h"
 #include "loom/interp.h"
 #include "loom/schedule.h"
 #include "loom/script.h"
@@ -108,6 +109,13 @@ static const rb_case cases[] = {
      "sch.rolling_buffer(block=b11, write_buffer_index=0)\n",
      "rolling_buffer: no dimension of 'B' overlaps between the tiles of block "
      "'B' (a start such as hh_0 * 4 over an extent larger than 4)", {NULL}},
+    {"iters-permuted", &cascade2,
+     TILE(4, 4) "b11 = sch.get_block(name=\"B\")\n"
+     "sch.reorder_block_iter_var(block=b11, new_order=[0, 2, 1, 3, 4, 5])\n"
+     "sch.compute_at(block=b11, loop=l9)\n"
+     "sch.rolling_buffer(block=b11, write_buffer_index=0)\n",
+     "rolling_buffer: block 'B' writes dimension 1 of 'B' at another index "
+     "than its iter 1, from which the overlap of the tiles is skipped", {NULL}},
     {"two-writers", &two_writers,
      "b0 = sch.get_block(name=\"B0\")\n"
      "sch.rolling_buffer(block=b0, write_buffer_index=0)\n",
@@ -268,9 +276,42 @@ static void random_tilings(void) {
   CHECK(applied >= 10);
 }
 
+/* Every arena allocation of an allowed case may fail, the 1st, the 2nd,
+ * ... until the case runs through: each failure must be a clean error,
+ * never a crash or a leak (the sanitizers watch). */
+static void run_faults(const rb_case *c) {
+  loom_arena *a = loom_arena_new();
+  loom_module *m = NULL;
+  loom_diag d;
+  loom_diag_init(&d);
+  bool ok = loom_script_read(*c->program, strlen(*c->program), "t.py", a, &m,
+                             &d) == LOOM_OK;
+  loom_diag_free(&d);
+  bool done = false;
+  for (long at = 1; ok && !done && at < 20000; at++) {
+    loom_sched *s = loom_sched_new(m, 7);
+    if (!s)
+      break;
+    loom_faultsim fs = {at, 0};
+    loom_arena_set_faultsim(sched_arena(s), &fs);
+    loom_diag_init(&d);
+    loom_status st = loom_sched_run_script(s, c->script, strlen(c->script),
+                                           "s.py", &d);
+    done = st == LOOM_OK;
+    CHECK(done || d.has_error);
+    loom_diag_free(&d);
+    loom_sched_free(s);
+  }
+  CHECK(done);
+  loom_arena_free(a);
+}
+
 int main(void) {
   for (int i = 0; i < N_CASES; i++)
     run_case(&cases[i]);
+  for (int i = 0; i < N_CASES; i++)
+    if (!cases[i].error)
+      run_faults(&cases[i]);
   random_tilings();
   return test_summary("schedule/rolling_buffer");
 }
