@@ -718,7 +718,7 @@ static loom_status run_search(search *S, loom_diag *d) {
   }
   /* Pipelined, the next batch is proposed (from what was measured before
    * the current one) and built while the current one is measured. */
-  bool is_pipelined = !S->o->no_pipeline;
+  bool is_pipelined = S->o->pipeline;
   int planned = 0; /* trials proposed so far */
   int n = next_batch(S, cur, batch, &planned);
   loom_tune_build_job *job = NULL, *next_job = NULL;
