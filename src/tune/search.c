@@ -494,8 +494,6 @@ static loom_status record(search *S, loom_sched *s, const loom_measured *m,
   return st;
 }
 
-/* Builds and measures cands[0..n); records them; keeps the good ones as
- * parents and frees the rest. */
 /* Starts building cands[0..n) in the background; beside_run says a batch
  * will be measured meanwhile, so the compiler runs niced. */
 static loom_status start_build(search *S, cand *cands, int n, bool beside_run,
