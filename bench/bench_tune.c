@@ -1,7 +1,9 @@
 /* Tuning throughput: candidates measured per second on a 512^3 matmul over a
  * hand-written space of tile sizes, with the time split between proposing
- * (schedule replay), building (C backend and compiler) and running (child
- * processes, timing, the interpreter's check once). Run with `make bench`. */
+ * (schedule replay), building (C backend and compiler; the time waited for
+ * it, and its own time, overlapped with measuring when pipelined) and
+ * running (child processes, timing). Run with `make bench`;
+ * `bench_tune --pipeline` builds the next batch while one is measured. */
 #include "loom/script.h"
 #include "loom/tune.h"
 
@@ -33,7 +35,8 @@ static double now_s(void) {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  bool pipeline = argc > 1 && !strcmp(argv[1], "--pipeline");
   char text[2048];
   snprintf(text, sizeof text,
            "@T.prim_func\n"
@@ -68,7 +71,8 @@ int main(void) {
       return 1;
     }
     loom_tune_options o = {.strategy = LOOM_SEARCH_EVOLUTIONARY, .trials = TRIALS,
-                           .batch = 16, .seed = 1, .model = model};
+                           .batch = 16, .seed = 1, .model = model,
+                           .pipeline = pipeline};
     o.runner.repeat = 3;
     o.runner.timeout_ms = 20000;
     loom_tune_result r;
@@ -78,8 +82,9 @@ int main(void) {
       return 1;
     }
     double total = now_s() - t0;
-    printf("tune %dx%dx%d (%s), %d trials on %ld cores: %.1f s, %.2f candidates/s\n", N, N, N,
-           model ? "xgboost ranks" : "random ranks", r.trials, sysconf(_SC_NPROCESSORS_ONLN),
+    printf("tune %dx%dx%d (%s%s), %d trials on %ld cores: %.1f s, %.2f candidates/s\n", N, N,
+           N, model ? "xgboost ranks" : "random ranks", pipeline ? ", pipelined" : "",
+           r.trials, sysconf(_SC_NPROCESSORS_ONLN),
            total, r.trials / total);
     printf("  propose %.1f s, build %.1f s waited (%.1f s in all), run %.1f s (incl. the "
            "baseline, about %.1f s)\n",

@@ -215,9 +215,11 @@ typedef struct loom_tune_options {
   /* The unscheduled function is not measured (baseline_ms stays 0): for
    * workloads whose naive form runs for minutes. */
   bool skip_baseline;
-  /* Build and measure one batch after the other; by default the next batch
-   * is proposed and built (the compiler niced) while one is measured. */
-  bool no_pipeline;
+  /* Propose and build the next batch (the compiler under nice 19) while
+   * one is measured, instead of one batch after the other: faster on an
+   * otherwise idle machine, starved where other work keeps the cores busy
+   * (docs/tune.md). */
+  bool pipeline;
   loom_builder_options builder;
   loom_runner_options runner;
   /* Ranks candidates before measuring (higher is better) and learns from

@@ -133,7 +133,8 @@ static int child_main(void *ctx) {
   double stop_ms = ratio * best > MIN_STOP_MS ? ratio * best : MIN_STOP_MS;
   timer_t timer;
   child_report = r->rep;
-  bool is_armed = best > 0 && !r->o->no_stop && arm_stop(stop_ms, &timer);
+  /* (A stop past a day is no stop: the time limit comes first.) */
+  bool is_armed = best > 0 && stop_ms < 864e5 && !r->o->no_stop && arm_stop(stop_ms, &timer);
   r->rep->first_t0_ms = mono_ms();
   r->rep->kernel_rc = r->kernel(r->args, r->shapes);
   double first_ms = mono_ms() - r->rep->first_t0_ms;

@@ -494,8 +494,6 @@ static loom_status record(search *S, loom_sched *s, const loom_measured *m,
   return st;
 }
 
-/* Builds and measures cands[0..n); records them; keeps the good ones as
- * parents and frees the rest. */
 /* Starts building cands[0..n) in the background; beside_run says a batch
  * will be measured meanwhile, so the compiler runs niced. */
 static loom_status start_build(search *S, cand *cands, int n, bool beside_run,
@@ -718,7 +716,7 @@ static loom_status run_search(search *S, loom_diag *d) {
   }
   /* Pipelined, the next batch is proposed (from what was measured before
    * the current one) and built while the current one is measured. */
-  bool is_pipelined = !S->o->no_pipeline;
+  bool is_pipelined = S->o->pipeline;
   int planned = 0; /* trials proposed so far */
   int n = next_batch(S, cur, batch, &planned);
   loom_tune_build_job *job = NULL, *next_job = NULL;
