@@ -146,9 +146,13 @@ static void walk(walker *W, const loom_stmt *s);
 static void view(walker *W, const loom_buffer_region *r) {
   if (r->buffer != W->b)
     return;
-  W->out->is_found = true;
+  /* The block may read or write through the view: it counts as a read
+   * (never as a sure write) and, under a carrying block, as carried. */
   if (W->n_carrying > 0)
     W->out->is_carried = true;
+  if (!(W->mask & LOWER_TOUCH_READ))
+    return;
+  W->out->is_found = true;
   for (int k = 0; k < r->n_ranges && k < W->b->ndim; k++) {
     loom_range g = r->ranges[k];
     join(W, k, g.min);

@@ -380,7 +380,7 @@ static void test_stays(void) {
 
 /* ---- random candidates of the design spaces --------------------------------- */
 
-#define SAMPLES 6
+#define SAMPLES 4
 
 static int n_candidates, n_compacted;
 
