@@ -1,4 +1,5 @@
-/* The sampling instructions: sample_perfect_tile and sample_categorical.
+/* The sampling instructions: sample_perfect_tile, sample_partitioned_tile
+ * and sample_categorical.
  * Each draws from the schedule's generator unless given a decision, and
  * records what it decided, so that a replay reproduces the schedule. */
 #include "schedule/sched_impl.h"
@@ -59,21 +60,49 @@ static void sample_tile(loom_rng *r, int64_t extent, int n, int64_t max_inner,
   tile[0] = extent;
 }
 
-loom_status sched_apply_sample_perfect_tile(sched_call *c) {
+/* Whether tile meets sample_partitioned_tile's condition: the product of
+ * its factors from pos on is a multiple of factor (always, for pos 0 and
+ * factor 1: sample_perfect_tile). */
+static bool inner_part_ok(const int64_t *tile, int n, int64_t pos,
+                          int64_t factor) {
+  int64_t prod = 1;
+  for (int i = (int)pos; i < n; i++)
+    prod = prod * tile[i] % factor;
+  return prod % factor == 0;
+}
+
+/* Both tile samplers: n factors of the loop's extent, the innermost at most
+ * max_inner (-1: any), those from pos on multiplying to a multiple of
+ * factor. A decision is checked against these, a missing one drawn by
+ * rejection. */
+static loom_status sample_tiles(sched_call *c, int64_t n, int64_t max_inner,
+                                int64_t pos, int64_t factor) {
   sched_path p = {0};
   TRY(sched_input_loop(c, 0, &p));
   const loom_stmt *loop = p.stmts[p.n - 1];
   loom_status st = LOOM_OK;
-  int64_t n = c->n_attrs >= 1 ? c->attrs[0].i : 0;
-  int64_t max_inner = c->n_attrs >= 2 ? c->attrs[1].i : 16;
   int64_t tile[MAX_TILES], extent;
   if (n < 1 || n > MAX_TILES) {
     st = sched_fail(c, "n is %lld; it must be between 1 and %d", (long long)n,
                     MAX_TILES);
     goto out;
   }
+  if (pos < 0 || pos >= n || factor < 1) {
+    st = sched_fail(c, "partition_pos is %lld and innerpart_factor %lld; "
+                       "they must be a factor's position (0 to %lld) and "
+                       "positive",
+                    (long long)pos, (long long)factor, (long long)n - 1);
+    goto out;
+  }
   bool is_const = loom_ir_is_const_int(loop->u.loop.extent, &extent) &&
                   extent > 0;
+  if (is_const && factor > 1 && extent % factor != 0) {
+    st = sched_fail(c, "innerpart_factor %lld does not divide the extent "
+                       "%lld of loop '%s'",
+                    (long long)factor, (long long)extent,
+                    sched_stmt_name(loop));
+    goto out;
+  }
   const loom_tval *dec = &c->decision;
   if (dec->kind == LOOM_TV_LIST) {
     if (dec->n != n) {
@@ -117,7 +146,22 @@ loom_status sched_apply_sample_perfect_tile(sched_call *c) {
     for (int i = 1; i < n; i++)
       tile[i] = 1;
   } else {
-    sample_tile(&c->s->rng, extent, (int)n, max_inner, tile);
+    bool found = false;
+    for (int attempt = 0; attempt < 1000 && !found; attempt++) {
+      sample_tile(&c->s->rng, extent, (int)n, max_inner, tile);
+      found = inner_part_ok(tile, (int)n, pos, factor);
+    }
+    if (!found) { /* the whole extent innermost always qualifies */
+      for (int i = 0; i < n; i++)
+        tile[i] = 1;
+      tile[n - 1] = extent;
+    }
+  }
+  if (is_const && !inner_part_ok(tile, (int)n, pos, factor)) {
+    st = sched_fail(c, "the factors from position %lld on do not multiply "
+                       "to a multiple of innerpart_factor %lld",
+                    (long long)pos, (long long)factor);
+    goto out;
   }
   loom_arena *a = sched_arena(c->s);
   loom_tval *items = loom_arena_alloc(a, (size_t)n * sizeof *items);
@@ -134,6 +178,18 @@ loom_status sched_apply_sample_perfect_tile(sched_call *c) {
 out:
   sched_path_free(&p);
   return st;
+}
+
+
+loom_status sched_apply_sample_perfect_tile(sched_call *c) {
+  return sample_tiles(c, c->n_attrs >= 1 ? c->attrs[0].i : 0,
+                      c->n_attrs >= 2 ? c->attrs[1].i : 16, 0, 1);
+}
+
+loom_status sched_apply_sample_partitioned_tile(sched_call *c) {
+  return sample_tiles(c, c->n_attrs >= 1 ? c->attrs[0].i : 0, -1,
+                      c->n_attrs >= 2 ? c->attrs[1].i : 0,
+                      c->n_attrs >= 3 ? c->attrs[2].i : 1);
 }
 
 loom_status sched_apply_sample_categorical(sched_call *c) {

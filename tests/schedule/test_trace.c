@@ -1,6 +1,7 @@
 /* Schedules and traces through the C API: forks that diverge without
  * disturbing each other, dead-code removal, replay with fresh decisions,
- * the perfect-tile sampler's distribution, stale decisions repaired, JSON
+ * the perfect-tile sampler's distribution, the partitioned-tile sampler's
+ * condition, stale decisions repaired, JSON
  * and script diagnostics with their line:col, and allocation failures. */
 #include "schedule/sched_impl.h"
 #include "loom/schedule.h"
@@ -150,6 +151,77 @@ static void test_sampler(const loom_module *m) {
       }
   CHECK(kinds == want);
   loom_diag_free(&d);
+}
+
+/* sample_partitioned_tile: every draw splits 24 into three factors whose
+ * last two multiply to a multiple of 4, and every such split comes up; a
+ * decision that breaks the condition and a factor that cannot divide the
+ * extent are refused. */
+static void test_partitioned_sampler(const loom_module *m) {
+  static const char *draw =
+      "b0 = sch.get_block(name=\"sum\")\n"
+      "l1, l2 = sch.get_loops(block=b0)\n"
+      "v3, v4, v5 = sch.sample_partitioned_tile(loop=l1, n=3, "
+      "partition_pos=1, innerpart_factor=4)\n";
+  int seen[25][25] = {{0}};
+  int bad = 0;
+  for (int seed = 0; seed < 3000; seed++) {
+    loom_sched *s = loom_sched_new(m, (uint64_t)seed);
+    loom_diag d;
+    loom_diag_init(&d);
+    if (loom_sched_run_script(s, draw, strlen(draw), "s.py", &d) != LOOM_OK) {
+      bad++;
+    } else {
+      loom_trace t = loom_sched_trace(s);
+      const loom_tval *dec = &t.insts[t.n_insts - 1]->decision;
+      int64_t x = dec->items[0].i, y = dec->items[1].i, z = dec->items[2].i;
+      if (dec->n != 3 || x * y * z != 24 || (y * z) % 4 || x < 1 || y < 1 ||
+          z < 1)
+        bad++;
+      else
+        seen[x][y]++;
+    }
+    loom_diag_free(&d);
+    loom_sched_free(s);
+  }
+  CHECK(bad == 0);
+  int kinds = 0, want = 0;
+  for (int x = 1; x <= 24; x++)
+    for (int y = 1; y <= 24; y++)
+      if (24 % (x * y) == 0 && (24 / x) % 4 == 0) {
+        want++;
+        kinds += seen[x][y] > 0;
+      }
+  CHECK(kinds == want);
+  static const struct {
+    const char *call, *error;
+  } refused[] = {
+      {"partition_pos=1, innerpart_factor=4, decision=[4, 3, 2])",
+       "sample_partitioned_tile: the factors from position 1 on do not "
+       "multiply to a multiple of innerpart_factor 4"},
+      {"partition_pos=0, innerpart_factor=5)",
+       "sample_partitioned_tile: innerpart_factor 5 does not divide the "
+       "extent 24 of loop 'i'"},
+      {"partition_pos=3, innerpart_factor=1)",
+       "sample_partitioned_tile: partition_pos is 3 and innerpart_factor 1; "
+       "they must be a factor's position (0 to 2) and positive"},
+  };
+  for (int i = 0; i < (int)(sizeof refused / sizeof *refused); i++) {
+    char script[512];
+    snprintf(script, sizeof script,
+             "b0 = sch.get_block(name=\"sum\")\n"
+             "l1, l2 = sch.get_loops(block=b0)\n"
+             "v3, v4, v5 = sch.sample_partitioned_tile(loop=l1, n=3, %s\n",
+             refused[i].call);
+    loom_sched *s = loom_sched_new(m, 1);
+    loom_diag d;
+    loom_diag_init(&d);
+    CHECK(loom_sched_run_script(s, script, strlen(script), "s.py", &d) ==
+          LOOM_ERROR);
+    CHECK_STREQ(d.msg, refused[i].error);
+    loom_diag_free(&d);
+    loom_sched_free(s);
+  }
 }
 
 static void test_stale_decision(const loom_module *m) {
@@ -336,6 +408,7 @@ int main(void) {
     test_fork(m);
     test_simplify_and_resample(m);
     test_sampler(m);
+    test_partitioned_sampler(m);
     test_stale_decision(m);
     test_diagnostics(m);
     test_faults(m);
