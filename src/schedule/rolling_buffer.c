@@ -215,20 +215,6 @@ static loom_block *roll_block(const sched_map *m, loom_arena *a,
 
 /* ---- the primitive ---------------------------------------------------------------- */
 
-static bool reads_buffer(const loom_block *b, const loom_buffer *buf) {
-  for (int i = 0; i < b->n_reads; i++)
-    if (b->reads[i].buffer == buf)
-      return true;
-  return false;
-}
-
-static bool writes_buffer(const loom_block *b, const loom_buffer *buf) {
-  for (int i = 0; i < b->n_writes; i++)
-    if (b->writes[i].buffer == buf)
-      return true;
-  return false;
-}
-
 loom_status sched_apply_rolling_buffer(sched_call *c) {
   loom_arena *a = sched_arena(c->s);
   sched_path bp = {0};
@@ -278,13 +264,13 @@ loom_status sched_apply_rolling_buffer(sched_call *c) {
     const loom_block *o = blocks.items[i]->u.realize.block;
     if (blocks.items[i] == realize)
       continue;
-    if (writes_buffer(o, buf)) {
+    if (sched_block_writes(o, buf)) {
       st = sched_fail(c, "block '%s' is required to have only RAW dependences, "
                          "but block '%s' also writes '%s'",
                       b->name, o->name, buf->name);
       goto out;
     }
-    if (!reads_buffer(o, buf))
+    if (!sched_block_reads(o, buf))
       continue;
     sched_path q = {0};
     if (!sched_find_block(f, o->name, &q)) {
