@@ -505,9 +505,7 @@ static loom_status compute_at(sched_call *c, bool is_ca) {
                   (c->attrs[0].kind == LOOM_TV_BOOL ||
                    c->attrs[0].kind == LOOM_TV_INT) &&
                   c->attrs[0].i;
-  int64_t index = c->n_attrs > 1 && c->attrs[1].kind == LOOM_TV_INT
-                      ? c->attrs[1].i
-                      : -1;
+  int64_t index = sched_attr_int(c, 1, -1);
   int ri = p.n - 1;
   loom_stmt *realize = p.stmts[ri];
   const loom_block *b = realize->u.realize.block;

@@ -225,9 +225,7 @@ loom_status sched_apply_rolling_buffer(sched_call *c) {
   loom_stmt *realize = bp.stmts[bp.n - 1];
   const loom_block *b = realize->u.realize.block;
   const loom_func *f = c->mod->funcs[bp.func];
-  int64_t index = c->n_attrs > 0 && c->attrs[0].kind == LOOM_TV_INT
-                      ? c->attrs[0].i
-                      : -1;
+  int64_t index = sched_attr_int(c, 0, -1);
   if (index < 0 || index >= b->n_writes) {
     st = sched_fail(c, "block '%s' writes %d buffer%s, so the index must be in "
                        "[0, %d), not %lld",

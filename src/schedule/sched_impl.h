@@ -263,6 +263,10 @@ loom_status sched_input_target(sched_call *c, int i, sched_path *p,
                                bool *is_loop);
 /* An integer input: an INT or an EXPR RV's value; NONE gives *is_none. */
 loom_status sched_input_int(sched_call *c, int i, int64_t *v, bool *is_none);
+/* Attribute i when it is an integer (a string); dflt when it is absent or
+ * of another kind. */
+int64_t sched_attr_int(const sched_call *c, int i, int64_t dflt);
+const char *sched_attr_str(const sched_call *c, int i, const char *dflt);
 /* Would parallel or vectorize (kind) be allowed on the loop p ends at:
  * the block-property check, then the dependence analysis (for_kind.c).
  * Reports the refusal at the call; changes nothing. */
