@@ -199,13 +199,29 @@ bool sched_is_reduction(const sched_path *p, int ri) {
   return sched_affine_problem(p, ri) == NULL && !writes_what_it_reads(b);
 }
 
-bool sched_block_updates(const loom_block *b, const loom_buffer *buf) {
-  bool reads = false, writes = false;
+bool sched_block_reads(const loom_block *b, const loom_buffer *buf) {
   for (int i = 0; i < b->n_reads; i++)
-    reads |= b->reads[i].buffer == buf;
+    if (b->reads[i].buffer == buf)
+      return true;
+  return false;
+}
+
+bool sched_block_writes(const loom_block *b, const loom_buffer *buf) {
   for (int i = 0; i < b->n_writes; i++)
-    writes |= b->writes[i].buffer == buf;
-  return reads && writes;
+    if (b->writes[i].buffer == buf)
+      return true;
+  return false;
+}
+
+bool sched_block_updates(const loom_block *b, const loom_buffer *buf) {
+  return sched_block_reads(b, buf) && sched_block_writes(b, buf);
+}
+
+bool sched_is_param_buffer(const loom_func *f, const loom_buffer *b) {
+  for (int i = 0; i < f->n_params; i++)
+    if (f->params[i].buffer == b)
+      return true;
+  return false;
 }
 
 const char *sched_cover_problem(const sched_path *p, int ri, char *why,

@@ -254,20 +254,6 @@ static loom_stmt *rewrite(rewriter *r, loom_stmt *s) {
   return cur;
 }
 
-static bool writes_buf(const loom_block *b, const loom_buffer *buf) {
-  for (int i = 0; i < b->n_writes; i++)
-    if (b->writes[i].buffer == buf)
-      return true;
-  return false;
-}
-
-static bool reads_buf(const loom_block *b, const loom_buffer *buf) {
-  for (int i = 0; i < b->n_reads; i++)
-    if (b->reads[i].buffer == buf)
-      return true;
-  return false;
-}
-
 /* The copy of buf in scope, named `<buf>_<scope>`. */
 static loom_buffer *scoped_copy(loom_arena *a, const loom_buffer *buf,
                                 const char *scope, const char *name) {
@@ -404,12 +390,8 @@ static loom_status cache(sched_call *c, bool is_write) {
   loom_arith_ctx *ctx = NULL;
   TRY(sched_input_block(c, 0, &p));
   loom_status st = LOOM_OK;
-  int64_t index = c->n_attrs > 0 && c->attrs[0].kind == LOOM_TV_INT
-                      ? c->attrs[0].i
-                      : -1;
-  const char *scope = c->n_attrs > 1 && c->attrs[1].kind == LOOM_TV_STR
-                          ? c->attrs[1].s
-                          : "";
+  int64_t index = sched_attr_int(c, 0, -1);
+  const char *scope = sched_attr_str(c, 1, "");
   int ri = p.n - 1;
   loom_stmt *realize = p.stmts[ri];
   const loom_block *b = realize->u.realize.block;
@@ -459,7 +441,7 @@ static loom_status cache(sched_call *c, bool is_write) {
   loom_stmt *writer = NULL;
   int n_writers = 0;
   for (int i = 0; i < blocks.n; i++)
-    if (writes_buf(blocks.items[i]->u.realize.block, buf)) {
+    if (sched_block_writes(blocks.items[i]->u.realize.block, buf)) {
       writer = blocks.items[i];
       n_writers++;
     }
@@ -520,7 +502,7 @@ static loom_status cache(sched_call *c, bool is_write) {
       if (blocks.items[i] == writer)
         after = true;
       else if (after && !is_given &&
-               reads_buf(blocks.items[i]->u.realize.block, buf))
+               sched_block_reads(blocks.items[i]->u.realize.block, buf))
         related[n_related++] = blocks.items[i];
     }
   }
@@ -724,7 +706,8 @@ static loom_status cache(sched_call *c, bool is_write) {
     } else if (is_write ? is_given
                         : (n_given ? is_given
                                    : x != writer &&
-                                         reads_buf(x->u.realize.block, buf))) {
+                                         sched_block_reads(
+                                             x->u.realize.block, buf))) {
       targets[nt] = x;
       maps[nt++] = &m_reads;
     }

@@ -347,12 +347,8 @@ loom_status sched_apply_cache_index(sched_call *c) {
   table t = {0};
   TRY(sched_input_block(c, 0, &p));
   loom_status st = LOOM_OK;
-  const char *scope = c->n_attrs > 0 && c->attrs[0].kind == LOOM_TV_STR
-                          ? c->attrs[0].s
-                          : "";
-  int64_t thresh = c->n_attrs > 1 && c->attrs[1].kind == LOOM_TV_INT
-                       ? c->attrs[1].i
-                       : -1;
+  const char *scope = sched_attr_str(c, 0, "");
+  int64_t thresh = sched_attr_int(c, 1, -1);
   int ri = p.n - 1;
   loom_stmt *r = p.stmts[ri];
   const loom_block *b = r->u.realize.block;

@@ -196,12 +196,8 @@ loom_status sched_apply_cache_inplace(sched_call *c) {
   sched_path p = {0};
   TRY(sched_input_block(c, 0, &p));
   loom_status st = LOOM_OK;
-  int64_t index = c->n_attrs > 0 && c->attrs[0].kind == LOOM_TV_INT
-                      ? c->attrs[0].i
-                      : -1;
-  const char *scope = c->n_attrs > 1 && c->attrs[1].kind == LOOM_TV_STR
-                          ? c->attrs[1].s
-                          : "";
+  int64_t index = sched_attr_int(c, 0, -1);
+  const char *scope = sched_attr_str(c, 1, "");
   int ri = p.n - 1;
   loom_stmt *realize = p.stmts[ri];
   const loom_block *b = realize->u.realize.block;

@@ -461,13 +461,6 @@ static loom_stmt *rebuild_stmt(rebuild *r, loom_stmt *s) {
   return cur;
 }
 
-static bool is_param_buffer(const loom_func *f, const loom_buffer *b) {
-  for (int i = 0; i < f->n_params; i++)
-    if (f->params[i].buffer == b)
-      return true;
-  return false;
-}
-
 /* TVM's storage ranks (global 0, shared 1, warp 2, local 3) against thread
  * ranks (blockIdx 0, threadIdx and vthread 1): a buffer is shared by the
  * threads of a rank at least its own; warp memory only by threadIdx.x. */
@@ -512,9 +505,7 @@ static loom_status compute_at(sched_call *c, bool is_ca) {
                   (c->attrs[0].kind == LOOM_TV_BOOL ||
                    c->attrs[0].kind == LOOM_TV_INT) &&
                   c->attrs[0].i;
-  int64_t index = c->n_attrs > 1 && c->attrs[1].kind == LOOM_TV_INT
-                      ? c->attrs[1].i
-                      : -1;
+  int64_t index = sched_attr_int(c, 1, -1);
   int ri = p.n - 1;
   loom_stmt *realize = p.stmts[ri];
   const loom_block *b = realize->u.realize.block;
@@ -567,7 +558,7 @@ static loom_status compute_at(sched_call *c, bool is_ca) {
   }
   if (is_ca)
     for (int w = 0; w < b->n_writes; w++)
-      if (is_param_buffer(f, b->writes[w].buffer)) {
+      if (sched_is_param_buffer(f, b->writes[w].buffer)) {
         st = sched_fail(c, "block '%s' is an output block: it writes '%s', "
                            "a parameter of the function",
                         b->name, b->writes[w].buffer->name);

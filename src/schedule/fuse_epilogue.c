@@ -208,27 +208,6 @@ static loom_expr *apply_hook(void *ctx, loom_expr *e) {
 
 /* ---- checks ------------------------------------------------------------------- */
 
-static bool is_param_buffer(const loom_func *f, const loom_buffer *b) {
-  for (int i = 0; i < f->n_params; i++)
-    if (f->params[i].buffer == b)
-      return true;
-  return false;
-}
-
-static bool reads_buffer(const loom_block *b, const loom_buffer *buf) {
-  for (int i = 0; i < b->n_reads; i++)
-    if (b->reads[i].buffer == buf)
-      return true;
-  return false;
-}
-
-static bool writes_buffer(const loom_block *b, const loom_buffer *buf) {
-  for (int i = 0; i < b->n_writes; i++)
-    if (b->writes[i].buffer == buf)
-      return true;
-  return false;
-}
-
 static bool same_indices(loom_expr *const *x, int nx, loom_expr *const *y,
                          int ny) {
   if (nx != ny)
@@ -530,7 +509,7 @@ loom_status sched_apply_fuse_reduction_epilogue(sched_call *c) {
                     fu.eb->name);
     goto out;
   }
-  if (is_param_buffer(func, fu.buf)) {
+  if (sched_is_param_buffer(func, fu.buf)) {
     st = sched_fail(c, "block '%s' is an output block: '%s' is a parameter "
                        "of the function",
                     fu.rb->name, fu.buf->name);
@@ -552,17 +531,17 @@ loom_status sched_apply_fuse_reduction_epilogue(sched_call *c) {
                     fu.eb->name, fu.rb->name);
     goto out;
   }
-  if (reads_buffer(fu.rb, fu.out)) {
+  if (sched_block_reads(fu.rb, fu.out)) {
     st = sched_fail(c, "block '%s' reads '%s', which block '%s' writes",
                     fu.rb->name, fu.out->name, fu.eb->name);
     goto out;
   }
   for (int i = at_r + 1; i < at_e; i++) {
     const loom_block *o = sib.items[i]->u.realize.block;
-    bool clash = reads_buffer(o, fu.out) || writes_buffer(o, fu.out);
+    bool clash = sched_block_reads(o, fu.out) || sched_block_writes(o, fu.out);
     for (int k = 0; k < fu.eb->n_reads && !clash; k++)
       clash = fu.eb->reads[k].buffer != fu.buf &&
-              writes_buffer(o, fu.eb->reads[k].buffer);
+              sched_block_writes(o, fu.eb->reads[k].buffer);
     if (clash) {
       st = sched_fail(c, "block '%s', between '%s' and '%s', accesses what "
                          "the fused block would read or write",

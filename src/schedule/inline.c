@@ -133,13 +133,6 @@ static loom_block *infer_regions(loom_arena *a, loom_block *b,
   return ok ? c : NULL;
 }
 
-static bool is_param_buffer(const loom_func *f, const loom_buffer *b) {
-  for (int i = 0; i < f->n_params; i++)
-    if (f->params[i].buffer == b)
-      return true;
-  return false;
-}
-
 static bool any_match_buffer_of(const loom_stmt *s, const loom_buffer *b) {
   if (!s)
     return false;
@@ -221,7 +214,7 @@ loom_status sched_apply_compute_inline(sched_call *c) {
                     b->name, buf->name);
     goto out;
   }
-  if (is_param_buffer(f, buf)) {
+  if (sched_is_param_buffer(f, buf)) {
     st = sched_fail(c, "block '%s' is an output block: it writes '%s', a "
                        "parameter of the function",
                     b->name, buf->name);

@@ -32,13 +32,6 @@ static bool relaxed_region(loom_arena *a, loom_arith_ctx *ctx, loom_stmt *s,
   return st == LOOM_OK && found;
 }
 
-static bool writes_buffer(const loom_block *b, const loom_buffer *buf) {
-  for (int i = 0; i < b->n_writes; i++)
-    if (b->writes[i].buffer == buf)
-      return true;
-  return false;
-}
-
 /* Whether dimension d of want provably reaches outside have. */
 static bool reaches_outside(const loom_buffer_region *want,
                             const loom_buffer_region *have, int d) {
@@ -70,7 +63,8 @@ const char *sched_stage_pipeline_problem(const sched_path *p, int si,
       bool any = false;
       for (int i = 0; i < blocks.n; i++) {
         loom_buffer_region w, u;
-        if (i == j || !writes_buffer(blocks.items[i]->u.realize.block, buf) ||
+        if (i == j ||
+            !sched_block_writes(blocks.items[i]->u.realize.block, buf) ||
             !relaxed_region(a, ctx, body, blocks.items[i], buf, true, &w))
           continue;
         loom_diag d;

@@ -374,12 +374,8 @@ static loom_status read_write_at(sched_call *c, bool is_read) {
   loom_stmt *loop = p.stmts[p.n - 1];
   const char *lname = sched_stmt_name(loop);
   const loom_block *blk = bp.stmts[bp.n - 1]->u.realize.block;
-  int64_t index = c->n_attrs > 0 && c->attrs[0].kind == LOOM_TV_INT
-                      ? c->attrs[0].i
-                      : -1;
-  const char *scope = c->n_attrs > 1 && c->attrs[1].kind == LOOM_TV_STR
-                          ? c->attrs[1].s
-                          : NULL;
+  int64_t index = sched_attr_int(c, 0, -1);
+  const char *scope = sched_attr_str(c, 1, NULL);
   int nbuf = is_read ? blk->n_reads : blk->n_writes;
   if (index < 0 || index >= nbuf) {
     st = sched_fail(c, "block '%s' %s %d buffer%s, so the index must be in "

@@ -286,27 +286,6 @@ static void child_blocks(loom_stmt *s, blocks *out) {
     child_blocks(kids[i], out);
 }
 
-static bool reads_buffer(const loom_block *b, const loom_buffer *buf) {
-  for (int i = 0; i < b->n_reads; i++)
-    if (b->reads[i].buffer == buf)
-      return true;
-  return false;
-}
-
-static bool writes_buffer(const loom_block *b, const loom_buffer *buf) {
-  for (int i = 0; i < b->n_writes; i++)
-    if (b->writes[i].buffer == buf)
-      return true;
-  return false;
-}
-
-static bool is_param_buffer(const loom_func *f, const loom_buffer *b) {
-  for (int i = 0; i < f->n_params; i++)
-    if (f->params[i].buffer == b)
-      return true;
-  return false;
-}
-
 loom_status sched_apply_reverse_compute_inline(sched_call *c) {
   loom_arena *a = sched_arena(c->s);
   sched_path p = {0}, pp = {0};
@@ -331,7 +310,8 @@ loom_status sched_apply_reverse_compute_inline(sched_call *c) {
   for (int i = 0; i < cb->n_reads; i++)
     for (int j = 0; j < sib.n; j++)
       if (sib.items[j] != cr &&
-          writes_buffer(sib.items[j]->u.realize.block, cb->reads[i].buffer)) {
+          sched_block_writes(sib.items[j]->u.realize.block,
+                             cb->reads[i].buffer)) {
         buf = cb->reads[i].buffer;
         n_produced++;
         break;
@@ -347,13 +327,13 @@ loom_status sched_apply_reverse_compute_inline(sched_call *c) {
     const loom_block *o = sib.items[j]->u.realize.block;
     if (sib.items[j] == cr)
       continue;
-    if (writes_buffer(o, buf)) {
+    if (sched_block_writes(o, buf)) {
       if (pr) {
         st = sched_fail(c, "buffer '%s' has more than one producer", buf->name);
         goto out;
       }
       pr = sib.items[j];
-    } else if (reads_buffer(o, buf)) {
+    } else if (sched_block_reads(o, buf)) {
       st = sched_fail(c, "block '%s' also reads '%s'; block '%s' must be its "
                          "only consumer",
                       o->name, buf->name, cb->name);
@@ -378,7 +358,8 @@ loom_status sched_apply_reverse_compute_inline(sched_call *c) {
   }
   const loom_block *pb = pr->u.realize.block;
   const loom_stmt *cs = cb->body, *ps = pb->body;
-  if (is_param_buffer(func, buf) || sched_stmt_uses(a, func->body, buf->data)) {
+  if (sched_is_param_buffer(func, buf) ||
+      sched_stmt_uses(a, func->body, buf->data)) {
     st = sched_fail(c, "buffer '%s' is a parameter or has an opaque access",
                     buf->name);
     goto out;

@@ -215,20 +215,6 @@ static loom_block *roll_block(const sched_map *m, loom_arena *a,
 
 /* ---- the primitive ---------------------------------------------------------------- */
 
-static bool reads_buffer(const loom_block *b, const loom_buffer *buf) {
-  for (int i = 0; i < b->n_reads; i++)
-    if (b->reads[i].buffer == buf)
-      return true;
-  return false;
-}
-
-static bool writes_buffer(const loom_block *b, const loom_buffer *buf) {
-  for (int i = 0; i < b->n_writes; i++)
-    if (b->writes[i].buffer == buf)
-      return true;
-  return false;
-}
-
 loom_status sched_apply_rolling_buffer(sched_call *c) {
   loom_arena *a = sched_arena(c->s);
   sched_path bp = {0};
@@ -239,9 +225,7 @@ loom_status sched_apply_rolling_buffer(sched_call *c) {
   loom_stmt *realize = bp.stmts[bp.n - 1];
   const loom_block *b = realize->u.realize.block;
   const loom_func *f = c->mod->funcs[bp.func];
-  int64_t index = c->n_attrs > 0 && c->attrs[0].kind == LOOM_TV_INT
-                      ? c->attrs[0].i
-                      : -1;
+  int64_t index = sched_attr_int(c, 0, -1);
   if (index < 0 || index >= b->n_writes) {
     st = sched_fail(c, "block '%s' writes %d buffer%s, so the index must be in "
                        "[0, %d), not %lld",
@@ -278,13 +262,13 @@ loom_status sched_apply_rolling_buffer(sched_call *c) {
     const loom_block *o = blocks.items[i]->u.realize.block;
     if (blocks.items[i] == realize)
       continue;
-    if (writes_buffer(o, buf)) {
+    if (sched_block_writes(o, buf)) {
       st = sched_fail(c, "block '%s' is required to have only RAW dependences, "
                          "but block '%s' also writes '%s'",
                       b->name, o->name, buf->name);
       goto out;
     }
-    if (!reads_buffer(o, buf))
+    if (!sched_block_reads(o, buf))
       continue;
     sched_path q = {0};
     if (!sched_find_block(f, o->name, &q)) {

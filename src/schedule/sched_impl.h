@@ -182,9 +182,14 @@ bool sched_is_reduction(const sched_path *p, int realize_index);
 const char *sched_stage_pipeline_problem(const sched_path *p, int si,
                                          char *why, size_t n_why);
 
+/* Whether block b declares a read, a write, of buf. */
+bool sched_block_reads(const loom_block *b, const loom_buffer *buf);
+bool sched_block_writes(const loom_block *b, const loom_buffer *buf);
 /* Whether block b both reads and writes buf (an in-place update such as
  * B[i] = B[i] + A[i]). */
 bool sched_block_updates(const loom_block *b, const loom_buffer *buf);
+/* Whether b is one of f's parameters, whose values outlive f. */
+bool sched_is_param_buffer(const loom_func *f, const loom_buffer *b);
 /* Why the instances of the block realized at p->stmts[ri] may not be every
  * point of its iters' domain (a predicate, an if, a triangular loop), for
  * a rewrite that visits the whole domain; NULL when they are. why may
@@ -258,6 +263,10 @@ loom_status sched_input_target(sched_call *c, int i, sched_path *p,
                                bool *is_loop);
 /* An integer input: an INT or an EXPR RV's value; NONE gives *is_none. */
 loom_status sched_input_int(sched_call *c, int i, int64_t *v, bool *is_none);
+/* Attribute i when it is an integer (a string); dflt when it is absent or
+ * of another kind. */
+int64_t sched_attr_int(const sched_call *c, int i, int64_t dflt);
+const char *sched_attr_str(const sched_call *c, int i, const char *dflt);
 /* Would parallel or vectorize (kind) be allowed on the loop p ends at:
  * the block-property check, then the dependence analysis (for_kind.c).
  * Reports the refusal at the call; changes nothing. */

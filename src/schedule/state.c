@@ -366,6 +366,16 @@ loom_status sched_input_target(sched_call *c, int i, sched_path *p,
   return find_rv(c, r, p);
 }
 
+int64_t sched_attr_int(const sched_call *c, int i, int64_t dflt) {
+  return c->n_attrs > i && c->attrs[i].kind == LOOM_TV_INT ? c->attrs[i].i
+                                                           : dflt;
+}
+
+const char *sched_attr_str(const sched_call *c, int i, const char *dflt) {
+  return c->n_attrs > i && c->attrs[i].kind == LOOM_TV_STR ? c->attrs[i].s
+                                                           : dflt;
+}
+
 loom_status sched_input_int(sched_call *c, int i, int64_t *v, bool *is_none) {
   *is_none = false;
   if (i >= c->n_inputs)

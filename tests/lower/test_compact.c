@@ -12,6 +12,7 @@
 #include "loom/script.h"
 #include "loom/space.h"
 #include "test.h"
+#include "interp_compare.h"
 
 #include <stdlib.h>
 
@@ -100,22 +101,6 @@ static loom_func *runnable(loom_arena *a, const loom_func *lf) {
   return f;
 }
 
-static bool run(const loom_func *f, uint64_t seed, loom_interp_array **args) {
-  loom_diag d;
-  loom_diag_init(&d);
-  bool ok = loom_interp_alloc_args(f, NULL, args, &d) == LOOM_OK;
-  loom_rng r;
-  loom_rng_seed(&r, seed);
-  for (int i = 0; ok && i < f->n_params; i++)
-    if (args[i])
-      loom_interp_fill_random(args[i], &r);
-  ok = ok && loom_interp_run(f, args, NULL, &d) == LOOM_OK;
-  if (!ok)
-    fprintf(stderr, "interp: %s\n", d.msg ? d.msg : "?");
-  loom_diag_free(&d);
-  return ok;
-}
-
 /* Lowers g (with opts) and checks it against f, the unscheduled program. */
 static bool lowers_right(const loom_func *f, const loom_func *g,
                          const loom_lower_options *opts, uint64_t seed,
@@ -131,7 +116,8 @@ static bool lowers_right(const loom_func *f, const loom_func *g,
     return false;
   *lowered = lf;
   loom_interp_array *x[MAX_PARAMS] = {0}, *y[MAX_PARAMS] = {0};
-  ok = run(f, seed, x) && run(runnable(a, lf), seed, y);
+  ok = interp_run_random(f, seed, x) &&
+       interp_run_random(runnable(a, lf), seed, y);
   for (int i = 0; ok && i < f->n_params; i++) {
     char *why = NULL;
     if (x[i] && !loom_interp_compare(y[i], x[i], 1e-4, 1e-5, &why)) {

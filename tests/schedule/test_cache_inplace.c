@@ -26,29 +26,29 @@ static const prim_case cases[] = {
     {"inplace", INPLACE,
      GET "b1, b2 = sch.cache_inplace(block=b0, read_buffer_index=0, "
          "storage_scope=\"local\")\n",
-     NULL, "            B_local[vi] = B_local[vi] + A[vi]\n", true},
+     NULL, {"            B_local[vi] = B_local[vi] + A[vi]\n"}, true},
     {"inplace-fill", INPLACE,
      GET "b1, b2 = sch.cache_inplace(block=b0, read_buffer_index=0, "
          "storage_scope=\"local\")\n",
-     NULL, "        for ax0 in range(1):\n", true},
+     NULL, {"        for ax0 in range(1):\n"}, true},
     /* The copy's region follows the block's loop. */
     {"inplace-region", INPLACE,
      GET "b1, b2 = sch.cache_inplace(block=b0, read_buffer_index=0, "
          "storage_scope=\"shared\")\n",
-     NULL, "                v0 = T.axis.spatial(16, i + ax0)\n", true},
+     NULL, {"                v0 = T.axis.spatial(16, i + ax0)\n"}, true},
     /* A scan reads and writes different points of the buffer. */
     {"scan", SCAN,
      "b0 = sch.get_block(name=\"scan\")\nb1, b2 = sch.cache_inplace(block=b0, "
      "read_buffer_index=0, storage_scope=\"local\")\n",
-     NULL, "            B_local[vi + 1] = B_local[vi] + A[vi + 1]\n", true},
+     NULL, {"            B_local[vi + 1] = B_local[vi] + A[vi + 1]\n"}, true},
     /* The second output is the write-back stage, not the fill. */
     {"second-output", INPLACE,
      GET "b1, b2 = sch.cache_inplace(block=b0, read_buffer_index=0, "
          "storage_scope=\"local\")\nsch.annotate(block_or_loop=b2, "
          "ann_key=\"stage\", ann_val=\"back\")\n",
      NULL,
-     "                T.block_attr({\"stage\": \"back\"})\n"
-     "                B[v0] = B_local[v0]\n",
+     {"                T.block_attr({\"stage\": \"back\"})\n"
+      "                B[v0] = B_local[v0]\n"},
      true},
 
     {"read-only", INPLACE,
@@ -56,17 +56,17 @@ static const prim_case cases[] = {
          "storage_scope=\"local\")\n",
      "cache_inplace: block 'update' reads buffer 'A' but does not write it; "
      "cache_inplace needs a block that updates it in place",
-     NULL, false},
+     {NULL}, false},
     {"bad-index", INPLACE,
      GET "b1, b2 = sch.cache_inplace(block=b0, read_buffer_index=2, "
          "storage_scope=\"local\")\n",
      "cache_inplace: block 'update' has 2 read regions; read_buffer_index 2 "
      "is not in [0, 2)",
-     NULL, false},
+     {NULL}, false},
     {"bad-scope", INPLACE,
      GET "b1, b2 = sch.cache_inplace(block=b0, read_buffer_index=0, "
          "storage_scope=\"nowhere\")\n",
-     "cache_inplace: \"nowhere\" is not a storage scope", NULL, false},
+     "cache_inplace: \"nowhere\" is not a storage scope", {NULL}, false},
 };
 
 #define N_CASES (int)(sizeof cases / sizeof *cases)

@@ -11,6 +11,7 @@
 #include "loom/schedule.h"
 #include "loom/script.h"
 #include "test.h"
+#include "interp_compare.h"
 
 #include <stdlib.h>
 
@@ -320,42 +321,7 @@ static const lt_case cases[] = {
 
 #define N_CASES (int)(sizeof cases / sizeof *cases)
 
-/* ---- the oracle ------------------------------------------------------------------ */
-
-static bool run(const loom_func *f, uint64_t seed, loom_interp_array **args) {
-  loom_diag d;
-  loom_diag_init(&d);
-  bool ok = loom_interp_alloc_args(f, NULL, args, &d) == LOOM_OK;
-  loom_rng r;
-  loom_rng_seed(&r, seed);
-  for (int i = 0; ok && i < f->n_params; i++)
-    if (args[i])
-      loom_interp_fill_random(args[i], &r);
-  ok = ok && loom_interp_run(f, args, NULL, &d) == LOOM_OK;
-  if (!ok)
-    fprintf(stderr, "interp: %s\n", d.msg ? d.msg : "?");
-  loom_diag_free(&d);
-  return ok;
-}
-
-static bool same_results(const loom_func *f, const loom_func *g) {
-  bool ok = true;
-  for (uint64_t seed = 1; seed <= 3 && ok; seed++) {
-    loom_interp_array *x[8] = {0}, *y[8] = {0};
-    ok = f->n_params <= 8 && run(f, seed, x) && run(g, seed, y);
-    for (int i = 0; ok && i < f->n_params; i++) {
-      char *why = NULL;
-      if (x[i] && !loom_interp_compare(y[i], x[i], 0, 0, &why)) {
-        fprintf(stderr, "parameter %d differs %s\n", i, why ? why : "");
-        ok = false;
-      }
-      free(why);
-    }
-    loom_interp_free_args(f, x);
-    loom_interp_free_args(g, y);
-  }
-  return ok;
-}
+/* ---- running a case ------------------------------------------------------------------ */
 
 static loom_module *load(const char *text, loom_arena *a) {
   loom_module *m = NULL, *n = NULL;
@@ -406,7 +372,8 @@ static void run_case(const lt_case *c) {
       loom_diag_init(&v);
       CHECK(loom_ir_verify_module(loom_sched_module(s), &v) == LOOM_OK);
       loom_diag_free(&v);
-      bool same = same_results(m->funcs[0], loom_sched_module(s)->funcs[0]);
+      bool same = interp_same_results(
+          m->funcs[0], loom_sched_module(s)->funcs[0], 3, true);
       if (!same)
         fprintf(stderr, "%s: the scheduled program computes otherwise\n", c->name);
       CHECK(same);

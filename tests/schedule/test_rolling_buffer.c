@@ -4,13 +4,7 @@
  * random inputs (the interpreter is the oracle), for the hand-written cases
  * and for random tile sizes; each refused case must give exactly the
  * message recorded here. */
-#include "schedule/sched_impl.h"
-#include "loom/interp.h"
-#include "loom/schedule.h"
-#include "loom/script.h"
-#include "test.h"
-
-#include <stdlib.h>
+#include "prim_case.h"
 
 #define HEAD "# from tvm.script import tir as T\n@T.prim_func\n"
 
@@ -24,13 +18,13 @@
   "            " out "[ax0, ax1, ax2, ax3] = T.max(" out "[ax0, ax1, ax2, ax3], " \
   in "[ax0, ax1 * " #stride " + rv0, ax2 * " #stride " + rv1, ax3])\n"
 
-static const char *const cascade2 =
+static const char cascade2[] =
     HEAD "def main(A: T.Buffer((1, 12, 12, 4), \"int32\"), "
          "C: T.Buffer((1, 8, 8, 4), \"int32\")):\n"
          "    B = T.alloc_buffer((1, 10, 10, 4), \"int32\")\n"
     POOL("B", "B", "A", 10, 1) POOL("C", "C", "B", 8, 1);
 
-static const char *const cascade3 =
+static const char cascade3[] =
     HEAD "def main(A: T.Buffer((1, 24, 24, 4), \"int32\"), "
          "C: T.Buffer((1, 8, 8, 4), \"int32\")):\n"
          "    B_0 = T.alloc_buffer((1, 22, 22, 4), \"int32\")\n"
@@ -39,7 +33,7 @@ static const char *const cascade3 =
     POOL("C", "C", "B_1", 8, 1);
 
 /* Two writers of B. */
-static const char *const two_writers =
+static const char two_writers[] =
     HEAD "def main(A: T.Buffer((16,), \"int32\"), C: T.Buffer((8,), \"int32\")):\n"
          "    B = T.alloc_buffer((16,), \"int32\")\n"
          "    for i in range(16):\n"
@@ -55,14 +49,6 @@ static const char *const two_writers =
          "            vi = T.axis.spatial(8, i)\n"
          "            C[vi] = B[vi * 2] + B[vi * 2 + 1]\n";
 
-typedef struct rb_case {
-  const char *name;
-  const char *const *program;
-  const char *script;
-  const char *error;       /* NULL: allowed; else the exact message */
-  const char *expect[6];   /* fragments of the printed result */
-} rb_case;
-
 #define TILE(fh, fw)                                                           \
   "b0 = sch.get_block(name=\"C\")\n"                                           \
   "l1, l2, l3, l4, l5, l6 = sch.get_loops(block=b0)\n"                        \
@@ -70,8 +56,8 @@ typedef struct rb_case {
   "l9, l10 = sch.split(loop=l3, factors=[None, " #fw "])\n"                    \
   "sch.reorder(l1, l7, l9, l4, l8, l10)\n"
 
-static const rb_case cases[] = {
-    {"width", &cascade2,
+static const prim_case cases[] = {
+    {"width", cascade2,
      TILE(8, 4) "b11 = sch.get_block(name=\"B\")\n"
      "sch.compute_at(block=b11, loop=l9)\n"
      "sch.rolling_buffer(block=b11, write_buffer_index=0)\n",
@@ -79,161 +65,80 @@ static const rb_case cases[] = {
      {"B = T.alloc_buffer((1, 10, 6, 4), \"int32\")",
       "T.where(i2_0 < 1 or 2 <= ax1)",
       "B[ax0_1, ax1_1, ax2_1 % 6, ax3_1] = T.max(",
-      "ax2 = T.axis.opaque(8, i2_0 * 4 + i2_1)", NULL}},
-    {"height-and-width", &cascade2,
+      "ax2 = T.axis.opaque(8, i2_0 * 4 + i2_1)", NULL}, true},
+    {"height-and-width", cascade2,
      TILE(4, 4) "b11 = sch.get_block(name=\"B\")\n"
      "sch.compute_at(block=b11, loop=l9)\n"
      "sch.rolling_buffer(block=b11, write_buffer_index=0)\n",
      NULL,
      {"B = T.alloc_buffer((1, 6, 10, 4), \"int32\")",
-      "T.where((i1_0 < 1 or 2 <= ax0) and (i2_0 < 1 or 2 <= ax1))", NULL}},
-    {"output-block", &cascade2,
+      "T.where((i1_0 < 1 or 2 <= ax0) and (i2_0 < 1 or 2 <= ax1))", NULL}, true},
+    {"output-block", cascade2,
      TILE(4, 4) "sch.rolling_buffer(block=b0, write_buffer_index=0)\n",
      "rolling_buffer: block 'C' is an output block: 'C' is not allocated by "
-     "the block around it, so it cannot shrink", {NULL}},
-    {"index", &cascade2,
+     "the block around it, so it cannot shrink", {NULL}, false},
+    {"index", cascade2,
      "b0 = sch.get_block(name=\"B\")\n"
      "sch.rolling_buffer(block=b0, write_buffer_index=1)\n",
      "rolling_buffer: block 'B' writes 1 buffer, so the index must be in "
-     "[0, 1), not 1", {NULL}},
-    {"not-tiled", &cascade2,
+     "[0, 1), not 1", {NULL}, false},
+    {"not-tiled", cascade2,
      "b0 = sch.get_block(name=\"B\")\n"
      "sch.rolling_buffer(block=b0, write_buffer_index=0)\n",
      "rolling_buffer: block 'B' must be tiled so that the lowest common "
      "ancestor of the accesses of 'B' (the block and its consumers) is a loop",
-     {NULL}},
-    {"no-overlap", &cascade2,
+     {NULL}, false},
+    {"no-overlap", cascade2,
      TILE(8, 8) "b11 = sch.get_block(name=\"B\")\n"
      "l12, l13 = sch.split(loop=l4, factors=[None, 2])\n"
      "sch.compute_at(block=b11, loop=l12)\n"
      "sch.rolling_buffer(block=b11, write_buffer_index=0)\n",
      "rolling_buffer: no dimension of 'B' overlaps between the tiles of block "
-     "'B' (a start such as hh_0 * 4 over an extent larger than 4)", {NULL}},
-    {"iters-permuted", &cascade2,
+     "'B' (a start such as hh_0 * 4 over an extent larger than 4)", {NULL}, false},
+    {"iters-permuted", cascade2,
      TILE(4, 4) "b11 = sch.get_block(name=\"B\")\n"
      "sch.reorder_block_iter_var(block=b11, new_order=[0, 2, 1, 3, 4, 5])\n"
      "sch.compute_at(block=b11, loop=l9)\n"
      "sch.rolling_buffer(block=b11, write_buffer_index=0)\n",
      "rolling_buffer: block 'B' writes dimension 1 of 'B' at another index "
-     "than its iter 1, from which the overlap of the tiles is skipped", {NULL}},
-    {"two-writers", &two_writers,
+     "than its iter 1, from which the overlap of the tiles is skipped", {NULL}, false},
+    {"two-writers", two_writers,
      "b0 = sch.get_block(name=\"B0\")\n"
      "sch.rolling_buffer(block=b0, write_buffer_index=0)\n",
      "rolling_buffer: block 'B0' is required to have only RAW dependences, but "
-     "block 'B1' also writes 'B'", {NULL}},
+     "block 'B1' also writes 'B'", {NULL}, false},
 };
 #define N_CASES ((int)(sizeof cases / sizeof *cases))
 
-static bool run(const loom_func *f, uint64_t seed, loom_interp_array **args) {
-  loom_diag d;
-  loom_diag_init(&d);
-  bool ok = loom_interp_alloc_args(f, NULL, args, &d) == LOOM_OK;
-  loom_rng r;
-  loom_rng_seed(&r, seed);
-  for (int i = 0; ok && i < f->n_params; i++)
-    if (args[i])
-      loom_interp_fill_random(args[i], &r);
-  ok = ok && loom_interp_run(f, args, NULL, &d) == LOOM_OK;
-  if (!ok)
-    fprintf(stderr, "interp: %s\n", d.msg ? d.msg : "?");
-  loom_diag_free(&d);
-  return ok;
-}
 
-static bool same_results(const loom_func *f, const loom_func *g, int seeds) {
-  bool ok = true;
-  for (uint64_t seed = 1; seed <= (uint64_t)seeds && ok; seed++) {
-    loom_interp_array *x[8] = {0}, *y[8] = {0};
-    ok = f->n_params <= 8 && run(f, seed, x) && run(g, seed, y);
-    for (int i = 0; ok && i < f->n_params; i++) {
-      char *why = NULL;
-      if (x[i] && !loom_interp_compare(y[i], x[i], 0, 0, &why)) {
-        fprintf(stderr, "parameter %d differs %s\n", i, why ? why : "");
-        ok = false;
-      }
-      free(why);
-    }
-    loom_interp_free_args(f, x);
-    loom_interp_free_args(g, y);
-  }
-  return ok;
-}
-
-/* Applies c's script; a refusal is fine, an applied one must verify and
- * compute what the program computes. Returns whether it applied. */
-static int run_tiling(const rb_case *c) {
+/* Applies script to program; a refusal is fine, an applied one must verify
+ * and compute what the program computes. Returns whether it applied. */
+static int run_tiling(const char *program, const char *script) {
   loom_arena *a = loom_arena_new();
   loom_module *m = NULL;
   loom_diag d;
   loom_diag_init(&d);
-  CHECK(loom_script_read(*c->program, strlen(*c->program), "t.py", a, &m,
-                         &d) == LOOM_OK);
+  CHECK(loom_script_read(program, strlen(program), "t.py", a, &m, &d) ==
+        LOOM_OK);
   int applied = 0;
   loom_sched *s = m ? loom_sched_new(m, 7) : NULL;
-  if (s && loom_sched_run_script(s, c->script, strlen(c->script), "s.py",
-                                 &d) == LOOM_OK) {
+  if (s && loom_sched_run_script(s, script, strlen(script), "s.py", &d) ==
+               LOOM_OK) {
     applied = 1;
     loom_diag v;
     loom_diag_init(&v);
     CHECK(loom_ir_verify_module(loom_sched_module(s), &v) == LOOM_OK);
     loom_diag_free(&v);
-    bool same = same_results(m->funcs[0], loom_sched_module(s)->funcs[0], 1);
+    bool same = interp_same_results(m->funcs[0],
+                                    loom_sched_module(s)->funcs[0], 1, true);
     if (!same)
-      fprintf(stderr, "tiling computes otherwise:\n%s", c->script);
+      fprintf(stderr, "tiling computes otherwise:\n%s", script);
     CHECK(same);
   }
   loom_diag_free(&d);
   loom_sched_free(s);
   loom_arena_free(a);
   return applied;
-}
-
-static void run_case(const rb_case *c) {
-  loom_arena *a = loom_arena_new();
-  loom_module *m = NULL;
-  loom_diag d;
-  loom_diag_init(&d);
-  CHECK(loom_script_read(*c->program, strlen(*c->program), "t.py", a, &m,
-                         &d) == LOOM_OK);
-  if (!m) {
-    fprintf(stderr, "%s: %s\n", c->name, d.msg ? d.msg : "?");
-    loom_diag_free(&d);
-    loom_arena_free(a);
-    return;
-  }
-  loom_sched *s = loom_sched_new(m, 7);
-  loom_status st = loom_sched_run_script(s, c->script, strlen(c->script),
-                                         "s.py", &d);
-  if (c->error) {
-    if (st == LOOM_OK)
-      fprintf(stderr, "%s: allowed, but should be refused\n", c->name);
-    CHECK(st == LOOM_ERROR);
-    CHECK_STREQ(d.msg, c->error);
-  } else {
-    if (st != LOOM_OK)
-      fprintf(stderr, "%s: refused: %s\n", c->name, d.msg ? d.msg : "?");
-    CHECK(st == LOOM_OK);
-    if (st == LOOM_OK) {
-      loom_diag v;
-      loom_diag_init(&v);
-      CHECK(loom_ir_verify_module(loom_sched_module(s), &v) == LOOM_OK);
-      loom_diag_free(&v);
-      loom_buf out;
-      loom_buf_init(&out);
-      loom_script_print_module(loom_sched_module(s), NULL, &out);
-      for (int i = 0; i < 6 && c->expect[i]; i++)
-        CHECK_CONTAINS(out.data, c->expect[i]);
-      loom_buf_free(&out);
-      bool same = same_results(m->funcs[0], loom_sched_module(s)->funcs[0], 3);
-      if (!same)
-        fprintf(stderr, "%s: the scheduled program computes otherwise\n",
-                c->name);
-      CHECK(same);
-    }
-  }
-  loom_diag_free(&d);
-  loom_sched_free(s);
-  loom_arena_free(a);
 }
 
 /* Tilings of the cascades with random tile sizes: each must either be
@@ -267,51 +172,16 @@ static void random_tilings(void) {
                     "b11 = sch.get_block(name=\"B\")\n"
                     "sch.compute_at(block=b11, loop=l9)\n"
                     "sch.rolling_buffer(block=b11, write_buffer_index=0)\n");
-    rb_case c = {"random-tiling", three ? &cascade3 : &cascade2, script, NULL,
-                 {NULL}};
-    applied += run_tiling(&c);
+    applied += run_tiling(three ? cascade3 : cascade2, script);
   }
   /* Most tilings overlap and apply. */
   printf("rolling_buffer: %d of 16 random tilings applied\n", applied);
   CHECK(applied >= 10);
 }
 
-/* Every arena allocation of an allowed case may fail, the 1st, the 2nd,
- * ... until the case runs through: each failure must be a clean error,
- * never a crash or a leak (the sanitizers watch). */
-static void run_faults(const rb_case *c) {
-  loom_arena *a = loom_arena_new();
-  loom_module *m = NULL;
-  loom_diag d;
-  loom_diag_init(&d);
-  bool ok = loom_script_read(*c->program, strlen(*c->program), "t.py", a, &m,
-                             &d) == LOOM_OK;
-  loom_diag_free(&d);
-  bool done = false;
-  for (long at = 1; ok && !done && at < 20000; at++) {
-    loom_sched *s = loom_sched_new(m, 7);
-    if (!s)
-      break;
-    loom_faultsim fs = {at, 0};
-    loom_arena_set_faultsim(sched_arena(s), &fs);
-    loom_diag_init(&d);
-    loom_status st = loom_sched_run_script(s, c->script, strlen(c->script),
-                                           "s.py", &d);
-    done = st == LOOM_OK;
-    CHECK(done || d.has_error);
-    loom_diag_free(&d);
-    loom_sched_free(s);
-  }
-  CHECK(done);
-  loom_arena_free(a);
-}
-
 int main(void) {
   for (int i = 0; i < N_CASES; i++)
     run_case(&cases[i]);
-  for (int i = 0; i < N_CASES; i++)
-    if (!cases[i].error)
-      run_faults(&cases[i]);
   random_tilings();
   return test_summary("schedule/rolling_buffer");
 }
