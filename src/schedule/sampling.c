@@ -180,7 +180,6 @@ out:
   return st;
 }
 
-
 loom_status sched_apply_sample_perfect_tile(sched_call *c) {
   return sample_tiles(c, c->n_attrs >= 1 ? c->attrs[0].i : 0,
                       c->n_attrs >= 2 ? c->attrs[1].i : 16, 0, 1);
