@@ -23,7 +23,7 @@ static inline bool interp_run_random(const loom_func *f, uint64_t seed,
       loom_interp_fill_random(args[i], &r);
   ok = ok && loom_interp_run(f, args, NULL, &d) == LOOM_OK;
   if (!ok)
-    fprintf(stderr, "interp: %s\n", d.msg ? d.msg : "?");
+    fprintf(stderr, "interp: %s (line %d)\n", d.msg ? d.msg : "?", d.loc.line);
   loom_diag_free(&d);
   return ok;
 }

@@ -9,6 +9,7 @@
  * need a particular pair or shape of blocks (fuse_reduction_epilogue,
  * pad_einsum, cache_inplace, cache_index) on every block of every
  * program. */
+#include "interp_compare.h"
 #include "loom/interp.h"
 #include "loom/schedule.h"
 #include "loom/script.h"
@@ -75,27 +76,11 @@ static bool load(const char *root, const char *name, program *p) {
   return ok;
 }
 
-/* Runs f on inputs drawn from seed; outputs land in args. */
-static bool run(const loom_func *f, uint64_t seed, loom_interp_array **args) {
-  loom_diag d;
-  loom_diag_init(&d);
-  bool ok = loom_interp_alloc_args(f, NULL, args, &d) == LOOM_OK;
-  loom_rng r;
-  loom_rng_seed(&r, seed);
-  for (int i = 0; ok && i < f->n_params; i++)
-    if (args[i])
-      loom_interp_fill_random(args[i], &r);
-  ok = ok && loom_interp_run(f, args, NULL, &d) == LOOM_OK;
-  if (!ok)
-    fprintf(stderr, "interp: %s (line %d)\n", d.msg ? d.msg : "?", d.loc.line);
-  loom_diag_free(&d);
-  return ok;
-}
-
 static bool same_outputs(const loom_func *a, const loom_func *b,
                          uint64_t seed) {
   loom_interp_array *x[8] = {0}, *y[8] = {0};
-  bool ok = a->n_params <= 8 && run(a, seed, x) && run(b, seed, y);
+  bool ok = a->n_params <= 8 && interp_run_random(a, seed, x) &&
+            interp_run_random(b, seed, y);
   for (int i = 0; ok && i < a->n_params; i++) {
     char *why = NULL;
     if (x[i] && !loom_interp_compare(y[i], x[i], 1e-5, 1e-6, &why)) {
