@@ -1,12 +1,12 @@
 /* ParallelizeVectorizeUnroll: marks the root block with how far the
- * postprocessor may parallelize (cores x 16 jobs), vectorize (64 lanes) and unroll (a depth sampled uniformly
- * from 0, 16, 64, 512, for functions that are not purely spatial; no
- * parallel loop for functions of less work than the target's
- * min_parallel_work). The loops
- * themselves change in postprocessing; what this rule changes, in
- * functions with the work for a parallel loop, is an innermost spatial
- * loop too long to vectorize, split in two by a sampled factor so that its
- * inner part can be vectorized and its outer part parallelized. */
+ * postprocessor may parallelize (cores x 16 jobs), vectorize (64 lanes) and
+ * unroll (a depth sampled uniformly from 0, 16, 64, 512, for functions that
+ * are not purely spatial); functions of less work than the target's
+ * min_parallel_work get no parallel loop. The loops themselves change in
+ * postprocessing; what this rule changes, in functions with the work for a
+ * parallel loop, is an innermost spatial loop too long to vectorize, split
+ * in two by a sampled factor so that its inner part can be vectorized and
+ * its outer part parallelized. */
 #include "tune/space_impl.h"
 
 #include <string.h>
