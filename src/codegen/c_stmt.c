@@ -44,6 +44,12 @@ static int64_t count_steps(const loom_stmt *s, int64_t limit, int depth) {
     return a > b ? a : b;
   }
   case LOOM_STMT_LET: return count_steps(s->u.let.body, limit, depth + 1);
+  /* A compacted cache is allocated inside the tile loops: the nest under
+   * it counts, or a loop over a whole k loop would pass for one step. */
+  case LOOM_STMT_ALLOCATE:
+  case LOOM_STMT_DECL_BUFFER: return count_steps(s->u.alloc.body, limit, depth + 1);
+  case LOOM_STMT_ATTR: return count_steps(s->u.attr.body, limit, depth + 1);
+  case LOOM_STMT_ASSERT: return count_steps(s->u.assert_.body, limit, depth + 1);
   default: return 1;
   }
 }

@@ -187,6 +187,8 @@ typedef struct sched_case {
   int64_t size;        /* its flat size after compaction */
   const char *access;  /* NULL or text the C file must hold: an access whose
                         * index speaks only of the loops inside */
+  const char *rolled;  /* NULL or a loop variable whose loop must not be
+                        * unrolled: it holds a cache and a whole k loop */
 } sched_case;
 
 #define MM_TILES                                                               \
@@ -203,26 +205,32 @@ static const sched_case sched_cases[] = {
   {"matmul-cw-inner", "schedule/cases/matmul_64.py",
    MM_TILES "sch.reverse_compute_at(block=b1, loop=l8, preserve_unit_loops=True)\n"
             "sch.parallel(loop=l4)\n",
-   "C_global", 8 * 16, "C_global[((i_2 * 16) + j_2)] = (C_global[((i_2 * 16) + j_2)] +"},
+   "C_global", 8 * 16, "C_global[((i_2 * 16) + j_2)] = (C_global[((i_2 * 16) + j_2)] +", NULL},
   {"matmul-cw-mid", "schedule/cases/matmul_64.py",
    MM_TILES "sch.reverse_compute_at(block=b1, loop=l5, preserve_unit_loops=True)\n",
-   "C_global", 8 * 32, NULL},
+   "C_global", 8 * 32, NULL, NULL},
   {"matmul-cw-outer", "schedule/cases/matmul_64.py",
    MM_TILES "sch.reverse_compute_at(block=b1, loop=l4, preserve_unit_loops=True)\n",
-   "C_global", 16 * 64, NULL},
+   "C_global", 16 * 64, NULL, NULL},
   /* Left at the root, it keeps its whole shape. */
-  {"matmul-cw-root", "schedule/cases/matmul_64.py", MM_TILES, "C_global", 64 * 64, NULL},
+  {"matmul-cw-root", "schedule/cases/matmul_64.py", MM_TILES, "C_global", 64 * 64, NULL, NULL},
   /* A read cache of A's rows under the k loop: 8 rows by 4 columns. */
   {"matmul-cr", "schedule/cases/matmul_64.py",
    MM_TILES "b2 = sch.cache_read(block=b0, read_buffer_index=0, storage_scope=\"global\")\n"
             "sch.compute_at(block=b2, loop=l10, preserve_unit_loops=True)\n",
-   "A_global", 8 * 4, NULL},
+   "A_global", 8 * 4, NULL, NULL},
+  /* An auto-unroll over the tiles counts the nest under the cache: the
+   * loops holding it run a whole k loop each and must stay loops. */
+  {"matmul-cw-unroll", "schedule/cases/matmul_64.py",
+   MM_TILES "sch.reverse_compute_at(block=b1, loop=l8, preserve_unit_loops=True)\n"
+            "sch.annotate(block_or_loop=l4, ann_key=\"pragma_auto_unroll_max_step\", ann_val=64)\n",
+   "C_global", 8 * 16, NULL, "j_1"},
   {"conv2d-pad", "schedule/cases/conv2d.py",
    "b0 = sch.get_block(name=\"conv\", func_name=\"main\")\n"
    "b1 = sch.get_block(name=\"pad\", func_name=\"main\")\n"
    "l1, l2, l3, l4, l5, l6, l7 = sch.get_loops(block=b0)\n"
    "sch.compute_at(block=b1, loop=l2, preserve_unit_loops=True)\n",
-   "pad", 3 * 8 * 4, NULL},
+   "pad", 3 * 8 * 4, NULL, NULL},
   {"conv2d-cw", "schedule/cases/conv2d.py",
    "b0 = sch.get_block(name=\"conv\", func_name=\"main\")\n"
    "b1 = sch.cache_write(block=b0, write_buffer_index=0, storage_scope=\"global\")\n"
@@ -230,7 +238,7 @@ static const sched_case sched_cases[] = {
    "l8, l9 = sch.split(loop=l3, factors=[2, 3])\n"
    "sch.reorder(l2, l8, l9, l4, l5, l6, l7)\n"
    "sch.reverse_compute_at(block=b1, loop=l8, preserve_unit_loops=True)\n",
-   "Y_global", 3 * 4, NULL},
+   "Y_global", 3 * 4, NULL, NULL},
   {"softmax-rows", "schedule/cases/softmax.py",
    "b0 = sch.get_block(name=\"norm\", func_name=\"main\")\n"
    "b1 = sch.get_block(name=\"sum\", func_name=\"main\")\n"
@@ -240,7 +248,7 @@ static const sched_case sched_cases[] = {
    "sch.compute_at(block=b1, loop=l1, preserve_unit_loops=True)\n"
    "sch.compute_at(block=b2, loop=l1, preserve_unit_loops=True)\n"
    "sch.compute_at(block=b3, loop=l1, preserve_unit_loops=True)\n",
-   "ex", 12, NULL},
+   "ex", 12, NULL, NULL},
   {"softmax-rows-total", "schedule/cases/softmax.py",
    "b0 = sch.get_block(name=\"norm\", func_name=\"main\")\n"
    "b1 = sch.get_block(name=\"sum\", func_name=\"main\")\n"
@@ -248,8 +256,26 @@ static const sched_case sched_cases[] = {
    "l1, l2 = sch.get_loops(block=b0)\n"
    "sch.compute_at(block=b1, loop=l1, preserve_unit_loops=True)\n"
    "sch.compute_at(block=b2, loop=l1, preserve_unit_loops=True)\n",
-   "total", 1, NULL},
+   "total", 1, NULL, NULL},
 };
+
+/* Whether the C text unrolls the loop over var: a pragma on the line
+ * before its header. */
+static bool is_unrolled(const char *c, const char *var) {
+  char head[64];
+  snprintf(head, sizeof head, "for (int32_t %s = ", var);
+  const char *at = strstr(c, head);
+  if (!at)
+    return false;
+  const char *line = at;
+  while (line > c && line[-1] != '\n')
+    line--;
+  const char *prev = line > c ? line - 1 : c;
+  while (prev > c && prev[-1] != '\n')
+    prev--;
+  return prev < line && strstr(prev, "#pragma GCC unroll") != NULL &&
+         strstr(prev, "#pragma GCC unroll") < line;
+}
 
 static void test_schedules(const char *root) {
   for (size_t i = 0; i < sizeof sched_cases / sizeof *sched_cases; i++) {
@@ -283,11 +309,17 @@ static void test_schedules(const char *root) {
       CHECK(right_kept);
       CHECK(size == c->size);
     }
-    if (ok && c->access) {
+    if (ok && (c->access || c->rolled)) {
       loom_buf out;
       loom_buf_init(&out);
       CHECK(loom_codegen_c_module(loom_sched_module(s), &out, &d) == LOOM_OK);
-      CHECK_CONTAINS(out.data, c->access);
+      if (c->access)
+        CHECK_CONTAINS(out.data, c->access);
+      if (c->rolled && out.data) {
+        CHECK(strstr(out.data, "#pragma GCC unroll") != NULL);
+        CHECK(!is_unrolled(out.data, c->rolled));
+        CHECK(is_unrolled(out.data, "ax1")); /* the copy-back's row is short */
+      }
       loom_buf_free(&out);
     }
     loom_diag_free(&d);
