@@ -129,11 +129,46 @@ static void emit_wrapping(emitter *E, const char *op, loom_dtype t,
   put(E, "))");
 }
 
+/* Is the index expression e surely non-negative: built by + * // % from
+ * non-negative constants and loop variables that count up from 0 or
+ * more? (Not data: a loaded value may be anything.) */
+static bool is_nonneg(emitter *E, const loom_expr *e, int depth) {
+  int64_t v;
+  if (depth > 16)
+    return false;
+  switch (e->kind) {
+  case LOOM_EXPR_INT: return loom_ir_is_const_int(e, &v) && v >= 0;
+  case LOOM_EXPR_VAR: return loom_ptrmap_get(&E->nonneg, e->u.var) >= 0;
+  case LOOM_EXPR_ADD:
+  case LOOM_EXPR_MUL:
+  case LOOM_EXPR_FLOORDIV:
+  case LOOM_EXPR_FLOORMOD:
+    return is_nonneg(E, e->u.bin.a, depth + 1) && is_nonneg(E, e->u.bin.b, depth + 1);
+  default: return false;
+  }
+}
+
+/* Floor division and modulo of a non-negative index by a positive
+ * constant are C's / and %: plain arithmetic the C compiler hoists out of
+ * loops and turns into shifts, where the helper's sign tests stay in the
+ * innermost loop. */
+static bool is_plain_floor(emitter *E, const loom_expr *e) {
+  int64_t v;
+  return (e->kind == LOOM_EXPR_FLOORDIV || e->kind == LOOM_EXPR_FLOORMOD) &&
+         e->dtype.code == LOOM_DT_INT && e->dtype.bits >= 32 &&
+         loom_ir_is_const_int(e->u.bin.b, &v) && v > 0 && !emit_is_data(E, e) &&
+         is_nonneg(E, e->u.bin.a, 0);
+}
+
 static void emit_binary(emitter *E, const loom_expr *e) {
   loom_dtype t = e->u.bin.a->dtype;
   const loom_expr *a = e->u.bin.a, *b = e->u.bin.b;
   bool is_float = loom_dtype_is_float(t);
   const char *op = NULL, *helper = NULL;
+  if (is_plain_floor(E, e)) {
+    emit_infix(E, e->kind == LOOM_EXPR_FLOORDIV ? "/" : "%", a, b);
+    return;
+  }
   switch (e->kind) {
   case LOOM_EXPR_ADD: op = "+"; break;
   case LOOM_EXPR_SUB: op = "-"; break;

@@ -109,6 +109,8 @@ static loom_status emit_func(const loom_func *f, const char *symbol,
   }
   loom_ptrmap_free(&E.names);
   loom_ptrmap_free(&E.data_vars);
+  loom_ptrmap_free(&E.locals);
+  loom_ptrmap_free(&E.nonneg);
   for (int i = 0; i < E.n_idents; i++)
     free(E.idents[i]);
   free(E.idents);

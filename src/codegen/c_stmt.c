@@ -70,10 +70,24 @@ static void emit_auto_unroll(emitter *E, const loom_stmt *s, bool is_const_ext,
   loom_buf_printf(E->out, "#pragma GCC unroll %lld\n", (long long)ext);
 }
 
+static void emit_stmt_body(emitter *E, const void *ctx) { emit_body(E, ctx); }
+
 static void emit_for(emitter *E, const loom_stmt *s) {
+  if (!emit_register_tile(E, s))
+    emit_loop(E, s, emit_stmt_body, s->u.loop.body);
+}
+
+void emit_note_nonneg(emitter *E, const loom_var *v) {
+  if (loom_ptrmap_put(&E->nonneg, v, 1) != LOOM_OK)
+    E->st = LOOM_NOMEM;
+}
+
+void emit_loop(emitter *E, const loom_stmt *s, emit_body_fn *body, const void *ctx) {
   const char *ty = emit_value_type(s->u.loop.var->dtype);
   const char *i = emit_name(E, s->u.loop.var);
   int64_t min = -1, ext;
+  if (loom_ir_is_const_int(s->u.loop.min, &min) && min >= 0)
+    emit_note_nonneg(E, s->u.loop.var);
   bool is_zero_min = loom_ir_is_const_int(s->u.loop.min, &min) && min == 0;
   bool is_const_ext = loom_ir_is_const_int(s->u.loop.extent, &ext);
   bool is_simple_ext = is_const_ext || s->u.loop.extent->kind == LOOM_EXPR_VAR;
@@ -132,7 +146,7 @@ static void emit_for(emitter *E, const loom_stmt *s) {
   else
     emit_expr(E, s->u.loop.extent);
   loom_buf_printf(E->out, "; ++%s) {\n", i);
-  emit_body(E, s->u.loop.body);
+  body(E, ctx);
   E->unroll_max_step = outer_step;
   emit_line_start(E);
   put(E, "}\n");
@@ -169,6 +183,10 @@ static void emit_alloc(emitter *E, const loom_stmt *s) {
   const loom_buffer *b = s->u.alloc.buffer;
   const char *name = emit_name(E, b->data);
   const char *ty = emit_elem_type(b->dtype);
+  if (loom_ptrmap_put(&E->locals, b->data, 1) != LOOM_OK) {
+    E->st = LOOM_NOMEM;
+    return;
+  }
   int64_t n;
   int bytes = b->dtype.code == LOOM_DT_BOOL || b->dtype.bits <= 8 ? 1 : b->dtype.bits / 8;
   bool is_const = b->ndim == 1 && loom_ir_is_const_int(b->shape[0], &n) && n >= 0;

@@ -17,6 +17,8 @@ typedef struct emitter {
   int indent;
   loom_ptrmap names;   /* variable -> position in idents */
   loom_ptrmap data_vars; /* let variables whose values come from memory */
+  loom_ptrmap locals;  /* data variables of the function's own allocations */
+  loom_ptrmap nonneg;  /* loop variables that count up from 0 or more */
   char **idents;       /* C identifiers, unique within the function */
   int n_idents, cap_idents;
   const loom_var **heap; /* data vars of heap allocations now live */
@@ -33,6 +35,10 @@ bool emit_is_data(emitter *E, const loom_expr *e);
 /* Notes that let variable v holds value (a data variable when value is). */
 void emit_bind_let(emitter *E, const loom_var *v, const loom_expr *value);
 
+/* Notes that variable v only takes values >= 0 (a loop counting up from
+ * such a start). */
+void emit_note_nonneg(emitter *E, const loom_var *v);
+
 /* Records the first error, located at the current statement. */
 void emit_error(emitter *E, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -47,6 +53,15 @@ const char *emit_value_type(loom_dtype t);
 const char *emit_elem_type(loom_dtype t);
 /* The suffix of the prelude's helpers for t: "i32", "u8", "f32". */
 const char *emit_suffix(loom_dtype t);
+
+/* A loop: its header, with the pragmas its kind and annotations ask for,
+ * then body(E, ctx) for its body. */
+typedef void emit_body_fn(emitter *E, const void *ctx);
+void emit_loop(emitter *E, const loom_stmt *s, emit_body_fn *body, const void *ctx);
+/* A loop around a micro-kernel's accumulation, emitted with the
+ * accumulator held in vector variables (c_tile.c); false, with nothing
+ * emitted, when s is not such a loop. */
+bool emit_register_tile(emitter *E, const loom_stmt *s);
 
 void emit_expr(emitter *E, const loom_expr *e);
 void emit_stmt(emitter *E, const loom_stmt *s);

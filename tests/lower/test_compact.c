@@ -13,6 +13,7 @@
 #include "loom/space.h"
 #include "test.h"
 #include "interp_compare.h"
+#include "program.h"
 
 #include <stdlib.h>
 
@@ -148,16 +149,6 @@ static int64_t alloc_size(loom_arena *a, const loom_func *lf, const char *name) 
   return -1;
 }
 
-static loom_module *read_program(loom_arena *a, const char *text) {
-  loom_diag d;
-  loom_diag_init(&d);
-  loom_module *m = NULL;
-  if (loom_script_read(text, strlen(text), "case.py", a, &m, &d) != LOOM_OK)
-    fprintf(stderr, "read: %s\n", d.msg ? d.msg : "?");
-  loom_diag_free(&d);
-  return m;
-}
-
 static loom_module *read_file(loom_arena *a, const char *root, const char *rel) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", root, rel);
@@ -287,13 +278,11 @@ static void test_schedules(const char *root) {
       loom_arena_free(a);
       continue;
     }
-    loom_sched *s = loom_sched_new(m, 1);
+    loom_sched *s = program_schedule(m, 1, c->script, c->id);
+    bool ok = s != NULL;
+    CHECK(ok);
     loom_diag d;
     loom_diag_init(&d);
-    bool ok = loom_sched_run_script(s, c->script, strlen(c->script), c->id, &d) == LOOM_OK;
-    if (!ok)
-      fprintf(stderr, "%s: %s\n", c->id, d.msg ? d.msg : "?");
-    CHECK(ok);
     const loom_func *lf = NULL, *kept = NULL;
     loom_lower_options keep = {.keep_allocations = true};
     const loom_func *g = loom_sched_module(s)->funcs[0];
@@ -381,7 +370,7 @@ static void test_stays(void) {
   for (size_t i = 0; i < sizeof stay_cases / sizeof *stay_cases; i++) {
     const stay_case *c = &stay_cases[i];
     loom_arena *a = loom_arena_new();
-    loom_module *m = read_program(a, c->text);
+    loom_module *m = program_read(a, c->text);
     CHECK(m != NULL);
     const loom_func *lf = NULL;
     if (m) {

@@ -9,6 +9,7 @@
 #include "loom/schedule.h"
 #include "loom/script.h"
 #include "test.h"
+#include "interp_compare.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -178,51 +179,6 @@ static bool interp(const loom_func *f, uint64_t seed, loom_interp_array **args) 
   return ok;
 }
 
-/* Compiles m with the C backend and runs its main on inputs drawn from seed
- * (the interpreter's, byte for byte); the output arrays go into out. */
-static bool compiled(const loom_module *m, uint64_t seed,
-                     loom_runtime_array **out) {
-  const loom_func *f = m->funcs[0];
-  loom_buf src;
-  loom_buf_init(&src);
-  loom_diag d;
-  loom_diag_init(&d);
-  loom_runtime_lib *lib = NULL;
-  bool ok = loom_codegen_c_module(m, &src, &d) == LOOM_OK &&
-            loom_runtime_compile(src.data, src.len, NULL, &lib, NULL, &d) ==
-                LOOM_OK;
-  if (!ok)
-    fprintf(stderr, "C backend: %s\n", d.msg ? d.msg : "?");
-  int32_t (*fn)(void *const *, const int64_t *const *) =
-      ok ? (int32_t(*)(void *const *, const int64_t *const *))
-               loom_runtime_lib_symbol(lib, "loom_main")
-         : NULL;
-  void *args[8];
-  const int64_t *shapes[8];
-  loom_rng r;
-  loom_rng_seed(&r, seed);
-  for (int i = 0; ok && i < f->n_params && i < 8; i++) {
-    const loom_buffer *b = f->params[i].buffer;
-    int64_t shape[8];
-    for (int k = 0; k < b->ndim && k < 8; k++)
-      loom_ir_is_const_int(b->shape[k], &shape[k]);
-    out[i] = loom_runtime_array_new(b->dtype, shape, b->ndim, 0);
-    if (!out[i]) {
-      ok = false;
-      break;
-    }
-    loom_interp_array v = loom_runtime_array_view(out[i]);
-    loom_interp_fill_random(&v, &r);
-    args[i] = out[i]->data;
-    shapes[i] = out[i]->shape;
-  }
-  ok = ok && fn && fn(args, shapes) == 0;
-  loom_runtime_lib_free(lib);
-  loom_diag_free(&d);
-  loom_buf_free(&src);
-  return ok;
-}
-
 /* The scheduled module computes what the original does: in the
  * interpreter exactly (same order of accumulation), compiled within
  * rounding. */
@@ -239,7 +195,7 @@ static void check_same(const loom_module *orig, const loom_module *got) {
     loom_runtime_array *cc[8] = {0};
     CHECK(interp(f, seed, want));
     CHECK(interp(g, seed, have));
-    bool is_compiled = seed == 1 && compiled(got, seed, cc);
+    bool is_compiled = seed == 1 && interp_run_compiled(got, seed, cc);
     CHECK(seed != 1 || is_compiled);
     for (int i = 0; i < f->n_params; i++) {
       char *why = NULL;

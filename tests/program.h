@@ -1,0 +1,39 @@
+/* Reading a test's program from text and scheduling it with a script,
+ * saying on stderr why when either fails. */
+#ifndef LOOM_TESTS_PROGRAM_H
+#define LOOM_TESTS_PROGRAM_H
+
+#include "loom/schedule.h"
+#include "loom/script.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static inline loom_module *program_read(loom_arena *a, const char *text) {
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_module *m = NULL;
+  if (loom_script_read(text, strlen(text), "case.py", a, &m, &d) != LOOM_OK) {
+    fprintf(stderr, "read: %s\n", d.msg ? d.msg : "?");
+    m = NULL;
+  }
+  loom_diag_free(&d);
+  return m;
+}
+
+/* m scheduled by script (named id in messages); NULL when the script fails. */
+static inline loom_sched *program_schedule(loom_module *m, uint64_t seed,
+                                           const char *script, const char *id) {
+  loom_sched *s = loom_sched_new(m, seed);
+  loom_diag d;
+  loom_diag_init(&d);
+  if (s && loom_sched_run_script(s, script, strlen(script), id, &d) != LOOM_OK) {
+    fprintf(stderr, "%s: %s\n", id, d.msg ? d.msg : "?");
+    loom_sched_free(s);
+    s = NULL;
+  }
+  loom_diag_free(&d);
+  return s;
+}
+
+#endif
