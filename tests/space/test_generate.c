@@ -468,6 +468,40 @@ static void check_many_tiled_blocks(void) {
   loom_arena_free(a);
 }
 
+/* A dense layer reads B[vj, vk]: vectors over vj would gather, so half the
+ * spaces read B through a copy transposed to [vk, vj]; a matmul's B[vk, vj]
+ * gets no copy. */
+static void check_gathered_read(const char *root) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/space/cases/dense_relu.py", root);
+  char *text;
+  size_t len;
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_arena *a = loom_arena_new();
+  loom_module *m = NULL;
+  loom_target t;
+  loom_target_detect(&t);
+  loom_trace *spaces;
+  int n = 0, n_copied = 0;
+  if (loom_read_file(path, &text, &len, &d) == LOOM_OK) {
+    CHECK(loom_script_read(text, len, path, a, &m, &d) == LOOM_OK);
+    free(text);
+  }
+  CHECK(m && loom_space_generate(m, &t, a, &spaces, &n, &d) == LOOM_OK);
+  for (int i = 0; i < n; i++) {
+    char *got = print_plain(&spaces[i]);
+    n_copied += got && strstr(got, "sch.reindex_cache_read(block=b0, read_buffer_index=1, "
+                                   "storage_scope=\"global\", "
+                                   "index_map=lambda v0, v1, v2: (v2, v1))") != NULL;
+    free(got);
+  }
+  CHECK(n == 6);
+  CHECK(n_copied == 3);
+  loom_diag_free(&d);
+  loom_arena_free(a);
+}
+
 int main(int argc, char **argv) {
   const char *root = argc > 1 ? argv[1] : ".";
   check_matmul();
@@ -497,5 +531,6 @@ int main(int argc, char **argv) {
   check_long_loops();
   check_many_tiled_blocks();
   check_user_block();
+  check_gathered_read(root);
   return test_summary("generate");
 }

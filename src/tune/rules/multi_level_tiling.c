@@ -196,6 +196,55 @@ static loom_status find_consumer(loom_sched *t, const space_block *sb,
   return LOOM_OK;
 }
 
+/* A read the vectors would gather: a buffer indexed by plain iters where
+ * the block's last spatial iter (the one the postprocessor vectorizes)
+ * indexes a dimension other than the last, as B[vj, vk] of a matmul with B
+ * transposed. Returns its index among the reads and writes into map the
+ * layout that puts that iter last ("lambda v0, v1, v2: (v2, v1)"), or -1. */
+static int gathered_read(const loom_block *b, char *map, size_t n) {
+  int last = -1;
+  for (int i = 0; i < b->n_iter_vars; i++)
+    if (b->iter_vars[i].kind == LOOM_ITER_SPATIAL)
+      last = i;
+  if (last < 0)
+    return -1;
+  for (int r = 0; r < b->n_reads; r++) {
+    const loom_buffer_region *rd = &b->reads[r];
+    int at[SPACE_MAX_LOOPS], pos = -1, k;
+    int64_t one;
+    for (k = 0; k < rd->n_ranges && k < SPACE_MAX_LOOPS; k++) {
+      const loom_expr *m = rd->ranges[k].min;
+      at[k] = -1;
+      for (int i = 0; m->kind == LOOM_EXPR_VAR && i < b->n_iter_vars; i++)
+        if (b->iter_vars[i].var == m->u.var)
+          at[k] = i;
+      if (at[k] < 0 || !loom_ir_is_const_int(rd->ranges[k].extent, &one) || one != 1)
+        break;
+      if (at[k] == last)
+        pos = k;
+    }
+    if (k < rd->n_ranges || pos < 0 || pos == rd->n_ranges - 1)
+      continue;
+    size_t len = (size_t)snprintf(map, n, "lambda");
+    for (int i = 0; i < b->n_iter_vars && len < n; i++)
+      len += (size_t)snprintf(map + len, n - len, "%s v%d", i ? "," : "", i);
+    len += len < n ? (size_t)snprintf(map + len, n - len, ": (") : 0;
+    for (k = 0; k < rd->n_ranges && len < n; k++)
+      if (k != pos)
+        len += (size_t)snprintf(map + len, n - len, "v%d, ", at[k]);
+    if (len < n)
+      snprintf(map + len, n - len, "v%d)", last);
+    return len < n ? r : -1;
+  }
+  return -1;
+}
+
+static loom_status tile_block(loom_sched *s, const space_block *sb,
+                              loom_sched_rv rv, space_list *out);
+
+/* Tiles the block; when a read would be gathered, the space branches on
+ * reading it through a copy in the layout the vectors want (the copy runs
+ * once, before the block: N x K against the M x N x K of a matmul). */
 static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
                          loom_sched_rv rv, space_list *out) {
   (void)x;
@@ -203,6 +252,40 @@ static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
   const loom_func *f = space_func(s);
   if (!f || !space_find_block(f, name, &sb) || !needs_tiling(&sb))
     return space_list_push(out, s);
+  char map[256];
+  int r = gathered_read(sb.block, map, sizeof map);
+  loom_sched *p = r >= 0 ? loom_sched_copy(s) : NULL;
+  if (p) {
+    loom_diag d;
+    loom_diag_init(&d);
+    loom_tval in = loom_tval_rv(rv);
+    loom_tval attrs[3] = {loom_tval_int(r), loom_tval_str("global"), loom_tval_str(map)};
+    space_block pb;
+    const loom_func *pf = NULL;
+    loom_status st = space_apply(p, LOOM_INST_REINDEX_CACHE_READ, &in, 1, attrs, 3,
+                                 NULL, NULL, &d);
+    loom_diag_free(&d);
+    if (st == LOOM_OK && (pf = space_func(p)) && space_find_block(pf, name, &pb) &&
+        needs_tiling(&pb)) {
+      if ((st = tile_block(p, &pb, rv, out)) != LOOM_OK) {
+        loom_sched_free(s);
+        return st;
+      }
+    } else {
+      loom_sched_free(p);
+      if (st == LOOM_NOMEM) {
+        loom_sched_free(s);
+        return st;
+      }
+    }
+  }
+  return tile_block(s, &sb, rv, out);
+}
+
+/* The tiled schedules of the block, with and without write caches. */
+static loom_status tile_block(loom_sched *s, const space_block *sbp,
+                              loom_sched_rv rv, space_list *out) {
+  space_block sb = *sbp;
   loom_sched *t = loom_sched_copy(s);
   if (!t) {
     loom_sched_free(s);
