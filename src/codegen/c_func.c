@@ -102,7 +102,9 @@ static loom_status emit_func(const loom_func *f, const char *symbol,
     loom_buf_printf(out, "/* %s */\nint32_t %s(void *const *args, "
                     "const int64_t *const *shapes) {\n", f->name, symbol);
     emit_params(&E, lf);
-    put(&E, "  (void)args;\n  (void)shapes;\n");
+    /* Set by a heap allocation that fails inside a parallel loop, which
+     * cannot return from there; checked after the loop. */
+    put(&E, "  (void)args;\n  (void)shapes;\n  int32_t loom_oom = 0;\n  (void)loom_oom;\n");
     emit_stmt(&E, lf->body);
     put(&E, "  return 0;\n}\n\n");
     st = E.st;

@@ -146,10 +146,17 @@ void emit_loop(emitter *E, const loom_stmt *s, emit_body_fn *body, const void *c
   else
     emit_expr(E, s->u.loop.extent);
   loom_buf_printf(E->out, "; ++%s) {\n", i);
+  bool is_parallel = s->u.loop.kind == LOOM_FOR_PARALLEL;
+  E->parallel_depth += is_parallel;
   body(E, ctx);
+  E->parallel_depth -= is_parallel;
   E->unroll_max_step = outer_step;
   emit_line_start(E);
   put(E, "}\n");
+  if (is_parallel && E->parallel_depth == 0) {
+    emit_line_start(E);
+    put(E, "if (loom_oom) return -3;\n");
+  }
   if (end) {
     E->indent--;
     emit_line_start(E);
@@ -203,7 +210,14 @@ static void emit_alloc(emitter *E, const loom_stmt *s) {
     emit_expr(E, b->shape[0]);
     loom_buf_printf(E->out, " * %d);\n", bytes);
     emit_line_start(E);
-    loom_buf_printf(E->out, "if (!%s) return -3;\n", name);
+    if (E->parallel_depth > 0) {
+      /* No return out of an OpenMP region: the failure is noted, the
+       * iteration skipped, and the function returns after the loop. */
+      loom_buf_printf(E->out, "if (!%s) { __atomic_store_n(&loom_oom, 1, __ATOMIC_RELAXED); } else {\n", name);
+      E->indent++;
+    } else {
+      loom_buf_printf(E->out, "if (!%s) return -3;\n", name);
+    }
     if (E->n_heap == E->cap_heap) {
       int cap = E->cap_heap ? 2 * E->cap_heap : 8;
       const loom_var **p = realloc(E->heap, (size_t)cap * sizeof *p);
@@ -219,6 +233,11 @@ static void emit_alloc(emitter *E, const loom_stmt *s) {
     E->n_heap--;
     emit_line_start(E);
     loom_buf_printf(E->out, "free(%s);\n", name);
+    if (E->parallel_depth > 0) {
+      E->indent--;
+      emit_line_start(E);
+      put(E, "}\n");
+    }
   }
   E->indent--;
   emit_line_start(E);

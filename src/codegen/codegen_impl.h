@@ -24,6 +24,7 @@ typedef struct emitter {
   const loom_var **heap; /* data vars of heap allocations now live */
   int n_heap, cap_heap;
   bool is_noalias;
+  int parallel_depth;  /* parallel loops around the statement being printed */
   int64_t unroll_max_step; /* from pragma_auto_unroll_max_step above; 0 none */
 } emitter;
 
