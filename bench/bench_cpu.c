@@ -438,21 +438,37 @@ static int cmp_double(const void *x, const void *y) {
 
 /* The median of 5 repeats, each of enough calls to last 50 ms, after one
  * warm-up call: the same for Loom's kernel and its peer. */
-static double time_ms(timed *t) {
+/* Calls of t that last about 50 ms together (at least one). */
+static int calls_for_50ms(timed *t) {
   call(t);
   double t0 = now_s();
   call(t);
   double once = (now_s() - t0) * 1e3;
-  int number = once >= 50 ? 1 : (int)(50 / (once > 1e-3 ? once : 1e-3)) + 1;
-  double r[5];
-  for (int k = 0; k < 5; k++) {
-    t0 = now_s();
-    for (int i = 0; i < number; i++)
-      call(t);
-    r[k] = (now_s() - t0) * 1e3 / number;
+  return once >= 50 ? 1 : (int)(50 / (once > 1e-3 ? once : 1e-3)) + 1;
+}
+
+static double batch_ms(timed *t, int number) {
+  double t0 = now_s();
+  for (int i = 0; i < number; i++)
+    call(t);
+  return (now_s() - t0) * 1e3 / number;
+}
+
+#define ROUNDS 7
+
+/* The medians of ROUNDS batches of each, the two taking turns: a burst of
+ * load from elsewhere on the host then slows both sides, not one. */
+static void time_pair(timed *a, timed *b, double *a_ms, double *b_ms) {
+  int na = calls_for_50ms(a), nb = calls_for_50ms(b);
+  double ra[ROUNDS], rb[ROUNDS];
+  for (int k = 0; k < ROUNDS; k++) {
+    ra[k] = batch_ms(a, na);
+    rb[k] = batch_ms(b, nb);
   }
-  qsort(r, 5, sizeof *r, cmp_double);
-  return r[2];
+  qsort(ra, ROUNDS, sizeof *ra, cmp_double);
+  qsort(rb, ROUNDS, sizeof *rb, cmp_double);
+  *a_ms = ra[ROUNDS / 2];
+  *b_ms = rb[ROUNDS / 2];
 }
 
 /* ---- tuning ----------------------------------------------------------------- */
@@ -607,8 +623,7 @@ static bool time_case(kcase *c) {
       set(threads);
     timed lt = {c, mine, b.items[0].kernel, (void **)mine, shapes};
     timed pt = {c, bufs, NULL, NULL, NULL};
-    out->loom_ms = time_ms(&lt);
-    out->peer_ms = time_ms(&pt);
+    time_pair(&lt, &pt, &out->loom_ms, &out->peer_ms);
     /* The output is the last parameter. */
     const float *x = mine[np - 1], *y = bufs[np - 1];
     out->is_ok = true;

@@ -53,6 +53,12 @@ typedef struct loom_db_records {
 } loom_db_records;
 
 void loom_db_records_free(loom_db_records *r);
+/* A re-measurement: the successful records of workload on target with
+ * this trace get ms[0..n) added to their latencies and their mean
+ * recomputed, in one transaction. Nothing measured before is dropped. */
+loom_status loom_db_add_latencies(loom_db *db, int64_t workload, const char *target,
+                                  const char *trace, const double *ms, int n,
+                                  loom_diag *d);
 /* The k fastest successful records of a workload on target (NULL: any), by
  * mean latency. */
 loom_status loom_db_top_k(loom_db *db, int64_t workload, const char *target,

@@ -220,6 +220,11 @@ typedef struct loom_tune_options {
    * otherwise idle machine, starved where other work keeps the cores busy
    * (docs/tune.md). */
   bool pipeline;
+  /* Before the best is named, the fastest few measured within 1.5x of it
+   * (the unscheduled function too) are measured this many times more, in
+   * turns, and ranked by the mean of all their measurements, which their
+   * records in the database then hold; 0: 2, negative: never. */
+  int finalist_rounds;
   loom_builder_options builder;
   loom_runner_options runner;
   /* Ranks candidates before measuring (higher is better) and learns from
@@ -234,6 +239,7 @@ typedef struct loom_tune_result {
                                   record of the database */
   char *best_trace;            /* heap; the best schedule as a script */
   int trials, failures;
+  int remeasured;              /* finalists measured again (0: none) */
   /* Candidates dropped before measuring: a replay or a postprocessor
    * refused them. They are not trials. */
   int rejected;

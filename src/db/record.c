@@ -215,3 +215,98 @@ loom_status loom_db_list_workloads(loom_db *db, loom_db_workloads *out,
     loom_db_workloads_free(out);
   return s;
 }
+
+/* A record to grow: its id and its latencies as stored. */
+typedef struct stored {
+  int64_t id;
+  char *latencies;
+} stored;
+
+/* The (id, latencies) rows of st; *out is heap, each string too. */
+static loom_status read_stored(loom_db *db, sqlite3_stmt *st, stored **out, int *n,
+                               loom_diag *d) {
+  int cap = 0, rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (*n == cap) {
+      cap = cap ? 2 * cap : 4;
+      stored *p = realloc(*out, (size_t)cap * sizeof *p);
+      if (!p)
+        return LOOM_NOMEM;
+      *out = p;
+    }
+    const char *lat = (const char *)sqlite3_column_text(st, 1);
+    char *copy = strdup(lat ? lat : "[]");
+    if (!copy)
+      return LOOM_NOMEM;
+    (*out)[(*n)++] = (stored){sqlite3_column_int64(st, 0), copy};
+  }
+  return rc == SQLITE_DONE ? LOOM_OK : db_error(db, d, "reading records");
+}
+
+/* One record's latencies grown by ms[0..n), its mean recomputed. */
+static loom_status grow(loom_db *db, sqlite3_stmt *upd, int64_t id, const char *old,
+                        const double *ms, int n, loom_diag *d) {
+  loom_arena *a = loom_arena_new();
+  double *have = NULL;
+  int k = a ? parse_latencies(a, old, &have) : 0;
+  double *all = malloc((size_t)(k + n) * sizeof *all);
+  if (!a || !all) {
+    loom_arena_free(a);
+    free(all);
+    return LOOM_NOMEM;
+  }
+  for (int i = 0; i < k; i++)
+    all[i] = have[i];
+  for (int i = 0; i < n; i++)
+    all[k + i] = ms[i];
+  loom_db_record r = {.latencies_ms = all, .n_latencies = k + n};
+  loom_buf lat;
+  loom_buf_init(&lat);
+  double mean;
+  latencies_json(&r, &lat, &mean);
+  loom_status s = lat.has_failed ? LOOM_NOMEM : LOOM_OK;
+  if (s == LOOM_OK) {
+    sqlite3_reset(upd);
+    sqlite3_bind_text(upd, 1, lat.data, (int)lat.len, SQLITE_TRANSIENT);
+    sqlite3_bind_double(upd, 2, mean);
+    sqlite3_bind_int64(upd, 3, id);
+    if (sqlite3_step(upd) != SQLITE_DONE)
+      s = db_error(db, d, "updating a record");
+  }
+  loom_buf_free(&lat);
+  free(all);
+  loom_arena_free(a);
+  return s;
+}
+
+loom_status loom_db_add_latencies(loom_db *db, int64_t workload, const char *target,
+                                  const char *trace, const double *ms, int n,
+                                  loom_diag *d) {
+  sqlite3_stmt *sel = NULL, *upd = NULL;
+  TRY(db_begin(db, d));
+  loom_status s = db_prepare(db, "SELECT id, latencies FROM record WHERE workload = ?1 "
+                                 "AND target = ?2 AND trace = ?3 AND latencies IS NOT NULL",
+                             &sel, d);
+  if (s == LOOM_OK)
+    s = db_prepare(db, "UPDATE record SET latencies = ?1, mean_ms = ?2 WHERE id = ?3",
+                   &upd, d);
+  /* The rows are read to the end before any changes: an update moves a
+   * row in the mean's index, where a scan still under way would meet it
+   * again. */
+  stored *rows = NULL;
+  int n_rows = 0;
+  if (s == LOOM_OK) {
+    sqlite3_bind_int64(sel, 1, workload);
+    sqlite3_bind_text(sel, 2, target, -1, SQLITE_STATIC);
+    sqlite3_bind_text(sel, 3, trace, -1, SQLITE_STATIC);
+    s = read_stored(db, sel, &rows, &n_rows, d);
+  }
+  for (int i = 0; s == LOOM_OK && i < n_rows; i++)
+    s = grow(db, upd, rows[i].id, rows[i].latencies, ms, n, d);
+  for (int i = 0; i < n_rows; i++)
+    free(rows[i].latencies);
+  free(rows);
+  sqlite3_finalize(sel);
+  sqlite3_finalize(upd);
+  return s == LOOM_OK ? db_commit(db, d) : (db_rollback(db), s);
+}

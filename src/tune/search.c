@@ -3,9 +3,8 @@
  * postprocessed), rank them, build and measure a batch, record every
  * measurement, keep the best, repeat until the trials are spent or the
  * spaces yield nothing new. */
-#include "loom/db.h"
 #include "loom/schedule.h"
-#include "loom/tune.h"
+#include "tune/tune_impl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -37,6 +36,11 @@ typedef struct cand {
 #define MUTATE_PROB 0.85
 #define MUTATE_TRIES 10
 #define MAX_REASONS 4
+/* Finalists: the fastest few measured within FINALIST_RANGE of the best
+ * (the unscheduled function among them), each measured twice more. */
+#define FINALISTS 4
+#define FINALIST_RANGE 1.5
+#define FINALIST_ROUNDS 2
 
 typedef struct search {
   const loom_task *task;
@@ -473,24 +477,36 @@ static void add_parent(search *S, loom_sched *s, double ms) {
   S->n_parents++;
 }
 
-static loom_status record(search *S, loom_sched *s, const loom_measured *m,
-                          loom_diag *d) {
-  if (!S->db)
-    return LOOM_OK;
+/* The trace of s as its record holds it; heap, NULL when out of memory. */
+static char *trace_json(loom_sched *s) {
   loom_buf json;
   loom_buf_init(&json);
   loom_trace t = loom_sched_trace(s);
   loom_trace_print_json(&t, LOOM_DIALECT_TIR, &json);
-  if (json.has_failed)
+  if (json.has_failed) {
+    loom_buf_free(&json);
+    return NULL;
+  }
+  return json.data ? loom_buf_take(&json) : strdup("[[], []]");
+}
+
+static const char *target_name(const search *S) {
+  return S->o->target ? S->o->target : "cpu";
+}
+
+static loom_status record(search *S, loom_sched *s, const loom_measured *m,
+                          loom_diag *d) {
+  if (!S->db)
+    return LOOM_OK;
+  char *json = trace_json(s);
+  if (!json)
     return LOOM_NOMEM;
   double ms = m->timing.median_ms;
-  loom_db_record r = {.workload = S->workload,
-                      .target = S->o->target ? S->o->target : "cpu",
-                      .trace = json.data ? json.data : "[[], []]",
+  loom_db_record r = {.workload = S->workload, .target = target_name(S), .trace = json,
                       .latencies_ms = &ms, .n_latencies = m->error ? 0 : 1,
                       .error = m->error};
   loom_status st = loom_db_commit_records(S->db, &r, 1, d);
-  loom_buf_free(&json);
+  free(json);
   return st;
 }
 
@@ -631,7 +647,12 @@ static void seed_parents(search *S) {
     const char *j = top.items[i].trace;
     if (a && s && loom_trace_read_json(j, strlen(j), "database", a, &t, &d) == LOOM_OK &&
         loom_trace_apply(&t, s, true, &d) == LOOM_OK && mark_seen(S, cand_hash(s))) {
-      double ms = top.items[i].n_latencies ? top.items[i].latencies_ms[0] : INFINITY;
+      double ms = INFINITY;
+      if (top.items[i].n_latencies) { /* the mean: a finalist was measured again */
+        ms = 0;
+        for (int k = 0; k < top.items[i].n_latencies; k++)
+          ms += top.items[i].latencies_ms[k] / top.items[i].n_latencies;
+      }
       if (!S->best || ms < S->res->best_ms) {
         S->res->best_ms = ms;
         loom_sched_free(S->best);
@@ -690,6 +711,56 @@ static int next_batch(search *S, cand *out, int batch, int *planned) {
   S->res->propose_s += now_s() - t0;
   *planned += n;
   return n;
+}
+
+/* Names the best from the finalists measured again: the fastest parents
+ * within FINALIST_RANGE of the best, and the unscheduled function when it
+ * is within that range too (two or more, or there is nothing to choose). */
+static loom_status choose_best(search *S, loom_diag *d) {
+  int rounds = S->o->finalist_rounds > 0 ? S->o->finalist_rounds : FINALIST_ROUNDS;
+  if (S->o->finalist_rounds < 0 || S->n_parents == 0)
+    return LOOM_OK;
+  double limit = S->parents[0].ms * FINALIST_RANGE;
+  tune_finalist f[FINALISTS + 1];
+  loom_sched *scheds[FINALISTS + 1];
+  int n = 0;
+  for (int i = 0; i < S->n_parents && n < FINALISTS && S->parents[i].ms <= limit; i++) {
+    scheds[n] = S->parents[i].s;
+    f[n++] = (tune_finalist){loom_sched_module(S->parents[i].s)->funcs[0], NULL,
+                             S->parents[i].ms};
+  }
+  bool has_plain = false; /* a parent from the database may be the function as written */
+  for (int i = 0; i < n; i++)
+    has_plain |= loom_sched_trace(scheds[i]).n_insts == 0;
+  loom_sched *plain = NULL;
+  if (!has_plain && S->res->baseline_ms > 0 && S->res->baseline_ms <= limit &&
+      (plain = loom_sched_new(S->mod, 0))) {
+    scheds[n] = plain;
+    f[n++] = (tune_finalist){S->mod->funcs[0], NULL, S->res->baseline_ms};
+  }
+  bool is_choice = n >= 2;
+  loom_status st = LOOM_OK;
+  for (int i = 0; is_choice && i < n && st == LOOM_OK; i++)
+    if (!(f[i].trace = trace_json(scheds[i])))
+      st = LOOM_NOMEM;
+  if (is_choice && st == LOOM_OK)
+    st = tune_remeasure(S->runner, &S->o->builder, S->db, S->workload, target_name(S),
+                        f, n, rounds, d);
+  int best = 0;
+  for (int i = 1; st == LOOM_OK && i < n; i++)
+    if (f[i].ms < f[best].ms)
+      best = i;
+  if (is_choice && st == LOOM_OK) {
+    S->res->best_ms = f[best].ms;
+    S->res->remeasured = n;
+    loom_sched_free(S->best);
+    S->best = loom_sched_copy(scheds[best]);
+    st = S->best ? LOOM_OK : LOOM_NOMEM;
+  }
+  for (int i = 0; i < n; i++)
+    free((char *)f[i].trace);
+  loom_sched_free(plain);
+  return st;
 }
 
 static loom_status run_search(search *S, loom_diag *d) {
@@ -754,7 +825,7 @@ static loom_status run_search(search *S, loom_diag *d) {
     free_cand(&cur[i]);
   free(cur);
   free(next);
-  return st;
+  return st == LOOM_OK ? choose_best(S, d) : st;
 }
 
 loom_status loom_tune_task(const loom_task *task, const char *space,

@@ -240,10 +240,61 @@ static void test_killed_writer(void) {
   sqlite3_close(h);
 }
 
+/* A re-measurement grows a record's latencies and moves it in the ranking;
+ * a failure and a record of another trace are left as they were. */
+static void test_add_latencies(void) {
+  loom_arena *a = loom_arena_new();
+  loom_db *db = open_db();
+  loom_diag d;
+  loom_diag_init(&d);
+  int64_t w = 0;
+  CHECK(db && loom_db_commit_workload(db, read_func(a, different), &w, &d) == LOOM_OK);
+  double lucky = 0.2, other = 0.4;
+  loom_db_record rs[3] = {
+      {.workload = w, .target = "cpu", .trace = "[[\"lucky\"], []]", .latencies_ms = &lucky,
+       .n_latencies = 1},
+      {.workload = w, .target = "cpu", .trace = "[[\"other\"], []]", .latencies_ms = &other,
+       .n_latencies = 1},
+      {.workload = w, .target = "cpu", .trace = "[[\"lucky\"], []]", .error = "timed out"}};
+  CHECK(loom_db_commit_records(db, rs, 3, &d) == LOOM_OK);
+  double again[2] = {0.5, 0.6};
+  CHECK(loom_db_add_latencies(db, w, "cpu", "[[\"lucky\"], []]", again, 2, &d) == LOOM_OK);
+  /* (The workload also holds a record of an earlier test.) */
+  loom_db_records top;
+  int at_lucky = -1, at_other = -1;
+  CHECK(loom_db_top_k(db, w, "cpu", 5, &top, &d) == LOOM_OK);
+  for (int i = 0; i < top.n; i++) {
+    if (!strcmp(top.items[i].trace, "[[\"lucky\"], []]"))
+      at_lucky = i;
+    if (!strcmp(top.items[i].trace, "[[\"other\"], []]"))
+      at_other = i;
+  }
+  CHECK(at_other >= 0 && at_lucky > at_other); /* mean 0.433 after 0.4 */
+  if (at_lucky >= 0) {
+    const loom_db_record *r = &top.items[at_lucky];
+    CHECK(r->n_latencies == 3);
+    if (r->n_latencies == 3)
+      CHECK(r->latencies_ms[0] == 0.2 && r->latencies_ms[1] == 0.5 && r->latencies_ms[2] == 0.6);
+  }
+  if (at_other >= 0)
+    CHECK(top.items[at_other].n_latencies == 1);
+  loom_db_records_free(&top);
+  /* The failure is still a failure, and nothing was added or lost. */
+  loom_db_records all;
+  CHECK(loom_db_all_records(db, w, &all, &d) == LOOM_OK && all.n == 4);
+  if (all.n == 4)
+    CHECK(all.items[3].n_latencies == 0 && all.items[3].error != NULL);
+  loom_db_records_free(&all);
+  loom_db_close(db);
+  loom_diag_free(&d);
+  loom_arena_free(a);
+}
+
 int main(void) {
   const char *tmp = getenv("TMPDIR");
   snprintf(path, sizeof path, "%s/loom-test-db-%d.db", tmp ? tmp : "/tmp", (int)getpid());
   test_workloads_and_records();
+  test_add_latencies();
   test_foreign_files();
   test_concurrent_writers();
   test_killed_writer();

@@ -110,7 +110,7 @@ int main(void) {
 
   loom_search_strategy kinds[] = {LOOM_SEARCH_REPLAY_FUNC, LOOM_SEARCH_REPLAY_TRACE,
                                   LOOM_SEARCH_EVOLUTIONARY, LOOM_SEARCH_EVOLUTIONARY};
-  int expected = 0;
+  int expected = 0, remeasured = 0;
   for (int k = 0; k < 4; k++) {
     loom_tune_options o = options(kinds[k], (uint64_t)k + 1);
     loom_tune_result r;
@@ -124,8 +124,20 @@ int main(void) {
     CHECK_CONTAINS(r.best_trace, "sample_perfect_tile(loop=l1, n=2, max_innermost_factor=8, decision=[");
     expected += r.trials + 1; /* and the unscheduled function, measured */
     CHECK(count_records(db) == expected);
+    remeasured += r.remeasured;
+    CHECK(r.remeasured == 0 || r.remeasured >= 2);
     loom_tune_result_free(&r);
   }
+  /* The finalists were measured again: their records hold three latencies
+   * each (more when a later search measured them again), no new records. */
+  loom_db_records all;
+  int with_more = 0;
+  CHECK(loom_db_all_records(db, 0, &all, &d) == LOOM_OK);
+  for (int i = 0; i < all.n; i++)
+    with_more += all.items[i].n_latencies >= 3;
+  loom_db_records_free(&all);
+  CHECK(remeasured >= 2);
+  CHECK(with_more >= 2);
 
   loom_tune_options o = options(LOOM_SEARCH_REPLAY_TRACE, 9);
   loom_tune_result r;

@@ -1,0 +1,24 @@
+/* Inside the tuning engine: the pieces of the search that live in files of
+ * their own. */
+#ifndef LOOM_TUNE_IMPL_H
+#define LOOM_TUNE_IMPL_H
+
+#include "loom/db.h"
+#include "loom/tune.h"
+
+/* A candidate for the best, measured again before it is named (finalists.c). */
+typedef struct tune_finalist {
+  const loom_func *func; /* the scheduled function */
+  const char *trace;     /* its trace as JSON, as its record holds it */
+  double ms;             /* its latency so far; on return, the mean of all */
+} tune_finalist;
+
+/* Builds the finalists and measures each `rounds` more times, taking turns
+ * so that a burst of load elsewhere slows them alike; adds the new
+ * latencies to their records in db (when not NULL). A finalist that fails
+ * now keeps its old latency. */
+loom_status tune_remeasure(loom_tune_runner *runner, const loom_builder_options *bo,
+                           loom_db *db, int64_t workload, const char *target,
+                           tune_finalist *f, int n, int rounds, loom_diag *d);
+
+#endif
