@@ -457,12 +457,17 @@ static double batch_ms(timed *t, int number) {
 #define ROUNDS 7
 
 /* The medians of ROUNDS batches of each, the two taking turns: a burst of
- * load from elsewhere on the host then slows both sides, not one. */
+ * load from elsewhere on the host then slows both sides, not one. Each
+ * timed batch follows two untimed ones of the same side: the other side's
+ * idle threads spin for a while after it returns (OpenBLAS's for up to
+ * about 0.1 s) and would take a core from the first calls. */
 static void time_pair(timed *a, timed *b, double *a_ms, double *b_ms) {
   int na = calls_for_50ms(a), nb = calls_for_50ms(b);
   double ra[ROUNDS], rb[ROUNDS];
   for (int k = 0; k < ROUNDS; k++) {
+    batch_ms(a, 2 * na);
     ra[k] = batch_ms(a, na);
+    batch_ms(b, 2 * nb);
     rb[k] = batch_ms(b, nb);
   }
   qsort(ra, ROUNDS, sizeof *ra, cmp_double);
