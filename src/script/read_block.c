@@ -23,6 +23,23 @@ static loom_status in_header(rd_ctx *c, loom_loc loc, const char *what) {
 
 /* ---- iter vars ----------------------------------------------------------- */
 
+/* A binding is computed outside the block: it may not read the block's
+ * own iter vars (TVM's rule, and structural equality maps them only after
+ * the bindings). */
+static loom_status check_binding(rd_ctx *c, loom_loc loc, const char *name,
+                                 const loom_expr *binding) {
+  for (int i = 0; i < c->block->iter_vars.n; i++) {
+    const loom_var *v = RD_AT(c->block->iter_vars, loom_iter_var, i).var;
+    if (loom_ir_expr_uses(binding, v))
+      return rd_error(c, loc,
+                      "the binding of iter var '%s' reads iter var '%s' of the same "
+                      "block; a binding may use loop variables and variables from "
+                      "outside the block",
+                      name, v->name);
+  }
+  return LOOM_OK;
+}
+
 static loom_status push_iter(rd_ctx *c, const char *name, loom_dtype t,
                              loom_expr *min, loom_expr *extent,
                              loom_iter_kind kind, loom_expr *binding) {
@@ -120,6 +137,7 @@ static loom_status axis_one(rd_ctx *c, const py_stmt *s, const py_expr *target,
     return rd_error(c, a[1]->loc,
                     "an iter var binding must be an integer, got %s",
                     loom_dtype_str(binding->dtype, b));
+  TRY(check_binding(c, a[1]->loc, target->u.name, binding));
   return push_iter(c, target->u.name, vt, min, extent, kind, binding);
 }
 
