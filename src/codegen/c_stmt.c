@@ -77,8 +77,10 @@ static void emit_for(emitter *E, const loom_stmt *s) {
     emit_loop(E, s, emit_stmt_body, s->u.loop.body);
 }
 
-void emit_note_nonneg(emitter *E, const loom_var *v) {
-  if (loom_ptrmap_put(&E->nonneg, v, 1) != LOOM_OK)
+void emit_note_loop(emitter *E, const loom_stmt *loop) {
+  int64_t min;
+  if (loom_ir_is_const_int(loop->u.loop.min, &min) && min >= 0 &&
+      loom_ptrmap_put(&E->nonneg, loop->u.loop.var, 1) != LOOM_OK)
     E->st = LOOM_NOMEM;
 }
 
@@ -86,8 +88,7 @@ void emit_loop(emitter *E, const loom_stmt *s, emit_body_fn *body, const void *c
   const char *ty = emit_value_type(s->u.loop.var->dtype);
   const char *i = emit_name(E, s->u.loop.var);
   int64_t min = -1, ext;
-  if (loom_ir_is_const_int(s->u.loop.min, &min) && min >= 0)
-    emit_note_nonneg(E, s->u.loop.var);
+  emit_note_loop(E, s);
   bool is_zero_min = loom_ir_is_const_int(s->u.loop.min, &min) && min == 0;
   bool is_const_ext = loom_ir_is_const_int(s->u.loop.extent, &ext);
   bool is_simple_ext = is_const_ext || s->u.loop.extent->kind == LOOM_EXPR_VAR;

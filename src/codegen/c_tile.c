@@ -321,12 +321,10 @@ static void emit_vector_expr(emitter *E, const tile *t, const loom_expr *e) {
 
 /* Before L: the scope, the vector types, and the accumulators loaded. */
 static void tile_open(emitter *E, tile *t) {
-  int64_t min;
-  if (loom_ir_is_const_int(t->loop->u.loop.min, &min) && min >= 0)
-    emit_note_nonneg(E, t->loop->u.loop.var);
+  emit_note_loop(E, t->loop);
   for (int i = 0; i < t->n_rows; i++)
-    emit_note_nonneg(E, t->rows[i]->u.loop.var);
-  emit_note_nonneg(E, t->lanes->u.loop.var);
+    emit_note_loop(E, t->rows[i]);
+  emit_note_loop(E, t->lanes);
   loom_dtype d = t->store->u.store.buffer->dtype;
   const char *ty = emit_value_type(d);
   int bytes = (int)(t->chunk * (d.bits / 8));

@@ -36,9 +36,9 @@ bool emit_is_data(emitter *E, const loom_expr *e);
 /* Notes that let variable v holds value (a data variable when value is). */
 void emit_bind_let(emitter *E, const loom_var *v, const loom_expr *value);
 
-/* Notes that variable v only takes values >= 0 (a loop counting up from
- * such a start). */
-void emit_note_nonneg(emitter *E, const loom_var *v);
+/* Notes the loop's variable as non-negative when the loop counts up from
+ * a constant start >= 0. */
+void emit_note_loop(emitter *E, const loom_stmt *loop);
 
 /* Records the first error, located at the current statement. */
 void emit_error(emitter *E, const char *fmt, ...)
