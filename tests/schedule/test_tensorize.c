@@ -10,6 +10,7 @@
 #include "loom/script.h"
 #include "test.h"
 #include "interp_compare.h"
+#include "program.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -116,18 +117,6 @@ static const char *const dot_expected =
     "                C_1[0] = C_1[0] + A_1[k] * B_1[k]\n";
 
 /* ---- helpers ---------------------------------------------------------------------- */
-
-static loom_module *read_program(loom_arena *a, const char *text) {
-  loom_diag d;
-  loom_diag_init(&d);
-  loom_module *m = NULL;
-  if (loom_script_read(text, strlen(text), "program", a, &m, &d) != LOOM_OK) {
-    fprintf(stderr, "program: %s\n", d.msg ? d.msg : "?");
-    m = NULL;
-  }
-  loom_diag_free(&d);
-  return m;
-}
 
 /* Runs script on a schedule of m; the schedule, or NULL with the message in
  * *err (heap) when refused. */
@@ -259,7 +248,7 @@ static void check_replay(const loom_module *orig, loom_sched *s) {
 static void test_allowed(const char *program, const char *script,
                          const char *expected) {
   loom_arena *a = loom_arena_new();
-  loom_module *m = read_program(a, program);
+  loom_module *m = program_read(a, program);
   CHECK(m != NULL);
   char *err = NULL;
   loom_sched *s = m ? schedule(m, script, NULL, &err) : NULL;
@@ -282,7 +271,7 @@ static void test_allowed(const char *program, const char *script,
 static void test_refused(const char *program, const char *script,
                          const char *message) {
   loom_arena *a = loom_arena_new();
-  loom_module *m = read_program(a, program);
+  loom_module *m = program_read(a, program);
   char *err = NULL;
   loom_sched *s = m ? schedule(m, script, NULL, &err) : NULL;
   CHECK(m && !s);
@@ -416,7 +405,7 @@ static void test_registry(void) {
   /* The user intrinsic tensorizes, computes the same, and is unknown to a
    * schedule without the set. */
   loom_arena *a = loom_arena_new();
-  loom_module *m = read_program(a, idense);
+  loom_module *m = program_read(a, idense);
   const char *script =
       DENSE_LOOPS "l4, l5 = sch.split(loop=l3, factors=[None, 4])\n"
                   "sch.tensorize(l5, \"idot_4\")\n";
@@ -444,7 +433,7 @@ static void test_registry(void) {
 /* The C-level wrapper records what the script form does. */
 static void test_wrapper(void) {
   loom_arena *a = loom_arena_new();
-  loom_module *m = read_program(a, dense);
+  loom_module *m = program_read(a, dense);
   loom_sched *s = m ? loom_sched_new(m, 1) : NULL;
   loom_diag d;
   loom_diag_init(&d);
