@@ -233,7 +233,7 @@ static void emit_alloc(emitter *E, const loom_stmt *s) {
     emit_stmt(E, s->u.alloc.body);
     E->n_heap--;
     emit_line_start(E);
-    loom_buf_printf(E->out, "free(%s);\n", name);
+    loom_buf_printf(E->out, "loom_free(%s);\n", name);
     if (E->parallel_depth > 0) {
       E->indent--;
       emit_line_start(E);
@@ -254,7 +254,7 @@ static void emit_assert(emitter *E, const loom_stmt *s) {
   E->indent++;
   for (int i = E->n_heap - 1; i >= 0; i--) {
     emit_line_start(E);
-    loom_buf_printf(E->out, "free(%s);\n", emit_name(E, E->heap[i]));
+    loom_buf_printf(E->out, "loom_free(%s);\n", emit_name(E, E->heap[i]));
   }
   emit_line_start(E);
   put(E, "return -1;\n");

@@ -6,7 +6,8 @@
  * into vectors) must not. Each is compiled and run against the
  * interpreter, as are random candidates of the CPU design space. Floor
  * division and modulo of non-negative loop indices by constants must come
- * out as C's / and %, and stay the prelude's helpers otherwise. */
+ * out as C's / and %, and stay the prelude's helpers otherwise. Freed heap
+ * buffers are kept in the prelude's pool for the next call. */
 #include "loom/schedule.h"
 #include "loom/script.h"
 #include "loom/space.h"
@@ -207,6 +208,60 @@ static void test_parallel_heap(void) {
   loom_arena_free(a);
 }
 
+/* Heap buffers go back to a pool of 8 when freed and are handed out again:
+ * the same block for the same size, never one over 4 times too big, and the
+ * smallest block leaves a full pool first. */
+static void test_heap_pool(void) {
+  static const char text[] =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((4,), \"float32\")):\n"
+      "    for i in range(4):\n"
+      "        with T.block(\"A\"):\n"
+      "            vi = T.axis.spatial(4, i)\n"
+      "            A[vi] = T.float32(1.0)\n";
+  loom_arena *a = loom_arena_new();
+  loom_module *m = program_read(a, text);
+  char *src = m ? c_text(m) : NULL;
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_runtime_lib *lib = NULL;
+  CHECK(src && loom_runtime_compile(src, strlen(src), NULL, &lib, NULL, &d) == LOOM_OK);
+  void *(*alloc)(size_t) =
+      lib ? (void *(*)(size_t))loom_runtime_lib_symbol(lib, "loom_alloc") : NULL;
+  void (*release)(void *) =
+      lib ? (void (*)(void *))loom_runtime_lib_symbol(lib, "loom_free") : NULL;
+  CHECK(alloc && release);
+  if (alloc && release) {
+    enum { KIB = 1024, N = 9 };
+    char *p = alloc(1024 * KIB);
+    CHECK(p && (uintptr_t)p % 64 == 0);
+    memset(p, 1, 1024 * KIB);
+    release(p);
+    char *q = alloc(1024 * KIB);
+    CHECK(q == p);
+    release(q);
+    char *small = alloc(100);
+    CHECK(small && small != p);
+    release(small);
+    p = alloc(1024 * KIB); /* the pool's block, or small's: out of the way */
+    char *held[N];
+    for (int i = 0; i < N; i++) {
+      held[i] = alloc((size_t)(i + 1) * 128 * KIB);
+      CHECK(held[i] != NULL);
+    }
+    for (int i = 0; i < N; i++)
+      release(held[i]);
+    q = alloc(128 * KIB);
+    CHECK(q == held[1]);
+    release(q);
+    release(p);
+  }
+  loom_runtime_lib_free(lib);
+  loom_diag_free(&d);
+  free(src);
+  loom_arena_free(a);
+}
+
 /* ---- random candidates of the design space ------------------------------------ */
 
 static void test_space(void) {
@@ -300,6 +355,7 @@ int main(void) {
   test_cases();
   test_overlap();
   test_parallel_heap();
+  test_heap_pool();
   test_space();
   test_floor();
   return test_summary("codegen register tiles");
