@@ -9,9 +9,9 @@
  * writes SVG plots of the matmul searches into the output folder.
  *
  * usage: bench_cpu [--trials N] [--out DIR] [--space auto|rules|hand]
- *                  [--only NAMES] [--threads N]
+ *                  [--only NAMES] [--threads N] [--population N]
  * --only keeps the kernels whose name contains one of the comma-separated
- * NAMES ("512,gemv").                                                     */
+ * NAMES ("512,gemv"); --population sets the evolutionary search's.        */
 #include "loom/script.h"
 #include "loom/space.h"
 #include "loom/tune.h"
@@ -70,6 +70,8 @@ typedef struct kcase {
 } kcase;
 
 static int threads;
+/* Evolutionary population per round; 0: the search's default. */
+static int population;
 
 static double now_s(void) {
   struct timespec ts;
@@ -538,7 +540,8 @@ static bool tune_case(kcase *c, int index, int trials, const char *space_mode,
    * sizes; the best kernel's result is compared with the peer's instead. */
   loom_tune_options o = {.strategy = LOOM_SEARCH_EVOLUTIONARY, .trials = trials,
                          .batch = 16, .seed = 1, .target_desc = tg, .model = model,
-                         .progress = progress, .progress_ctx = c};
+                         .population = population, .progress = progress,
+                         .progress_ctx = c};
   /* Room for a slow first candidate of the 2048^3 matmul; once a best is
    * known the search stops candidates 30 times slower. */
   o.runner.timeout_ms = 120000;
@@ -557,6 +560,8 @@ static bool tune_case(kcase *c, int index, int trials, const char *space_mode,
   out->rejected = r.rejected;
   out->failures = r.failures;
   out->flops = loom_tune_flops(tasks[0].func);
+  fprintf(stderr, "bench_cpu: %s: tuning spent %.1f s proposing, %.1f s building, %.1f s running\n",
+          c->name, r.propose_s, r.build_s, r.run_s);
   loom_tune_result_free(&r);
   loom_model_free(model);
   loom_db_close(db);
@@ -795,7 +800,7 @@ int main(int argc, char **argv) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!v) {
       fprintf(stderr, "usage: bench_cpu [--trials N] [--out DIR] [--space auto|rules|hand] "
-                      "[--only NAMES] [--threads N]\n");
+                      "[--only NAMES] [--threads N] [--population N]\n");
       return 2;
     }
     if (!strcmp(a, "--trials"))
@@ -808,6 +813,8 @@ int main(int argc, char **argv) {
       only = v;
     else if (!strcmp(a, "--threads"))
       threads = atoi(v);
+    else if (!strcmp(a, "--population"))
+      population = atoi(v);
     else {
       fprintf(stderr, "bench_cpu: unknown option '%s'\n", a);
       return 2;
