@@ -6,10 +6,7 @@
  * cache_write whose copy-back goes under the last loop of tile level 1 or
  * of level 2. When the block's only consumer is already such a copy (an
  * elementwise epilogue: bias, ReLU), that consumer is moved there instead
- * (reverse_compute_at), and the unmoved schedule comes last. Two
- * branches TVM's CPU default lacks (docs/space.md): a read the vectors
- * would gather is first copied into a layout with the lanes last, and a
- * panel read (B of a matmul) may be copied at the first reduction tile. */
+ * (reverse_compute_at), and the unmoved schedule comes last. */
 #include "tune/space_impl.h"
 
 #include <string.h>
@@ -285,100 +282,7 @@ static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
   return tile_block(s, &sb, rv, out);
 }
 
-/* A read worth copying into a panel: a buffer other than the output,
- * indexed by plain iters, whose last dimension is the block's last spatial
- * iter (the vector lanes) and which some spatial iter does not index, so
- * the panel is reused (B[vk, vj] of a matmul, W[rh, rw, rc, co] of an NHWC
- * convolution). Its rows then lie a whole row of the buffer apart, which on
- * large matrices maps them onto the same few cache sets. Returns its index
- * among the reads, or -1. */
-static int panel_read(const loom_block *b) {
-  int last = -1;
-  for (int i = 0; i < b->n_iter_vars; i++)
-    if (b->iter_vars[i].kind == LOOM_ITER_SPATIAL)
-      last = i;
-  if (last < 0 || b->n_writes != 1)
-    return -1;
-  for (int r = 0; r < b->n_reads; r++) {
-    const loom_buffer_region *rd = &b->reads[r];
-    if (rd->buffer == b->writes[0].buffer || rd->n_ranges < 2)
-      continue;
-    bool is_plain = true, has_reuse = false;
-    int64_t one;
-    for (int k = 0; k < rd->n_ranges && is_plain; k++)
-      is_plain = rd->ranges[k].min->kind == LOOM_EXPR_VAR &&
-                 loom_ir_is_const_int(rd->ranges[k].extent, &one) && one == 1;
-    for (int i = 0; i < b->n_iter_vars && is_plain; i++)
-      has_reuse |= b->iter_vars[i].kind == LOOM_ITER_SPATIAL &&
-                   !uses_in_region(rd, b->iter_vars[i].var);
-    if (is_plain && has_reuse &&
-        rd->ranges[rd->n_ranges - 1].min->u.var == b->iter_vars[last].var)
-      return r;
-  }
-  return -1;
-}
-
-/* The read cache: cache_read of read r, the copy computed under the last
- * loop of the first reduction tile level (k0 of a matmul), so that each
- * step of that loop copies the panel its inner tiles read. */
-static loom_status read_cache(loom_sched *u, const tiling *tl, int r,
-                              loom_diag *d) {
-  int l = (int)(strchr(structure, 'R') - structure);
-  if (tl->n_tiles[l] == 0)
-    return loom_diag_error(d, (loom_loc){0}, "no loop at tile level %d", l);
-  loom_tval in[2] = {loom_tval_rv(tl->block), {.kind = LOOM_TV_LIST}};
-  loom_tval attrs[2] = {loom_tval_int(r), loom_tval_str("global")};
-  const loom_sched_rv *cache;
-  TRY(space_apply(u, LOOM_INST_CACHE_READ, in, 2, attrs, 2, &cache, NULL, d));
-  loom_tval at[2] = {loom_tval_rv(cache[0]),
-                     loom_tval_rv(tl->tiles[l][tl->n_tiles[l] - 1])};
-  loom_tval at_attrs[2] = {loom_tval_bool(true), loom_tval_int(-1)};
-  return space_apply(u, LOOM_INST_COMPUTE_AT, at, 2, at_attrs, 2, NULL, NULL, d);
-}
-
-/* The write-reuse branches of the tiled schedule t (taken): without a
- * cache first (last when the consumer moves, as in TVM), then with the
- * copy-back at each write level. */
-static loom_status branch_writes(loom_sched *t, const tiling *tl,
-                                 loom_sched_rv consumer, space_list *out) {
-  loom_diag d;
-  loom_diag_init(&d);
-  loom_status st = LOOM_OK;
-  loom_sched *with_cache[N_WRITE_LEVELS] = {NULL};
-  for (int i = 0; st == LOOM_OK && i < N_WRITE_LEVELS; i++) {
-    loom_sched *u = loom_sched_copy(t);
-    if (!u) {
-      st = LOOM_NOMEM;
-      break;
-    }
-    loom_status ws =
-        consumer >= 0
-            ? move_consumer(u, tl, consumer, write_levels[i], &d)
-            : write_cache(u, tl, write_levels[i], &d);
-    if (ws == LOOM_OK)
-      with_cache[i] = u;
-    else
-      loom_sched_free(u);
-    if (ws == LOOM_NOMEM)
-      st = ws;
-  }
-  loom_diag_free(&d);
-  if (consumer < 0)
-    st = st == LOOM_OK ? space_list_push(out, t) : (loom_sched_free(t), st);
-  for (int i = 0; i < N_WRITE_LEVELS; i++) {
-    if (st == LOOM_OK && with_cache[i])
-      st = space_list_push(out, with_cache[i]);
-    else
-      loom_sched_free(with_cache[i]);
-  }
-  if (consumer >= 0)
-    st = st == LOOM_OK ? space_list_push(out, t) : (loom_sched_free(t), st);
-  return st;
-}
-
-/* The tiled schedules of the block: with and without write caches, and
- * when a read is worth a panel (read reuse "may"), each of those again
- * with the panel copied at the first reduction tile level. */
+/* The tiled schedules of the block, with and without write caches. */
 static loom_status tile_block(loom_sched *s, const space_block *sbp,
                               loom_sched_rv rv, space_list *out) {
   space_block sb = *sbp;
@@ -405,20 +309,37 @@ static loom_status tile_block(loom_sched *s, const space_block *sbp,
     return space_list_push(out, s);
   }
   loom_sched_free(s);
-  int r = panel_read(sb.block);
-  loom_sched *panel = NULL;
-  if (r >= 0 && !(panel = loom_sched_copy(t)))
-    st = LOOM_NOMEM;
-  if (panel && (st = read_cache(panel, &tl, r, &d)) != LOOM_OK) {
-    loom_sched_free(panel);
-    panel = NULL;
-    st = st == LOOM_NOMEM ? st : LOOM_OK;
+  /* Write reuse "may": the schedule without a cache comes first (last
+   * when the consumer moves, as in TVM). */
+  loom_sched *with_cache[N_WRITE_LEVELS] = {NULL};
+  for (int i = 0; st == LOOM_OK && i < N_WRITE_LEVELS; i++) {
+    loom_sched *u = loom_sched_copy(t);
+    if (!u) {
+      st = LOOM_NOMEM;
+      break;
+    }
+    loom_status ws =
+        consumer >= 0
+            ? move_consumer(u, &tl, consumer, write_levels[i], &d)
+            : write_cache(u, &tl, write_levels[i], &d);
+    if (ws == LOOM_OK)
+      with_cache[i] = u;
+    else
+      loom_sched_free(u);
+    if (ws == LOOM_NOMEM)
+      st = ws;
   }
   loom_diag_free(&d);
-  st = st == LOOM_OK ? branch_writes(t, &tl, consumer, out) : (loom_sched_free(t), st);
-  if (panel)
-    st = st == LOOM_OK ? branch_writes(panel, &tl, consumer, out)
-                       : (loom_sched_free(panel), st);
+  if (consumer < 0)
+    st = st == LOOM_OK ? space_list_push(out, t) : (loom_sched_free(t), st);
+  for (int i = 0; i < N_WRITE_LEVELS; i++) {
+    if (st == LOOM_OK && with_cache[i])
+      st = space_list_push(out, with_cache[i]);
+    else
+      loom_sched_free(with_cache[i]);
+  }
+  if (consumer >= 0)
+    st = st == LOOM_OK ? space_list_push(out, t) : (loom_sched_free(t), st);
   return st;
 }
 
