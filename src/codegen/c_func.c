@@ -102,9 +102,10 @@ static loom_status emit_func(const loom_func *f, const char *symbol,
     loom_buf_printf(out, "/* %s */\nint32_t %s(void *const *args, "
                     "const int64_t *const *shapes) {\n", f->name, symbol);
     emit_params(&E, lf);
-    /* Set by a heap allocation that fails inside a parallel loop, which
-     * cannot return from there; checked after the loop. */
-    put(&E, "  (void)args;\n  (void)shapes;\n  int32_t loom_oom = 0;\n  (void)loom_oom;\n");
+    /* The code a parallel loop's iteration would return (-3: a heap
+     * allocation failed, -1: an assert): no return leaves an OpenMP
+     * region, so it is noted, and returned after the loop. */
+    put(&E, "  (void)args;\n  (void)shapes;\n  int32_t loom_rc = 0;\n  (void)loom_rc;\n");
     emit_stmt(&E, lf->body);
     put(&E, "  return 0;\n}\n\n");
     st = E.st;

@@ -15,6 +15,21 @@ void emit_line_start(emitter *E) {
     put(E, "  ");
 }
 
+/* The rest of a failure branch whose `if (...) {` is written: frees the
+ * heap buffers live here and returns rc. */
+static void emit_fail_branch(emitter *E, const char *rc) {
+  E->indent++;
+  for (int i = E->n_heap - 1; i >= 0; i--) {
+    emit_line_start(E);
+    loom_buf_printf(E->out, "loom_free(%s);\n", emit_name(E, E->heap[i]));
+  }
+  emit_line_start(E);
+  loom_buf_printf(E->out, "return %s;\n", rc);
+  E->indent--;
+  emit_line_start(E);
+  put(E, "}\n");
+}
+
 static void emit_body(emitter *E, const loom_stmt *s) {
   E->indent++;
   emit_stmt(E, s);
@@ -156,7 +171,8 @@ void emit_loop(emitter *E, const loom_stmt *s, emit_body_fn *body, const void *c
   put(E, "}\n");
   if (is_parallel && E->parallel_depth == 0) {
     emit_line_start(E);
-    put(E, "if (loom_oom) return -3;\n");
+    put(E, "if (loom_rc) {\n");
+    emit_fail_branch(E, "loom_rc");
   }
   if (end) {
     E->indent--;
@@ -214,10 +230,11 @@ static void emit_alloc(emitter *E, const loom_stmt *s) {
     if (E->parallel_depth > 0) {
       /* No return out of an OpenMP region: the failure is noted, the
        * iteration skipped, and the function returns after the loop. */
-      loom_buf_printf(E->out, "if (!%s) { __atomic_store_n(&loom_oom, 1, __ATOMIC_RELAXED); } else {\n", name);
+      loom_buf_printf(E->out, "if (!%s) { __atomic_store_n(&loom_rc, -3, __ATOMIC_RELAXED); } else {\n", name);
       E->indent++;
     } else {
-      loom_buf_printf(E->out, "if (!%s) return -3;\n", name);
+      loom_buf_printf(E->out, "if (!%s) {\n", name);
+      emit_fail_branch(E, "-3");
     }
     if (E->n_heap == E->cap_heap) {
       int cap = E->cap_heap ? 2 * E->cap_heap : 8;
@@ -245,23 +262,27 @@ static void emit_alloc(emitter *E, const loom_stmt *s) {
   put(E, "}\n");
 }
 
-/* A failed T.assert returns -1, freeing the heap allocations now live. */
+/* A failed T.assert returns -1. Inside a parallel loop it notes -1 for
+ * after the loop and skips the rest of the iteration (its body). */
 static void emit_assert(emitter *E, const loom_stmt *s) {
   emit_line_start(E);
   put(E, "if (!(");
   emit_expr(E, s->u.assert_.cond);
   put(E, ")) {\n");
-  E->indent++;
-  for (int i = E->n_heap - 1; i >= 0; i--) {
-    emit_line_start(E);
-    loom_buf_printf(E->out, "loom_free(%s);\n", emit_name(E, E->heap[i]));
+  if (E->parallel_depth == 0) {
+    emit_fail_branch(E, "-1");
+    emit_stmt(E, s->u.assert_.body);
+    return;
   }
+  E->indent++;
   emit_line_start(E);
-  put(E, "return -1;\n");
+  put(E, "__atomic_store_n(&loom_rc, -1, __ATOMIC_RELAXED);\n");
   E->indent--;
   emit_line_start(E);
+  put(E, "} else {\n");
+  emit_body(E, s->u.assert_.body);
+  emit_line_start(E);
   put(E, "}\n");
-  emit_stmt(E, s->u.assert_.body);
 }
 
 void emit_stmt(emitter *E, const loom_stmt *s) {

@@ -200,7 +200,8 @@ static void test_parallel_heap(void) {
   if (s) {
     char *src = c_text(loom_sched_module(s));
     CHECK_CONTAINS(src, "loom_alloc(");
-    CHECK_CONTAINS(src, "if (loom_oom) return -3;");
+    CHECK_CONTAINS(src, "__atomic_store_n(&loom_rc, -3, __ATOMIC_RELAXED);");
+    CHECK_CONTAINS(src, "if (loom_rc) {\n    return loom_rc;\n  }");
     CHECK(compiled_right(m, loom_sched_module(s)));
     free(src);
   }
