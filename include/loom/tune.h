@@ -67,7 +67,9 @@ typedef struct loom_runner_options {
   double min_repeat_ms;  /* calls per measurement are chosen to last this; 0: 2 */
   bool flush_cache;      /* write over the last-level cache before each */
   double timeout_ms;     /* per candidate, build to last measurement; 0: 10000 */
-  double long_call_ms;   /* a first call this long is the measurement; 0: 100 */
+  /* A first call this long is the measurement, unless it is within 1.2x
+   * of best_ms; 0: 100. */
+  double long_call_ms;
   /* The fastest candidate so far (0: none yet). A candidate whose first call
    * reaches stop_ratio times it (and 5 ms) is stopped there and measured by
    * the time it ran, unchecked (is_stopped); one 2x slower gets a single

@@ -16,6 +16,8 @@
  * pool or faulting in code must not make a fast kernel pass for a slow
  * one. */
 #define MIN_STOP_MS 5
+/* A long first call this close to the best is timed again (below). */
+#define CONTENDER_RATIO 1.2
 
 /* What a child reports, in shared memory. */
 typedef struct report {
@@ -143,10 +145,14 @@ static int child_main(void *ctx) {
   if (r->rep->kernel_rc)
     return 0;
   /* A call this slow is its own measurement: repeating it would cost the
-   * search seconds to rank a candidate that is out of the running anyway. */
+   * search seconds to rank a candidate that is out of the running anyway.
+   * One within CONTENDER_RATIO of the best is still timed as usual: a
+   * single cold call on a busy host can be 10-30% off either way, and
+   * the best few steer the search and are the finalists. */
   double long_ms = r->o->long_call_ms > 0 ? r->o->long_call_ms : 100;
   bool is_loser = best > 0 && first_ms >= stop_ms;
-  if (first_ms >= long_ms || is_loser) {
+  bool is_contender = best > 0 && first_ms < CONTENDER_RATIO * best;
+  if ((first_ms >= long_ms && !is_contender) || is_loser) {
     one_call(&r->rep->timing, first_ms);
     r->rep->is_timed = true;
     return 0;

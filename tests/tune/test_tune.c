@@ -140,6 +140,18 @@ int main(void) {
   CHECK(loom_tune_run(w, pair, 1, &ro, m, &d) == LOOM_OK);
   CHECK_CONTAINS(m[0].error, "timed out after 500 ms");
   loom_tune_measured_free(m, 1);
+
+  /* Every first call counts as long here: it is the measurement, unless
+   * the candidate is within 1.2x of the best, when it is timed as usual. */
+  ro = (loom_runner_options){.repeat = 2, .timeout_ms = 500, .seed = 3,
+                             .long_call_ms = 1e-9, .best_ms = 1e-6};
+  CHECK(loom_tune_run(w, kernels, 1, &ro, m, &d) == LOOM_OK);
+  CHECK(m[0].error == NULL && m[0].timing.repeat == 1 && m[0].timing.number == 1);
+  loom_tune_measured_free(m, 1);
+  ro.best_ms = 1e6;
+  CHECK(loom_tune_run(w, kernels, 1, &ro, m, &d) == LOOM_OK);
+  CHECK(m[0].error == NULL && m[0].timing.repeat == 2);
+  loom_tune_measured_free(m, 1);
   loom_tune_build_free(&b);
 
   /* A compiler that rejects every file: each candidate is retried alone and
