@@ -229,7 +229,8 @@ static void emit_alloc(emitter *E, const loom_stmt *s) {
     emit_line_start(E);
     if (E->parallel_depth > 0) {
       /* No return out of an OpenMP region: the failure is noted, the
-       * iteration skipped, and the function returns after the loop. */
+       * allocation's scope skipped, and the function returns after the
+       * loop. */
       loom_buf_printf(E->out, "if (!%s) { __atomic_store_n(&loom_rc, -3, __ATOMIC_RELAXED); } else {\n", name);
       E->indent++;
     } else {
@@ -263,7 +264,8 @@ static void emit_alloc(emitter *E, const loom_stmt *s) {
 }
 
 /* A failed T.assert returns -1. Inside a parallel loop it notes -1 for
- * after the loop and skips the rest of the iteration (its body). */
+ * after the loop and skips its body (the statements after it in its
+ * sequence). */
 static void emit_assert(emitter *E, const loom_stmt *s) {
   emit_line_start(E);
   put(E, "if (!(");
