@@ -244,7 +244,7 @@ static void test_heap_pool(void) {
     char *small = alloc(100);
     CHECK(small && small != p);
     release(small);
-    p = alloc(1024 * KIB); /* the pool's block, or small's: out of the way */
+    p = alloc(1024 * KIB); /* the pooled 1 MiB block: small is left alone in the pool */
     char *held[N];
     for (int i = 0; i < N; i++) {
       held[i] = alloc((size_t)(i + 1) * 128 * KIB);
