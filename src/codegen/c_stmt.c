@@ -15,16 +15,35 @@ void emit_line_start(emitter *E) {
     put(E, "  ");
 }
 
-/* The rest of a failure branch whose `if (...) {` is written: frees the
- * heap buffers live here and returns rc. */
-static void emit_fail_branch(emitter *E, const char *rc) {
+/* The rest of a failure branch whose `if (...) {` is written. Outside a
+ * parallel loop it frees the heap buffers live here and returns rc. Inside
+ * one no return may leave the OpenMP region: it notes rc, which the
+ * function returns after the loop, and opens the `else` that guards what
+ * the failure skips; then it returns true, and emit_fail_end closes it. */
+static bool emit_fail_branch(emitter *E, const char *rc) {
+  bool is_noted = E->parallel_depth > 0;
   E->indent++;
-  for (int i = E->n_heap - 1; i >= 0; i--) {
+  if (is_noted) {
     emit_line_start(E);
-    loom_buf_printf(E->out, "loom_free(%s);\n", emit_name(E, E->heap[i]));
+    loom_buf_printf(E->out, "__atomic_store_n(&loom_rc, %s, __ATOMIC_RELAXED);\n", rc);
+  } else {
+    for (int i = E->n_heap - 1; i >= 0; i--) {
+      emit_line_start(E);
+      loom_buf_printf(E->out, "loom_free(%s);\n", emit_name(E, E->heap[i]));
+    }
+    emit_line_start(E);
+    loom_buf_printf(E->out, "return %s;\n", rc);
   }
+  E->indent--;
   emit_line_start(E);
-  loom_buf_printf(E->out, "return %s;\n", rc);
+  put(E, is_noted ? "} else {\n" : "}\n");
+  E->indent += is_noted;
+  return is_noted;
+}
+
+static void emit_fail_end(emitter *E, bool is_noted) {
+  if (!is_noted)
+    return;
   E->indent--;
   emit_line_start(E);
   put(E, "}\n");
@@ -227,16 +246,8 @@ static void emit_alloc(emitter *E, const loom_stmt *s) {
     emit_expr(E, b->shape[0]);
     loom_buf_printf(E->out, " * %d);\n", bytes);
     emit_line_start(E);
-    if (E->parallel_depth > 0) {
-      /* No return out of an OpenMP region: the failure is noted, the
-       * allocation's scope skipped, and the function returns after the
-       * loop. */
-      loom_buf_printf(E->out, "if (!%s) { __atomic_store_n(&loom_rc, -3, __ATOMIC_RELAXED); } else {\n", name);
-      E->indent++;
-    } else {
-      loom_buf_printf(E->out, "if (!%s) {\n", name);
-      emit_fail_branch(E, "-3");
-    }
+    loom_buf_printf(E->out, "if (!%s) {\n", name);
+    bool is_noted = emit_fail_branch(E, "-3");
     if (E->n_heap == E->cap_heap) {
       int cap = E->cap_heap ? 2 * E->cap_heap : 8;
       const loom_var **p = realloc(E->heap, (size_t)cap * sizeof *p);
@@ -252,11 +263,7 @@ static void emit_alloc(emitter *E, const loom_stmt *s) {
     E->n_heap--;
     emit_line_start(E);
     loom_buf_printf(E->out, "loom_free(%s);\n", name);
-    if (E->parallel_depth > 0) {
-      E->indent--;
-      emit_line_start(E);
-      put(E, "}\n");
-    }
+    emit_fail_end(E, is_noted);
   }
   E->indent--;
   emit_line_start(E);
@@ -271,20 +278,9 @@ static void emit_assert(emitter *E, const loom_stmt *s) {
   put(E, "if (!(");
   emit_expr(E, s->u.assert_.cond);
   put(E, ")) {\n");
-  if (E->parallel_depth == 0) {
-    emit_fail_branch(E, "-1");
-    emit_stmt(E, s->u.assert_.body);
-    return;
-  }
-  E->indent++;
-  emit_line_start(E);
-  put(E, "__atomic_store_n(&loom_rc, -1, __ATOMIC_RELAXED);\n");
-  E->indent--;
-  emit_line_start(E);
-  put(E, "} else {\n");
-  emit_body(E, s->u.assert_.body);
-  emit_line_start(E);
-  put(E, "}\n");
+  bool is_noted = emit_fail_branch(E, "-1");
+  emit_stmt(E, s->u.assert_.body);
+  emit_fail_end(E, is_noted);
 }
 
 void emit_stmt(emitter *E, const loom_stmt *s) {
