@@ -9,9 +9,10 @@
  * writes SVG plots of the matmul searches into the output folder.
  *
  * usage: bench_cpu [--trials N] [--out DIR] [--space auto|rules|hand]
- *                  [--only NAMES] [--threads N] [--population N]
+ *                  [--only NAMES] [--threads N] [--population N] [--keep-db DIR]
  * --only keeps the kernels whose name contains one of the comma-separated
- * NAMES ("512,gemv"); --population sets the evolutionary search's.        */
+ * NAMES ("512,gemv"); --population sets the evolutionary search's;
+ * --keep-db keeps each kernel's tuning database as DIR/INDEX.db.        */
 #include "loom/script.h"
 #include "loom/space.h"
 #include "loom/tune.h"
@@ -72,6 +73,7 @@ typedef struct kcase {
 static int threads;
 /* Evolutionary population per round; 0: the search's default. */
 static int population;
+static const char *keep_dir; /* --keep-db: the databases stay there */
 
 static double now_s(void) {
   struct timespec ts;
@@ -506,6 +508,15 @@ static bool rules_have_knobs(const loom_module *m, const loom_target *tg) {
   return has;
 }
 
+static void remove_db(const char *path) {
+  char side[300];
+  unlink(path);
+  snprintf(side, sizeof side, "%s-wal", path);
+  unlink(side);
+  snprintf(side, sizeof side, "%s-shm", path);
+  unlink(side);
+}
+
 /* Tunes c into its own database. */
 static bool tune_case(kcase *c, int index, int trials, const char *space_mode,
                       const loom_target *tg) {
@@ -527,8 +538,13 @@ static bool tune_case(kcase *c, int index, int trials, const char *space_mode,
   bool use_rules = !strcmp(space_mode, "rules") ||
                    (!strcmp(space_mode, "auto") && rules_have_knobs(m, tg));
   out->space = use_rules ? "rules" : "hand";
-  snprintf(c->db_path, sizeof c->db_path, "/tmp/loom-bench-cpu-%d-%d.db", (int)getpid(), index);
-  unlink(c->db_path);
+  if (keep_dir) {
+    mkdir(keep_dir, 0777);
+    snprintf(c->db_path, sizeof c->db_path, "%s/%d.db", keep_dir, index);
+  } else {
+    snprintf(c->db_path, sizeof c->db_path, "/tmp/loom-bench-cpu-%d-%d.db", (int)getpid(), index);
+  }
+  remove_db(c->db_path);
   loom_db *db;
   loom_model *model = NULL;
   if (loom_db_open(c->db_path, &db, &d) != LOOM_OK ||
@@ -570,14 +586,6 @@ static bool tune_case(kcase *c, int index, int trials, const char *space_mode,
   return ok;
 }
 
-static void remove_db(const char *path) {
-  char side[300];
-  unlink(path);
-  snprintf(side, sizeof side, "%s-wal", path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", path);
-  unlink(side);
-}
 
 /* Rebuilds c's best from its database, times it and its peer on the same
  * inputs, and compares their results. Runs in a child process (below): the
@@ -660,7 +668,6 @@ static bool time_case(kcase *c) {
   if (f)
     loom_tune_applied_free(&ap);
   loom_db_close(db);
-  remove_db(c->db_path);
   loom_diag_free(&d);
   loom_arena_free(a);
   return ok;
@@ -697,7 +704,8 @@ static bool time_in_child(kcase *c) {
   close(fd[0]);
   int status;
   waitpid(pid, &status, 0);
-  remove_db(c->db_path);
+  if (!keep_dir)
+    remove_db(c->db_path);
   if (!got)
     return false;
   c->r = r;
@@ -800,7 +808,7 @@ int main(int argc, char **argv) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!v) {
       fprintf(stderr, "usage: bench_cpu [--trials N] [--out DIR] [--space auto|rules|hand] "
-                      "[--only NAMES] [--threads N] [--population N]\n");
+                      "[--only NAMES] [--threads N] [--population N] [--keep-db DIR]\n");
       return 2;
     }
     if (!strcmp(a, "--trials"))
@@ -815,6 +823,8 @@ int main(int argc, char **argv) {
       threads = atoi(v);
     else if (!strcmp(a, "--population"))
       population = atoi(v);
+    else if (!strcmp(a, "--keep-db"))
+      keep_dir = v;
     else {
       fprintf(stderr, "bench_cpu: unknown option '%s'\n", a);
       return 2;
@@ -858,7 +868,8 @@ int main(int argc, char **argv) {
     if (!cs[i].is_tuned || !time_in_child(&cs[i])) {
       printf("%-22s failed (see above)\n", cs[i].name);
       fflush(stdout);
-      remove_db(cs[i].db_path);
+      if (!keep_dir)
+        remove_db(cs[i].db_path);
       continue;
     }
     double lg = r->flops / (r->loom_ms * 1e6), pg = r->flops / (r->peer_ms * 1e6);

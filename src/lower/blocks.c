@@ -37,7 +37,7 @@ typedef struct lower {
   const lower_compactions *compact;
   binds iters;         /* iter vars of the enclosing blocks and their values
                         * in loop variables; a stack */
-  loom_arith_ctx *ctx; /* loop ranges, for compact indices */
+  loom_arith_ctx *ctx; /* loop ranges, for compact and packed indices */
 } lower;
 
 static loom_status fail(lower *L, loom_status st) {
@@ -293,6 +293,33 @@ static loom_expr *compact_index(lower *L, const layout *lay, loom_expr **idx,
   return x;
 }
 
+static loom_expr *count_div_mod(void *ctx, loom_expr *e) {
+  int *n = ctx;
+  *n += e->kind == LOOM_EXPR_FLOORDIV || e->kind == LOOM_EXPR_FLOORMOD ||
+        e->kind == LOOM_EXPR_DIV || e->kind == LOOM_EXPR_MOD;
+  return NULL;
+}
+
+static int div_mods(loom_arena *a, loom_expr *e) {
+  int n = 0;
+  loom_ir_rewrite_expr(a, e, count_div_mod, &n);
+  return n;
+}
+
+/* An index that divides iter vars (B_pack[vj // 16, vk, vj % 16] after a
+ * layout rewrite) in the loops' terms, simplified, when that removes a
+ * division: with vj = j_0 * 32 + j_1 * 16 + j_2 and j_2 < 16 it becomes
+ * j_0 * 2 + j_1 and j_2, which a vectorized j_2 reads contiguously. Else
+ * the index as written. */
+static loom_expr *undivide(lower *L, loom_expr *i) {
+  loom_arena *a = L->a;
+  if (!L->ctx || L->iters.n == 0 || div_mods(a, i) == 0)
+    return i;
+  loom_expr *s = loom_ir_substitute_expr(a, i, L->iters.vars, L->iters.values, L->iters.n);
+  loom_expr *f = s ? loom_arith_simplify(a, L->ctx, s) : NULL;
+  return f && div_mods(a, f) < div_mods(a, s) ? f : i;
+}
+
 /* Lowers the indices of an access to b and returns its flat index, with
  * *flat set to the buffer that holds b's elements. */
 static loom_expr *lower_access(lower *L, const loom_buffer *b,
@@ -312,6 +339,9 @@ static loom_expr *lower_access(lower *L, const loom_buffer *b,
   *flat = lay->flat;
   if (lay->compact && n == lay->compact->compact->ndim)
     return compact_index(L, lay, idx, n);
+  for (int k = 0; k < n; k++)
+    if (!(idx[k] = undivide(L, idx[k])))
+      return NULL;
   return flat_index(L, lay, idx, n);
 }
 
@@ -531,13 +561,12 @@ loom_status lower_blocks(loom_arena *a, const loom_func *f,
                          const loom_stmt *body, const lower_compactions *C,
                          loom_stmt **out, loom_diag *d) {
   lower L = {.a = a, .d = d, .compact = C};
-  if (C && C->n > 0) {
-    /* Without it compact indices are still right, only less simple. */
-    L.ctx = loom_arith_ctx_new();
-    if (L.ctx && lower_bind_ranges(L.ctx, body, 0) != LOOM_OK) {
-      loom_arith_ctx_free(L.ctx);
-      L.ctx = NULL;
-    }
+  /* The loops' ranges simplify compact and packed indices; without them
+   * both are still right, only less simple. */
+  L.ctx = loom_arith_ctx_new();
+  if (L.ctx && lower_bind_ranges(L.ctx, body, 0) != LOOM_OK) {
+    loom_arith_ctx_free(L.ctx);
+    L.ctx = NULL;
   }
   loom_status st = LOOM_OK;
   for (int i = 0; i < f->n_params && st == LOOM_OK; i++) {

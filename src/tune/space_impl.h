@@ -92,6 +92,12 @@ bool space_is_trivial_nest(const space_block *sb);
 /* The iter var bound to loop var v, or NULL. */
 const loom_iter_var *space_iter_of_loop(const space_block *sb,
                                         const loom_var *v);
+/* e is v, or v plus or minus terms free of v: it moves by one when v
+ * does. */
+bool space_is_unit_in(const loom_expr *e, const loom_var *v);
+/* The iter var of sb whose binding moves by one with loop var v; NULL when
+ * none does, or v enters the bindings otherwise. */
+const loom_var *space_unit_iter(const space_block *sb, const loom_var *v);
 /* Every block of f is spatial (TVM's IsSpatialPrimFunc). */
 bool space_func_is_spatial(const loom_func *f);
 

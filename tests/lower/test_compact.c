@@ -15,7 +15,9 @@
 #include "interp_compare.h"
 #include "program.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define MAX_PARAMS 8
 
@@ -385,6 +387,76 @@ static void test_stays(void) {
   }
 }
 
+/* ---- indices of a packed layout --------------------------------------------- */
+
+static const char packed_matmul[] =
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((32, 32), \"float32\"), B: T.Buffer((32, 32), \"float32\"),"
+    " C: T.Buffer((32, 32), \"float32\")):\n"
+    "    for i, j, k in T.grid(32, 32, 32):\n"
+    "        with T.block(\"C\"):\n"
+    "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+    "            with T.init():\n"
+    "                C[vi, vj] = T.float32(0.0)\n"
+    "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n";
+
+/* B read through a copy packed by 16 lanes, j tiled by %d, the copy's j
+ * by 16. */
+static const char packed_script[] =
+    "b0 = sch.get_block(name=\"C\", func_name=\"main\")\n"
+    "b1 = sch.reindex_cache_read(block=b0, read_buffer_index=1, storage_scope=\"global\","
+    " index_map=lambda v0, v1, v2: (v1 // 16, v2, v1 %% 16))\n"
+    "l2, l3, l4 = sch.get_loops(block=b0)\n"
+    "l5, l6 = sch.split(loop=l3, factors=[None, %d])\n"
+    "sch.reorder(l5, l2, l4, l6)\n"
+    "l7, l8 = sch.get_loops(block=b1)\n"
+    "l9, l10 = sch.split(loop=l7, factors=[None, 16])\n";
+
+/* The C lines that index B_global, and whether one divides. */
+static bool divides_packed(const loom_module *m, int *n_lines) {
+  loom_buf c;
+  loom_buf_init(&c);
+  loom_diag d;
+  loom_diag_init(&d);
+  bool divides = false;
+  *n_lines = 0;
+  if (loom_codegen_c_module(m, &c, &d) == LOOM_OK && c.data)
+    for (char *line = strtok(c.data, "\n"); line; line = strtok(NULL, "\n"))
+      if (strstr(line, "B_global[")) {
+        ++*n_lines;
+        divides = divides || strstr(line, "loom_floordiv") || strstr(line, "loom_floormod");
+      }
+  loom_diag_free(&d);
+  loom_buf_free(&c);
+  return divides;
+}
+
+/* With j's innermost tile at the 16 lanes, B_global[vj // 16, vk, vj % 16]
+ * lowers to the tile loops' own terms, free of divisions (the lanes are
+ * then contiguous), in the copy and in the block; with a tile of 8 the
+ * block's division stays. Both compute the unscheduled program's result. */
+static void test_packed_index(void) {
+  static const int inner[] = {16, 8};
+  for (int i = 0; i < 2; i++) {
+    loom_arena *a = loom_arena_new();
+    loom_module *m = program_read(a, packed_matmul);
+    char script[1024];
+    snprintf(script, sizeof script, packed_script, inner[i]);
+    loom_sched *s = m ? program_schedule(m, 1, script, "packed") : NULL;
+    CHECK(s != NULL);
+    if (s) {
+      const loom_func *lf = NULL;
+      CHECK(lowers_right(m->funcs[0], loom_sched_module(s)->funcs[0], NULL, 5, a, &lf));
+      int n_lines;
+      bool divides = divides_packed(loom_sched_module(s), &n_lines);
+      CHECK(n_lines >= 2);
+      CHECK(divides == (inner[i] != 16));
+      loom_sched_free(s);
+    }
+    loom_arena_free(a);
+  }
+}
+
 /* ---- random candidates of the design spaces --------------------------------- */
 
 #define SAMPLES 4
@@ -449,6 +521,7 @@ int main(int argc, char **argv) {
   snprintf(tests, sizeof tests, "%s/tests", root);
   test_schedules(tests);
   test_stays();
+  test_packed_index();
   test_space(tests, "schedule/cases/matmul_64.py");
   test_space(tests, "schedule/cases/conv2d.py");
   test_space(tests, "schedule/cases/softmax.py");

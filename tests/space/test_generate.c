@@ -1,9 +1,11 @@
-/* The design spaces of a matmul: exactly MetaSchedule's three (tiling
- * "SSRSRS" with no write cache, or a cache written back at tile level 1 or
- * 2), in the instruction order of TVM's recorded CPU trace, and the
- * postprocessed candidate ending as that trace does. Decisions are left
+/* The design spaces of a matmul: MetaSchedule's three (tiling "SSRSRS"
+ * with no write cache, or a cache written back at tile level 1 or 2), in
+ * the instruction order of TVM's recorded CPU trace, and the postprocessed
+ * candidate ending as that trace does; then the same three reading B
+ * through a copy packed by the vector lanes. Decisions are left
  * out of the comparison: they are random draws. Also: blocks a user claims
  * with the `schedule_rule` annotation are left alone. */
+#include "loom/script.h"
 #include "loom/space.h"
 #include "test.h"
 
@@ -136,11 +138,11 @@ static void check_matmul(void) {
   loom_target t;
   loom_diag d;
   loom_diag_init(&d);
-  CHECK(loom_target_parse("cpu -cores=4", &t, &d) == LOOM_OK);
+  CHECK(loom_target_parse("cpu -cores=4 -vector-bytes=64", &t, &d) == LOOM_OK);
   loom_trace *spaces;
   int n = 0;
   CHECK(m && loom_space_generate(m, &t, a, &spaces, &n, &d) == LOOM_OK);
-  CHECK(n == 3);
+  CHECK(n == 6);
   for (int i = 0; i < n && i < 3; i++) {
     char *got = print_plain(&spaces[i]);
     CHECK_STREQ(got, expected[i]);
@@ -149,7 +151,7 @@ static void check_matmul(void) {
   /* The third space sampled and postprocessed ends as TVM's record does:
    * the outer spatial tiles fused and parallel, the innermost spatial
    * loops vectorized where contiguous, the reduction decomposed. */
-  if (n == 3) {
+  if (n == 6) {
     loom_sched *s = loom_sched_new(m, 7);
     CHECK(loom_trace_apply(&spaces[2], s, false, &d) == LOOM_OK);
     CHECK(loom_space_postprocess(s, &t, &d) == LOOM_OK);
@@ -166,6 +168,45 @@ static void check_matmul(void) {
     CHECK(stripped.n_insts == spaces[2].n_insts);
     CHECK(stripped.insts[stripped.n_insts - 1]->kind == LOOM_INST_ANNOTATE);
     free(got);
+    loom_sched_free(s);
+  }
+  /* Then the same three reading B through a copy packed by the 16 lanes of
+   * a 64-byte vector, j's innermost tile fixed to them. */
+  for (int i = 3; i < n; i++) {
+    char *got = print_plain(&spaces[i]);
+    CHECK_CONTAINS(got, "b0 = sch.get_block(name=\"update\", func_name=\"main\")\n"
+                        "b1 = sch.get_block(name=\"root\", func_name=\"main\")\n"
+                        "b2 = sch.reindex_cache_read(block=b0, read_buffer_index=1, "
+                        "storage_scope=\"global\", index_map=lambda v0, v1, v2: "
+                        "(v1 // 16, v2, v1 % 16))\n"
+                        "l3, l4 = sch.get_loops(block=b2)\n"
+                        "sch.reorder(l4, l3)\n"
+                        "l5, l6 = sch.split(loop=l3, factors=[8, 16], preserve_unit_iters=True, "
+                        "disable_predication=False)\n");
+    CHECK_CONTAINS(got, "l18, l19 = sch.split(loop=l8, factors=[8, 16], preserve_unit_iters=True, "
+                        "disable_predication=False)\n"
+                        "v20, v21, v22 = sch.sample_perfect_tile(loop=l18, n=3, "
+                        "max_innermost_factor=64)\n");
+    CHECK_CONTAINS(got, "sch.reorder(l14, l23, l15, l24, l28, l16, l25, l29, l17, l19)\n");
+    free(got);
+  }
+  /* Postprocessed, the copy is parallel over k and vectorized over its 16
+   * lanes, and so is the block's innermost loop, which reads the packed
+   * copy contiguously. */
+  if (n == 6) {
+    loom_sched *s = loom_sched_new(m, 7);
+    CHECK(loom_trace_apply(&spaces[3], s, false, &d) == LOOM_OK);
+    CHECK(loom_space_postprocess(s, &t, &d) == LOOM_OK);
+    loom_buf b;
+    loom_buf_init(&b);
+    loom_script_print_module(loom_sched_module(s), &(loom_print_opts){LOOM_DIALECT_TIR}, &b);
+    CHECK_CONTAINS(b.data, "B_global = T.alloc_buffer((8, 128, 16))\n"
+                           "    for k_fused in T.parallel(128):\n"
+                           "        for j_0 in range(8):\n"
+                           "            for j_1_fused in T.vectorized(16):\n");
+    CHECK_CONTAINS(b.data, "for j_1_fused in T.vectorized(16):\n"
+                           "                with T.block(\"update_update\"):\n");
+    loom_buf_free(&b);
     loom_sched_free(s);
   }
   loom_diag_free(&d);
@@ -190,7 +231,7 @@ static void check_tvm_record(void) {
   CHECK(loom_trace_read_json(tvm_record, strlen(tvm_record), "record.json", a,
                              &ref, &d) == LOOM_OK);
   loom_target t;
-  CHECK(loom_target_parse("cpu -cores=4", &t, &d) == LOOM_OK);
+  CHECK(loom_target_parse("cpu -cores=4 -vector-bytes=64", &t, &d) == LOOM_OK);
   loom_trace head = loom_space_strip_postproc(&ref);
   CHECK(head.n_insts == 17);
   loom_sched *s = m ? loom_sched_new(m, 1) : NULL;
@@ -239,18 +280,23 @@ static void check_user_block(void) {
   loom_arena_free(a);
 }
 
-/* Every space of FILE holds `want` and none holds `unwanted`; space k
- * (0-based; -1 for none) holds `only_k` too, and no other space does. */
-static void check_spaces(const char *root, const char *file, const char *want,
-                         const char *unwanted, int k, const char *only_k);
+/* FILE has n_want spaces; every one holds `want` and none holds
+ * `unwanted`; space k (0-based; -1 for none) holds `only_k` too, and no
+ * other space does. */
+static void check_spaces(const char *root, const char *file, int n_want,
+                         const char *want, const char *unwanted, int k,
+                         const char *only_k);
 
+/* The files of check_each_space tile a 16 x 16 matmul whose W the 16
+ * lanes pack: three spaces, and three more reading the packed copy. */
 static void check_each_space(const char *root, const char *file,
                              const char *want, const char *unwanted) {
-  check_spaces(root, file, want, unwanted, -1, NULL);
+  check_spaces(root, file, 6, want, unwanted, -1, NULL);
 }
 
-/* The spaces of tests/space/cases/<file> for this machine, in a; -1 when
- * the file does not read. */
+/* The spaces of tests/space/cases/<file> for this machine with 64-byte
+ * vectors (packing depends on the lanes), in a; -1 when the file does not
+ * read. */
 static int case_spaces(const char *root, const char *file, loom_arena *a,
                        loom_trace **spaces) {
   char path[1024];
@@ -266,16 +312,17 @@ static int case_spaces(const char *root, const char *file, loom_arena *a,
     CHECK(loom_script_read(text, len, path, a, &m, &d) == LOOM_OK);
     free(text);
     loom_target t;
-    loom_target_detect(&t);
     n = 0;
+    CHECK(loom_target_parse("cpu -vector-bytes=64", &t, &d) == LOOM_OK);
     CHECK(m && loom_space_generate(m, &t, a, spaces, &n, &d) == LOOM_OK);
   }
   loom_diag_free(&d);
   return n;
 }
 
-static void check_spaces(const char *root, const char *file, const char *want,
-                         const char *unwanted, int k, const char *only_k) {
+static void check_spaces(const char *root, const char *file, int n_want,
+                         const char *want, const char *unwanted, int k,
+                         const char *only_k) {
   loom_arena *a = loom_arena_new();
   loom_trace *spaces;
   int n = case_spaces(root, file, a, &spaces);
@@ -283,7 +330,7 @@ static void check_spaces(const char *root, const char *file, const char *want,
     loom_arena_free(a);
     return;
   }
-  CHECK(n == 3);
+  CHECK(n == n_want);
   for (int i = 0; i < n; i++) {
     char *got = print_plain(&spaces[i]);
     CHECK_CONTAINS(got, want);
@@ -509,12 +556,13 @@ int main(int argc, char **argv) {
                    "sch.compute_inline(block=b0)\n",
                    "sample_compute_location");
   /* An elementwise consumer is moved under tile level 1 or 2 in place of
-   * a cache, the unmoved schedule last. */
-  check_spaces(root, "matmul_relu.py", "tiling_structure", "cache_write", 0,
+   * a cache, the unmoved schedule last. (B's 24 columns are not a
+   * multiple of 16 lanes: no packed spaces.) */
+  check_spaces(root, "matmul_relu.py", 3, "tiling_structure", "cache_write", 0,
                "b25, = sch.get_consumers(block=b0)\n"
                "sch.reverse_compute_at(block=b25, loop=l17, "
                "preserve_unit_loops=True, index=-1)\n");
-  check_spaces(root, "matmul_relu.py", "tiling_structure", "cache_write", 1,
+  check_spaces(root, "matmul_relu.py", 3, "tiling_structure", "cache_write", 1,
                "b25, = sch.get_consumers(block=b0)\n"
                "sch.reverse_compute_at(block=b25, loop=l18, "
                "preserve_unit_loops=True, index=-1)\n");

@@ -73,51 +73,57 @@ static bool is_chain(const space_block *sb, int k) {
   return sb->loops[k]->u.loop.body == next;
 }
 
-/* e is v, or v plus or minus terms free of v: it moves by one when v
- * does. */
-static bool is_unit_in(const loom_expr *e, const loom_var *v) {
-  if (e->kind == LOOM_EXPR_VAR)
-    return e->u.var == v;
-  if (e->kind != LOOM_EXPR_ADD && e->kind != LOOM_EXPR_SUB)
-    return false;
-  const loom_expr *a = e->u.bin.a, *b = e->u.bin.b;
-  if (is_unit_in(a, v) && !loom_ir_expr_uses(b, v))
-    return true;
-  return e->kind == LOOM_EXPR_ADD && is_unit_in(b, v) && !loom_ir_expr_uses(a, v);
+/* e is a multiple of m: a constant one, a product with one, or a sum of
+ * them. */
+static bool is_multiple(const loom_expr *e, int64_t m) {
+  int64_t c;
+  if (loom_ir_is_const_int(e, &c))
+    return c % m == 0;
+  if (e->kind == LOOM_EXPR_MUL)
+    return is_multiple(e->u.bin.a, m) || is_multiple(e->u.bin.b, m);
+  if (e->kind == LOOM_EXPR_ADD || e->kind == LOOM_EXPR_SUB)
+    return is_multiple(e->u.bin.a, m) && is_multiple(e->u.bin.b, m);
+  return false;
 }
 
-/* The iter var whose binding moves by one when v does (is_unit_in). NULL
- * when v enters the bindings otherwise. */
-static const loom_var *unit_iter(const space_block *sb, const loom_var *v) {
-  const loom_var *hit = NULL;
-  const loom_stmt *r = sb->realize;
-  for (int i = 0; i < r->u.realize.n_iter_values; i++) {
-    const loom_expr *e = r->u.realize.iter_values[i];
-    if (!loom_ir_expr_uses(e, v))
-      continue;
-    if (hit)
-      return NULL;
-    if (!is_unit_in(e, v))
-      return NULL;
-    hit = sb->block->iter_vars[i].var;
-  }
-  return hit;
+/* e is v plus multiples of m: v's m steps start at a multiple of m. */
+static bool is_aligned(const loom_expr *e, const loom_var *v, int64_t m) {
+  if (e->kind == LOOM_EXPR_VAR)
+    return e->u.var == v;
+  if (e->kind == LOOM_EXPR_ADD)
+    return (is_aligned(e->u.bin.a, v, m) && is_multiple(e->u.bin.b, m)) ||
+           (is_aligned(e->u.bin.b, v, m) && is_multiple(e->u.bin.a, m));
+  return e->kind == LOOM_EXPR_SUB && is_aligned(e->u.bin.a, v, m) &&
+         is_multiple(e->u.bin.b, m);
+}
+
+/* iv // c or iv % c (kind) with c a multiple of the loop's steps. */
+static bool is_packed(const loom_expr *e, loom_expr_kind kind, const loom_var *iv,
+                      int64_t steps) {
+  int64_t c;
+  return steps > 0 && e->kind == kind && e->u.bin.a->kind == LOOM_EXPR_VAR &&
+         e->u.bin.a->u.var == iv && loom_ir_is_const_int(e->u.bin.b, &c) && c > 0 &&
+         c % steps == 0;
 }
 
 /* Contiguous: the iter moving with the loop indexes only the last
  * dimension of every region the block reads or writes, at iter plus an
- * offset. */
+ * offset. A packed layout counts too (B_global[vj // 16, vk, vj % 16]):
+ * when the loop's steps of the iter are aligned (steps > 0), iv // c stays
+ * put and iv % c moves by one. */
 static bool region_contiguous(const loom_buffer_region *r, int n,
-                              const loom_var *iv) {
+                              const loom_var *iv, int64_t steps) {
   for (int i = 0; i < n; i++) {
     int nd = r[i].n_ranges;
     for (int k = 0; k < nd; k++) {
       const loom_expr *m = r[i].ranges[k].min;
       if (!loom_ir_expr_uses(m, iv) && !loom_ir_expr_uses(r[i].ranges[k].extent, iv))
         continue;
+      if (is_packed(m, LOOM_EXPR_FLOORDIV, iv, steps))
+        continue;
       if (k != nd - 1)
         return false;
-      if (!is_unit_in(m, iv))
+      if (!space_is_unit_in(m, iv) && !is_packed(m, LOOM_EXPR_FLOORMOD, iv, steps))
         return false;
     }
   }
@@ -125,12 +131,18 @@ static bool region_contiguous(const loom_buffer_region *r, int n,
 }
 
 static bool is_contiguous(const space_block *sb, const loom_stmt *loop) {
-  const loom_var *iv = unit_iter(sb, loop->u.loop.var);
+  const loom_var *iv = space_unit_iter(sb, loop->u.loop.var);
   if (!iv)
     return false;
+  int64_t steps = 0;
+  for (int i = 0; i < sb->block->n_iter_vars; i++)
+    if (sb->block->iter_vars[i].var == iv &&
+        loom_ir_is_const_int(loop->u.loop.extent, &steps) && steps > 0 &&
+        !is_aligned(sb->realize->u.realize.iter_values[i], loop->u.loop.var, steps))
+      steps = 0;
   const loom_block *b = sb->block;
-  return region_contiguous(b->reads, b->n_reads, iv) &&
-         region_contiguous(b->writes, b->n_writes, iv);
+  return region_contiguous(b->reads, b->n_reads, iv, steps) &&
+         region_contiguous(b->writes, b->n_writes, iv, steps);
 }
 
 static loom_status rewrite_block(loom_sched *s, loom_sched_rv brv,

@@ -271,6 +271,33 @@ const loom_iter_var *space_iter_of_loop(const space_block *sb,
   return NULL;
 }
 
+bool space_is_unit_in(const loom_expr *e, const loom_var *v) {
+  if (e->kind == LOOM_EXPR_VAR)
+    return e->u.var == v;
+  if (e->kind != LOOM_EXPR_ADD && e->kind != LOOM_EXPR_SUB)
+    return false;
+  const loom_expr *a = e->u.bin.a, *b = e->u.bin.b;
+  if (space_is_unit_in(a, v) && !loom_ir_expr_uses(b, v))
+    return true;
+  return e->kind == LOOM_EXPR_ADD && space_is_unit_in(b, v) && !loom_ir_expr_uses(a, v);
+}
+
+const loom_var *space_unit_iter(const space_block *sb, const loom_var *v) {
+  const loom_var *hit = NULL;
+  const loom_stmt *r = sb->realize;
+  for (int i = 0; i < r->u.realize.n_iter_values; i++) {
+    const loom_expr *e = r->u.realize.iter_values[i];
+    if (!loom_ir_expr_uses(e, v))
+      continue;
+    if (hit)
+      return NULL;
+    if (!space_is_unit_in(e, v))
+      return NULL;
+    hit = sb->block->iter_vars[i].var;
+  }
+  return hit;
+}
+
 bool space_func_is_spatial(const loom_func *f) {
   const char *names[SPACE_MAX_BLOCKS];
   int n = space_block_names(f, names, SPACE_MAX_BLOCKS);

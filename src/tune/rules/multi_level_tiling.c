@@ -9,6 +9,7 @@
  * (reverse_compute_at), and the unmoved schedule comes last. */
 #include "tune/space_impl.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char structure[] = "SSRSRS";
@@ -66,6 +67,8 @@ typedef struct tiling {
   loom_sched_rv block;
   loom_sched_rv tiles[N_LEVELS][SPACE_MAX_LOOPS];
   int n_tiles[N_LEVELS];
+  const loom_var *packed; /* the iter whose innermost tile is fixed, or NULL */
+  int64_t lanes;          /* that tile */
 } tiling;
 
 /* Splits every loop into its tiles and reorders them by level. */
@@ -96,14 +99,27 @@ static loom_status tile(loom_sched *t, const space_block *sb,
     const int *idx = iv->kind == LOOM_ITER_SPATIAL ? s_idx : r_idx;
     int n = iv->kind == LOOM_ITER_SPATIAL ? n_s : n_r;
     const loom_sched_rv *v, *parts;
-    TRY(loom_sched_sample_perfect_tile(t, loops[i], n, MAX_INNERMOST_FACTOR,
-                                       &v, d));
+    loom_sched_rv loop = loops[i], fixed = -1;
+    int64_t ext;
+    if (iv->var == tl->packed &&
+        loom_ir_is_const_int(sb->loops[i]->u.loop.extent, &ext)) {
+      /* The packed copy's lanes are the innermost tile, so that the
+       * vectors read it whole: the other levels are sampled. */
+      loom_tval f[2] = {loom_tval_int(ext / tl->lanes), loom_tval_int(tl->lanes)};
+      TRY(loom_sched_split(t, loop, f, 2, true, false, &parts, d));
+      loop = parts[0];
+      fixed = parts[1];
+      n--;
+    }
+    TRY(loom_sched_sample_perfect_tile(t, loop, n, MAX_INNERMOST_FACTOR, &v, d));
     loom_tval factors[N_LEVELS];
     for (int j = 0; j < n; j++)
       factors[j] = loom_tval_rv(v[j]);
-    TRY(loom_sched_split(t, loops[i], factors, n, true, false, &parts, d));
+    TRY(loom_sched_split(t, loop, factors, n, true, false, &parts, d));
     for (int j = 0; j < n; j++)
       tl->tiles[idx[j]][tl->n_tiles[idx[j]]++] = parts[j];
+    if (fixed >= 0)
+      tl->tiles[idx[n]][tl->n_tiles[idx[n]]++] = fixed;
   }
   loom_sched_rv order[N_LEVELS * SPACE_MAX_LOOPS];
   int n_order = 0;
@@ -196,16 +212,39 @@ static loom_status find_consumer(loom_sched *t, const space_block *sb,
   return LOOM_OK;
 }
 
+/* The index of b's last spatial iter (the one the postprocessor
+ * vectorizes), or -1. */
+static int last_spatial(const loom_block *b) {
+  int last = -1;
+  for (int i = 0; i < b->n_iter_vars; i++)
+    if (b->iter_vars[i].kind == LOOM_ITER_SPATIAL)
+      last = i;
+  return last;
+}
+
+/* The index of iter var v among b's, or -1. */
+static int iter_at(const loom_block *b, const loom_var *v) {
+  for (int i = 0; i < b->n_iter_vars; i++)
+    if (b->iter_vars[i].var == v)
+      return i;
+  return -1;
+}
+
+/* Starts an index map over b's iters: "lambda v0, v1, v2: (". */
+static size_t map_start(const loom_block *b, char *map, size_t n) {
+  size_t len = (size_t)snprintf(map, n, "lambda");
+  for (int i = 0; i < b->n_iter_vars && len < n; i++)
+    len += (size_t)snprintf(map + len, n - len, "%s v%d", i ? "," : "", i);
+  return len + (len < n ? (size_t)snprintf(map + len, n - len, ": (") : 0);
+}
+
 /* A read the vectors would gather: a buffer indexed by plain iters where
  * the block's last spatial iter (the one the postprocessor vectorizes)
  * indexes a dimension other than the last, as B[vj, vk] of a matmul with B
  * transposed. Returns its index among the reads and writes into map the
  * layout that puts that iter last ("lambda v0, v1, v2: (v2, v1)"), or -1. */
 static int gathered_read(const loom_block *b, char *map, size_t n) {
-  int last = -1;
-  for (int i = 0; i < b->n_iter_vars; i++)
-    if (b->iter_vars[i].kind == LOOM_ITER_SPATIAL)
-      last = i;
+  int last = last_spatial(b);
   if (last < 0)
     return -1;
   for (int r = 0; r < b->n_reads; r++) {
@@ -214,10 +253,7 @@ static int gathered_read(const loom_block *b, char *map, size_t n) {
     int64_t one;
     for (k = 0; k < rd->n_ranges && k < SPACE_MAX_LOOPS; k++) {
       const loom_expr *m = rd->ranges[k].min;
-      at[k] = -1;
-      for (int i = 0; m->kind == LOOM_EXPR_VAR && i < b->n_iter_vars; i++)
-        if (b->iter_vars[i].var == m->u.var)
-          at[k] = i;
+      at[k] = m->kind == LOOM_EXPR_VAR ? iter_at(b, m->u.var) : -1;
       if (at[k] < 0 || !loom_ir_is_const_int(rd->ranges[k].extent, &one) || one != 1)
         break;
       if (at[k] == last)
@@ -225,10 +261,7 @@ static int gathered_read(const loom_block *b, char *map, size_t n) {
     }
     if (k < rd->n_ranges || pos < 0 || pos == rd->n_ranges - 1)
       continue;
-    size_t len = (size_t)snprintf(map, n, "lambda");
-    for (int i = 0; i < b->n_iter_vars && len < n; i++)
-      len += (size_t)snprintf(map + len, n - len, "%s v%d", i ? "," : "", i);
-    len += len < n ? (size_t)snprintf(map + len, n - len, ": (") : 0;
+    size_t len = map_start(b, map, n);
     for (k = 0; k < rd->n_ranges && len < n; k++)
       if (k != pos)
         len += (size_t)snprintf(map + len, n - len, "v%d, ", at[k]);
@@ -239,15 +272,161 @@ static int gathered_read(const loom_block *b, char *map, size_t n) {
   return -1;
 }
 
+/* A read worth packing: every dimension a single point at a distinct iter
+ * var, the last at the block's last spatial iter (which the postprocessor
+ * vectorizes), and some spatial iter of extent > 1 indexing none of it, so
+ * the copy is read again and again: B[vk, vj] of a matmul, reused across
+ * vi. Its index among the reads, or -1. */
+static int packed_read(const loom_block *b) {
+  int last = last_spatial(b);
+  if (last < 0)
+    return -1;
+  for (int r = 0; r < b->n_reads; r++) {
+    const loom_buffer_region *rd = &b->reads[r];
+    int n = rd->n_ranges;
+    int64_t one;
+    bool ok = n >= 2 && rd->buffer != b->writes[0].buffer;
+    for (int k = 0; ok && k < n; k++) {
+      const loom_expr *m = rd->ranges[k].min;
+      ok = m->kind == LOOM_EXPR_VAR &&
+           loom_ir_is_const_int(rd->ranges[k].extent, &one) && one == 1 &&
+           (m->u.var == b->iter_vars[last].var) == (k == n - 1);
+      for (int j = 0; ok && j < k; j++)
+        ok = rd->ranges[j].min->u.var != m->u.var;
+    }
+    bool is_reused = false;
+    for (int i = 0; ok && i < b->n_iter_vars && !is_reused; i++) {
+      int64_t ext;
+      is_reused = b->iter_vars[i].kind == LOOM_ITER_SPATIAL &&
+                  !(loom_ir_is_const_int(b->iter_vars[i].dom.extent, &ext) && ext == 1) &&
+                  !uses_in_region(rd, b->iter_vars[i].var);
+    }
+    if (ok && is_reused)
+      return r;
+  }
+  return -1;
+}
+
 static loom_status tile_block(loom_sched *s, const space_block *sb,
-                              loom_sched_rv rv, space_list *out);
+                              loom_sched_rv rv, int packed, int64_t lanes,
+                              space_list *out);
+
+/* The copy of a packed read: its loops reordered so that the one moving
+ * the packed iter (the buffer's last index) runs innermost, and that one
+ * split by the lanes; RewriteParallelVectorizeUnroll then parallelizes the
+ * outer loops and vectorizes the lanes, which it reads and writes
+ * contiguously. */
+static loom_status lay_out_copy(loom_sched *p, loom_sched_rv copy, int64_t lanes,
+                                loom_diag *d) {
+  const loom_block *cb = loom_sched_rv_block(p, copy);
+  space_block sb;
+  if (!cb || !space_find_block(space_func(p), cb->name, &sb) || cb->n_reads != 1)
+    return loom_diag_error(d, (loom_loc){0}, "no packed copy");
+  const loom_buffer_region *rd = &cb->reads[0];
+  const loom_expr *last = rd->ranges[rd->n_ranges - 1].min;
+  int at = -1;
+  for (int k = 0; k < sb.n_loops && at < 0; k++)
+    if (last->kind == LOOM_EXPR_VAR &&
+        space_unit_iter(&sb, sb.loops[k]->u.loop.var) == last->u.var)
+      at = k;
+  int64_t ext;
+  if (at < 0 || !loom_ir_is_const_int(sb.loops[at]->u.loop.extent, &ext))
+    return loom_diag_error(d, (loom_loc){0}, "no loop over the packed lanes");
+  const loom_sched_rv *lp;
+  int n;
+  TRY(loom_sched_get_loops(p, copy, &lp, &n, d));
+  loom_sched_rv order[SPACE_MAX_LOOPS];
+  int m = 0;
+  for (int k = 0; k < n && k < SPACE_MAX_LOOPS; k++)
+    if (k != at)
+      order[m++] = lp[k];
+  order[m++] = lp[at];
+  if (at != n - 1)
+    TRY(loom_sched_reorder(p, order, m, d));
+  loom_tval f[2] = {loom_tval_int(ext / lanes), loom_tval_int(lanes)};
+  const loom_sched_rv *parts;
+  return loom_sched_split(p, order[m - 1], f, 2, true, false, &parts, d);
+}
+
+/* The packed layout of read rd of b (single points at iter vars) for
+ * lanes l: B[vk, vj] becomes B_global[vj // l, vk, vj % l]. */
+static bool pack_map(const loom_block *b, const loom_buffer_region *rd, int64_t l,
+                     char *map, size_t n) {
+  int nd = rd->n_ranges, last = iter_at(b, rd->ranges[nd - 1].min->u.var);
+  size_t len = map_start(b, map, n);
+  if (len < n)
+    len += (size_t)snprintf(map + len, n - len, "v%d // %lld", last, (long long)l);
+  for (int k = 0; k < nd - 1 && len < n; k++)
+    len += (size_t)snprintf(map + len, n - len, ", v%d", iter_at(b, rd->ranges[k].min->u.var));
+  if (len < n)
+    len += (size_t)snprintf(map + len, n - len, ", v%d %% %lld)", last, (long long)l);
+  return len < n;
+}
+
+/* Makes block rv of p read its packed read through a copy packed by the
+ * target's vector lanes (*lanes), and says which iter (*packed) the lanes
+ * divide; an error when there is no such read or a step is refused. */
+static loom_status pack(const space_ctx *x, loom_sched *p, const space_block *sb,
+                        loom_sched_rv rv, int *packed, int64_t *lanes, loom_diag *d) {
+  const loom_block *b = sb->block;
+  int r = packed_read(b);
+  if (r < 0)
+    return loom_diag_error(d, (loom_loc){0}, "no read to pack");
+  const loom_buffer_region *rd = &b->reads[r];
+  const loom_buffer *buf = rd->buffer;
+  int nd = rd->n_ranges;
+  int bytes = buf->dtype.bits / 8 * (buf->dtype.lanes > 0 ? buf->dtype.lanes : 1);
+  *lanes = bytes > 0 && x->target->vector_bytes >= bytes ? x->target->vector_bytes / bytes : 0;
+  *packed = iter_at(b, rd->ranges[nd - 1].min->u.var);
+  /* The lanes must divide the buffer's last dimension and the iter's
+   * domain, which the block's loop over vj then splits evenly. */
+  int64_t dim, ext;
+  if (*lanes < 2 || *packed < 0 || !loom_ir_is_const_int(buf->shape[nd - 1], &dim) ||
+      dim % *lanes != 0 || !loom_ir_is_const_int(b->iter_vars[*packed].dom.extent, &ext) ||
+      ext % *lanes != 0)
+    return loom_diag_error(d, (loom_loc){0}, "no read to pack");
+  char map[256];
+  if (!pack_map(b, rd, *lanes, map, sizeof map))
+    return loom_diag_error(d, (loom_loc){0}, "no read to pack");
+  loom_tval in = loom_tval_rv(rv);
+  loom_tval attrs[3] = {loom_tval_int(r), loom_tval_str("global"), loom_tval_str(map)};
+  const loom_sched_rv *copy;
+  TRY(space_apply(p, LOOM_INST_REINDEX_CACHE_READ, &in, 1, attrs, 3, &copy, NULL, d));
+  return lay_out_copy(p, copy[0], *lanes, d);
+}
+
+/* The tiled schedules of the block; when a read is worth packing, then
+ * the same again reading it through the packed copy. */
+static loom_status tile_maybe_packed(const space_ctx *x, loom_sched *s,
+                                     const space_block *sb, loom_sched_rv rv,
+                                     space_list *out) {
+  /* p shares s's IR, which sb points into, and outlives s. */
+  loom_sched *p = packed_read(sb->block) >= 0 ? loom_sched_copy(s) : NULL;
+  loom_status st = tile_block(s, sb, rv, -1, 0, out);
+  if (!p || st != LOOM_OK) {
+    loom_sched_free(p);
+    return st;
+  }
+  loom_diag d;
+  loom_diag_init(&d);
+  int packed = -1;
+  int64_t lanes = 0;
+  space_block pb;
+  const loom_func *pf = NULL;
+  st = pack(x, p, sb, rv, &packed, &lanes, &d);
+  loom_diag_free(&d);
+  if (st == LOOM_OK && (pf = space_func(p)) && space_find_block(pf, sb->block->name, &pb) &&
+      needs_tiling(&pb))
+    return tile_block(p, &pb, rv, packed, lanes, out);
+  loom_sched_free(p);
+  return st == LOOM_NOMEM ? st : LOOM_OK;
+}
 
 /* Tiles the block; when a read would be gathered, the space branches on
  * reading it through a copy in the layout the vectors want (the copy runs
  * once, before the block: N x K against the M x N x K of a matmul). */
 static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
                          loom_sched_rv rv, space_list *out) {
-  (void)x;
   space_block sb;
   const loom_func *f = space_func(s);
   if (!f || !space_find_block(f, name, &sb) || !needs_tiling(&sb))
@@ -267,7 +446,7 @@ static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
     loom_diag_free(&d);
     if (st == LOOM_OK && (pf = space_func(p)) && space_find_block(pf, name, &pb) &&
         needs_tiling(&pb)) {
-      if ((st = tile_block(p, &pb, rv, out)) != LOOM_OK) {
+      if ((st = tile_block(p, &pb, rv, -1, 0, out)) != LOOM_OK) {
         loom_sched_free(s);
         return st;
       }
@@ -279,12 +458,13 @@ static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
       }
     }
   }
-  return tile_block(s, &sb, rv, out);
+  return r >= 0 ? tile_block(s, &sb, rv, -1, 0, out) : tile_maybe_packed(x, s, &sb, rv, out);
 }
 
 /* The tiled schedules of the block, with and without write caches. */
 static loom_status tile_block(loom_sched *s, const space_block *sbp,
-                              loom_sched_rv rv, space_list *out) {
+                              loom_sched_rv rv, int packed, int64_t lanes,
+                              space_list *out) {
   space_block sb = *sbp;
   loom_sched *t = loom_sched_copy(s);
   if (!t) {
@@ -295,6 +475,10 @@ static loom_status tile_block(loom_sched *s, const space_block *sbp,
   loom_diag_init(&d);
   tiling tl;
   memset(&tl, 0, sizeof tl);
+  if (packed >= 0) {
+    tl.packed = sb.block->iter_vars[packed].var;
+    tl.lanes = lanes;
+  }
   loom_sched_rv consumer = -1;
   loom_status st = tile(t, &sb, rv, &tl, &d);
   if (st == LOOM_OK)
