@@ -134,13 +134,14 @@ static bool is_contiguous(const space_block *sb, const loom_stmt *loop) {
   const loom_var *iv = space_unit_iter(sb, loop->u.loop.var);
   if (!iv)
     return false;
-  int64_t steps = 0;
-  for (int i = 0; i < sb->block->n_iter_vars; i++)
-    if (sb->block->iter_vars[i].var == iv &&
-        loom_ir_is_const_int(loop->u.loop.extent, &steps) && steps > 0 &&
-        !is_aligned(sb->realize->u.realize.iter_values[i], loop->u.loop.var, steps))
-      steps = 0;
   const loom_block *b = sb->block;
+  int at = 0;
+  while (b->iter_vars[at].var != iv)
+    at++;
+  int64_t steps;
+  if (!loom_ir_is_const_int(loop->u.loop.extent, &steps) || steps < 1 ||
+      !is_aligned(sb->realize->u.realize.iter_values[at], loop->u.loop.var, steps))
+    steps = 0;
   return region_contiguous(b->reads, b->n_reads, iv, steps) &&
          region_contiguous(b->writes, b->n_writes, iv, steps);
 }
