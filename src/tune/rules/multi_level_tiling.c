@@ -363,15 +363,14 @@ static bool pack_map(const loom_block *b, const loom_buffer_region *rd, int64_t 
   return len < n;
 }
 
-/* Makes block rv of p read its packed read through a copy packed by the
- * target's vector lanes (*lanes), and says which iter (*packed) the lanes
- * divide; an error when there is no such read or a step is refused. */
+/* Makes block rv of p read its read r (packed_read's) through a copy
+ * packed by the target's vector lanes (*lanes), and says which iter
+ * (*packed) the lanes divide; an error when the lanes do not fit or a step
+ * is refused. */
 static loom_status pack(const space_ctx *x, loom_sched *p, const space_block *sb,
-                        loom_sched_rv rv, int *packed, int64_t *lanes, loom_diag *d) {
+                        loom_sched_rv rv, int r, int *packed, int64_t *lanes,
+                        loom_diag *d) {
   const loom_block *b = sb->block;
-  int r = packed_read(b);
-  if (r < 0)
-    return loom_diag_error(d, (loom_loc){0}, "no read to pack");
   const loom_buffer_region *rd = &b->reads[r];
   const loom_buffer *buf = rd->buffer;
   int nd = rd->n_ranges;
@@ -401,7 +400,8 @@ static loom_status tile_maybe_packed(const space_ctx *x, loom_sched *s,
                                      const space_block *sb, loom_sched_rv rv,
                                      space_list *out) {
   /* p shares s's IR, which sb points into, and outlives s. */
-  loom_sched *p = packed_read(sb->block) >= 0 ? loom_sched_copy(s) : NULL;
+  int r = packed_read(sb->block);
+  loom_sched *p = r >= 0 ? loom_sched_copy(s) : NULL;
   loom_status st = tile_block(s, sb, rv, -1, 0, out);
   if (!p || st != LOOM_OK) {
     loom_sched_free(p);
@@ -413,7 +413,7 @@ static loom_status tile_maybe_packed(const space_ctx *x, loom_sched *s,
   int64_t lanes = 0;
   space_block pb;
   const loom_func *pf = NULL;
-  st = pack(x, p, sb, rv, &packed, &lanes, &d);
+  st = pack(x, p, sb, rv, r, &packed, &lanes, &d);
   loom_diag_free(&d);
   if (st == LOOM_OK && (pf = space_func(p)) && space_find_block(pf, sb->block->name, &pb) &&
       needs_tiling(&pb))
