@@ -14,42 +14,100 @@ static bool uses_loops(const loom_expr *e, const sched_path *p, int lo,
   return false;
 }
 
-/* Counts the terms of a sum (scaled by `scale`) that are not multiples of
- * d; fails when one does not divide d either. */
-static bool count_rough_terms(const loom_expr *e, int64_t scale, int64_t d,
-                              const sched_path *p, int lo, int hi,
-                              int *rough) {
+/* The terms of a sum that are not multiples of d, scaled by `scale`. */
+typedef struct rough_terms {
+  int64_t coef[8];
+  const loom_expr *term[8];
+  int n;
+} rough_terms;
+
+/* Collects the terms of e (times scale) that are not multiples of d;
+ * fails when one does not divide d either, or there are too many. */
+static bool collect_rough_terms(const loom_expr *e, int64_t scale, int64_t d,
+                                const sched_path *p, int lo, int hi,
+                                rough_terms *r) {
   int64_t k;
   if (!uses_loops(e, p, lo, hi))
     return true; /* a constant of the chain */
   switch (e->kind) {
   case LOOM_EXPR_ADD:
   case LOOM_EXPR_SUB:
-    return count_rough_terms(e->u.bin.a, scale, d, p, lo, hi, rough) &&
-           count_rough_terms(e->u.bin.b, scale, d, p, lo, hi, rough);
+    return collect_rough_terms(e->u.bin.a, scale, d, p, lo, hi, r) &&
+           collect_rough_terms(e->u.bin.b, scale, d, p, lo, hi, r);
   case LOOM_EXPR_MUL:
     if (loom_ir_is_const_int(e->u.bin.b, &k))
-      return count_rough_terms(e->u.bin.a, scale * k, d, p, lo, hi, rough);
+      return collect_rough_terms(e->u.bin.a, scale * k, d, p, lo, hi, r);
     if (loom_ir_is_const_int(e->u.bin.a, &k))
-      return count_rough_terms(e->u.bin.b, scale * k, d, p, lo, hi, rough);
+      return collect_rough_terms(e->u.bin.b, scale * k, d, p, lo, hi, r);
     return false;
   default: {
     int64_t c = scale < 0 ? -scale : scale;
     if (c % d == 0)
       return true;
-    (*rough)++;
-    return d % c == 0;
+    if (d % c != 0 || r->n == 8)
+      return false;
+    r->coef[r->n] = scale;
+    r->term[r->n++] = e;
+    return true;
   }
   }
 }
 
+/* The constant extent of loop var e of the chain, from 0; 0 when e is no
+ * such loop. */
+static int64_t loop_extent(const loom_expr *e, const sched_path *p, int lo,
+                           int hi) {
+  int64_t m, ext;
+  if (e->kind != LOOM_EXPR_VAR)
+    return 0;
+  for (int i = lo; i < hi; i++) {
+    const loom_stmt *l = p->stmts[i];
+    if (l->kind == LOOM_STMT_FOR && l->u.loop.var == e->u.var)
+      return loom_ir_is_const_int(l->u.loop.min, &m) && m == 0 &&
+                     loom_ir_is_const_int(l->u.loop.extent, &ext) && ext > 0
+                 ? ext
+                 : 0;
+  }
+  return 0;
+}
+
+/* Several rough terms still split cleanly when they are the digits of one
+ * fused loop, as fuse then split leaves them (`(f0 * 64 + f1) // 256`
+ * with f1 in [0, 64)): positive coefficients that, in increasing order,
+ * each step by the previous loop's extent (unit loops aside), and a fused
+ * extent that d divides. */
+static bool is_fused_digits(const rough_terms *r, int64_t d,
+                            const sched_path *p, int lo, int hi) {
+  int order[8];
+  for (int i = 0; i < r->n; i++) {
+    int j = i;
+    for (; j > 0 && r->coef[order[j - 1]] > r->coef[i]; j--)
+      order[j] = order[j - 1];
+    order[j] = i;
+  }
+  int64_t next = 0; /* the coefficient the next digit must have; 0 at first */
+  for (int i = 0; i < r->n; i++) {
+    int64_t c = r->coef[order[i]];
+    int64_t ext = loop_extent(r->term[order[i]], p, lo, hi);
+    if (ext == 1)
+      continue; /* a unit loop adds nothing */
+    if (c <= 0 || (next && c != next) || ext == 0 || c > INT64_MAX / ext)
+      return false;
+    next = c * ext;
+  }
+  return next && next % d == 0;
+}
+
 /* x // d and x % d keep an iteration space affine when x splits cleanly at
  * d: every term of x is a multiple of d except at most one, whose
- * coefficient divides d (`(i * 16 + j) // 4`, not `(i * 16 + j) // 12`). */
+ * coefficient divides d (`(i * 16 + j) // 4`, not `(i * 16 + j) // 12`),
+ * or except the digits of one fused loop. */
 static bool splits_cleanly(const loom_expr *x, int64_t d, const sched_path *p,
                            int lo, int hi) {
-  int rough = 0;
-  return count_rough_terms(x, 1, d, p, lo, hi, &rough) && rough <= 1;
+  rough_terms r = {{0}, {0}, 0};
+  if (!collect_rough_terms(x, 1, d, p, lo, hi, &r))
+    return false;
+  return r.n <= 1 || is_fused_digits(&r, d, p, lo, hi);
 }
 
 /* x // n and x % n by a symbolic n: affine when x is a loop of the chain
