@@ -15,6 +15,9 @@
 #define SPACE_ANN_UNROLL_EXPLICIT "meta_schedule.unroll_explicit"
 #define SPACE_ANN_UNROLL_IMPLICIT "meta_schedule.unroll_implicit"
 #define SPACE_ANN_INLINE_RULE "meta_schedule.inline_rule"
+/* Set by AddRFactor on the block that adds up the partial sums: its
+ * producer, the rfactor block, is placed with it. */
+#define SPACE_ANN_COMPUTE_PRODUCER "meta_schedule.random_compute_producer"
 
 #define SPACE_MAX_LOOPS 64
 #define SPACE_MAX_BLOCKS 256
@@ -50,6 +53,7 @@ typedef struct space_rule {
 } space_rule;
 
 extern const space_rule space_rule_auto_inline;
+extern const space_rule space_rule_add_rfactor;
 extern const space_rule space_rule_multi_level_tiling;
 extern const space_rule space_rule_parallel_vectorize_unroll;
 extern const space_rule space_rule_random_compute_location;
@@ -89,6 +93,9 @@ bool space_has_ann(const loom_attr *a, int n, const char *key);
  * to one loop, one loop per iter (TVM's trivial binding), and sb's loops
  * are a perfect nest of constant extent. */
 bool space_is_trivial_nest(const space_block *sb);
+/* A block the tiling rules may take: under a scope, a trivial nest, not
+ * tiled yet, every iter spatial or reduce. */
+bool space_is_open_nest(const space_block *sb);
 /* The iter var bound to loop var v, or NULL. */
 const loom_iter_var *space_iter_of_loop(const space_block *sb,
                                         const loom_var *v);
@@ -100,6 +107,12 @@ bool space_is_unit_in(const loom_expr *e, const loom_var *v);
 const loom_var *space_unit_iter(const space_block *sb, const loom_var *v);
 /* Every block of f is spatial (TVM's IsSpatialPrimFunc). */
 bool space_func_is_spatial(const loom_func *f);
+/* Some range of region r uses v. */
+bool space_region_uses(const loom_buffer_region *r, const loom_var *v);
+/* TVM's NeedsMultiLevelTiling: one write, reads of distinct buffers with
+ * constant extents, a reduction over a trivially bound perfect nest, and
+ * reuse (some spatial iter indexes none of some read). */
+bool space_needs_tiling(const space_block *sb);
 
 /* ---- recording helpers (rules/record.c) --------------------------------------------- */
 

@@ -15,11 +15,12 @@ err=$("$loom" space "$root/tests/schedule/cases/matmul.py" --sample 4 --quiet 2>
 out=$("$loom" space "$root/tests/schedule/cases/softmax.py" --sample 1)
 grep -q 'sch.enter_postproc()' <<<"$out" || { echo "no enter_postproc"; fail=1; }
 grep -q 'sample_compute_location' <<<"$out" || { echo "no compute location"; fail=1; }
-# A candidate's trace, with sample_compute_location and enter_postproc,
-# reads back as a script and as JSON to the same trace.
+# The last space's candidate (no rfactor), with sample_compute_location and
+# enter_postproc, reads back as a script and as JSON to the same trace.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-sed -n '/^# candidate 0$/,$p' <<<"$out" | tail -n +2 >"$tmp/c.py"
+awk '/^# candidate 0$/ { c = ""; p = 1; next } /^# / { p = 0 } p { c = c $0 "\n" }
+     END { printf "%s", c }' <<<"$out" >"$tmp/c.py"
 "$loom" trace "$root/tests/schedule/cases/softmax.py" "$tmp/c.py" >"$tmp/c2.py" &&
   cmp -s "$tmp/c.py" "$tmp/c2.py" || { echo "script round trip differs"; fail=1; }
 "$loom" trace "$root/tests/schedule/cases/softmax.py" "$tmp/c.py" --json >"$tmp/c.json" &&

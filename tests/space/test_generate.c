@@ -4,7 +4,8 @@
  * candidate ending as that trace does; then the same three reading B
  * through a copy packed by the vector lanes. Decisions are left
  * out of the comparison: they are random draws. Also: blocks a user claims
- * with the `schedule_rule` annotation are left alone. */
+ * with the `schedule_rule` annotation are left alone, and reductions with
+ * few outputs are rfactored. */
 #include "loom/script.h"
 #include "loom/space.h"
 #include "test.h"
@@ -544,6 +545,95 @@ static void check_gathered_read(const char *root) {
   loom_arena_free(a);
 }
 
+/* AddRFactor: the 8 row sums of row_norm.py leave cores idle. The
+ * reduction loop is split by a sampled tile and rfactored at either part,
+ * and RandomComputeLocation places the block adding up the partial sums,
+ * then its producer; the unchanged schedule comes last. */
+#define RFACTOR_HEAD                                                           \
+  "b0 = sch.get_block(name=\"sum\", func_name=\"main\")\n"                     \
+  "b1 = sch.get_block(name=\"root\", func_name=\"main\")\n"                    \
+  "l2, l3 = sch.get_loops(block=b0)\n"                                         \
+  "v4, v5 = sch.sample_perfect_tile(loop=l3, n=2, max_innermost_factor=64)\n"  \
+  "l6, l7 = sch.split(loop=l3, factors=[v4, v5], preserve_unit_iters=True, "   \
+  "disable_predication=False)\n"
+#define RFACTOR_MARK                                                           \
+  "sch.annotate(block_or_loop=b0, "                                            \
+  "ann_key=\"meta_schedule.random_compute_producer\", ann_val=1)\n"
+#define RFACTOR_PLACE                                                          \
+  "b17, = sch.get_producers(block=b0)\n"                                       \
+  "sch.unannotate(block_or_loop=b0, "                                          \
+  "ann_key=\"meta_schedule.random_compute_producer\")\n"                       \
+  "l18 = sch.sample_compute_location(block=b0)\n"                              \
+  "sch.compute_at(block=b0, loop=l18, preserve_unit_loops=True, index=-1)\n"   \
+  "l19 = sch.sample_compute_location(block=b17)\n"                             \
+  "sch.compute_at(block=b17, loop=l19, preserve_unit_loops=True, index=-1)\n"
+
+static void check_rfactor(const char *root) {
+  loom_arena *a = loom_arena_new();
+  loom_trace *spaces;
+  int n = case_spaces(root, "row_norm.py", a, &spaces);
+  if (n >= 0)
+    CHECK(n == 3);
+  for (int i = 0; i < n; i++) {
+    char *got = print_plain(&spaces[i]);
+    if (i < 2) {
+      CHECK_CONTAINS(got, RFACTOR_HEAD);
+      CHECK_CONTAINS(got, i == 0 ? "b8 = sch.rfactor(loop=l6, factor_axis=1)\n" RFACTOR_MARK
+                                 : "b8 = sch.rfactor(loop=l7, factor_axis=1)\n" RFACTOR_MARK);
+      CHECK_CONTAINS(got, RFACTOR_PLACE);
+    } else {
+      CHECK(got && !strstr(got, "rfactor") && !strstr(got, "get_producers"));
+    }
+    free(got);
+  }
+  loom_arena_free(a);
+}
+
+/* A matmul of 4 x 4 outputs over 4096 is rfactored as well as tiled (the
+ * rfactor block is not visited by the rules: only the block they were
+ * given); at 64 x 64 the outputs keep the cores busy. */
+static void check_rfactor_tiled(void) {
+  static const int sizes[2] = {4, 64};
+  for (int c = 0; c < 2; c++) {
+    loom_buf b;
+    loom_buf_init(&b);
+    loom_buf_printf(&b,
+                    "@T.prim_func\n"
+                    "def main(A: T.Buffer((%d, 4096), \"float32\"), B: T.Buffer((4096, %d), "
+                    "\"float32\"), C: T.Buffer((%d, %d), \"float32\")):\n"
+                    "    for i, j, k in T.grid(%d, %d, 4096):\n"
+                    "        with T.block(\"update\"):\n"
+                    "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+                    "            with T.init():\n"
+                    "                C[vi, vj] = T.float32(0.0)\n"
+                    "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n",
+                    sizes[c], sizes[c], sizes[c], sizes[c], sizes[c], sizes[c]);
+    loom_arena *a = loom_arena_new();
+    loom_module *m = read_module(a, b.data);
+    loom_buf_free(&b);
+    loom_target t;
+    loom_diag d;
+    loom_diag_init(&d);
+    CHECK(loom_target_parse("cpu -cores=2 -vector-bytes=32", &t, &d) == LOOM_OK);
+    loom_trace *spaces;
+    int n = 0, n_rf = 0, n_tiled = 0;
+    CHECK(m && loom_space_generate(m, &t, a, &spaces, &n, &d) == LOOM_OK);
+    for (int i = 0; i < n; i++) {
+      char *got = print_plain(&spaces[i]);
+      n_rf += got && strstr(got, "sch.rfactor(") != NULL;
+      n_tiled += got && strstr(got, "tiling_structure") != NULL;
+      CHECK(got && !(strstr(got, "sch.rfactor(") && strstr(got, "tiling_structure")));
+      free(got);
+    }
+    /* 64 x 64 packs B by the 8 lanes: 6 tiled spaces. */
+    CHECK(n_rf == (c == 0 ? 2 : 0));
+    CHECK(n_tiled == (c == 0 ? 3 : 6));
+    CHECK(n == n_rf + n_tiled);
+    loom_diag_free(&d);
+    loom_arena_free(a);
+  }
+}
+
 int main(int argc, char **argv) {
   const char *root = argc > 1 ? argv[1] : ".";
   check_matmul();
@@ -575,5 +665,7 @@ int main(int argc, char **argv) {
   check_many_tiled_blocks();
   check_user_block();
   check_gathered_read(root);
+  check_rfactor(root);
+  check_rfactor_tiled();
   return test_summary("generate");
 }

@@ -34,6 +34,7 @@ static const char *const built[] = {"matmul_64.py", "softmax.py", "conv2d.py",
 
 static int n_candidates, n_dropped, n_built, n_funcs;
 static int n_tensorized; /* spaces holding a tensorize step */
+static int n_rfactored;  /* spaces holding an rfactor step */
 
 /* Scalar steps of a statement: loop extents multiplied down to stores. */
 static double work(const loom_stmt *s, int depth) {
@@ -204,6 +205,11 @@ static void check_func(const char *path, const loom_func *f0,
   for (int k = 0; k < n_spaces; k++) {
     for (int q = 0; q < spaces[k].n_insts; q++)
       n_tensorized += spaces[k].insts[q]->kind == LOOM_INST_TENSORIZE;
+    for (int q = 0; q < spaces[k].n_insts; q++)
+      if (spaces[k].insts[q]->kind == LOOM_INST_RFACTOR) {
+        n_rfactored++;
+        break;
+      }
     loom_sched *cands[SAMPLES];
     const loom_func *funcs[SAMPLES];
     int n_ok = 0;
@@ -344,6 +350,8 @@ int main(int argc, char **argv) {
   int n_corpus = check_dir(path, &tg);
   CHECK(n_local >= 20);
   CHECK(n_built > 0);
+  /* AddRFactor: the reductions of softmax and of the row sums. */
+  CHECK(n_rfactored >= 8);
   CHECK(n_tensorized == 0); /* only with -tensorize=1 */
   /* Auto-tensorize: kernels whose blocks fit the built-in intrinsics, with
    * the rule on; the tensorized spaces are checked as every space is. */
@@ -360,8 +368,9 @@ int main(int argc, char **argv) {
   }
   CHECK(n_tensorized >= 3);
   printf("oracle: %d programs here, %d in the corpus, %d functions; %d "
-         "candidates, %d dropped, %d built; %d spaces tensorized\n",
+         "candidates, %d dropped, %d built; %d spaces rfactored, %d "
+         "tensorized\n",
          n_local, n_corpus, n_funcs, n_candidates, n_dropped, n_built,
-         n_tensorized);
+         n_rfactored, n_tensorized);
   return test_summary("space oracle");
 }

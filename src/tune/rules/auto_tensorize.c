@@ -86,17 +86,6 @@ static bool fits(const space_block *sb, const intrin_shape *sh) {
   return true;
 }
 
-static bool is_candidate(const space_block *sb) {
-  const loom_block *b = sb->block;
-  if (!sb->scope || !space_is_trivial_nest(sb) ||
-      space_has_ann(b->annotations, b->n_annotations, SPACE_ANN_TILING))
-    return false;
-  for (int i = 0; i < b->n_iter_vars; i++)
-    if (b->iter_vars[i].kind != LOOM_ITER_SPATIAL &&
-        b->iter_vars[i].kind != LOOM_ITER_REDUCE)
-      return false;
-  return true;
-}
 
 /* Splits, tiles, reorders and tensorizes on t. */
 static loom_status tensorize_block(loom_sched *t, const space_block *sb,
@@ -166,7 +155,7 @@ static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
   space_block sb;
   const loom_func *f = space_func(s);
   if (!x->target->tensorize || !f || !space_find_block(f, name, &sb) ||
-      !is_candidate(&sb))
+      !space_is_open_nest(&sb))
     return space_list_push(out, s);
   const loom_intrin_set *set = loom_sched_intrins(s);
   loom_status st = LOOM_OK;

@@ -260,6 +260,18 @@ bool space_is_trivial_nest(const space_block *sb) {
   return true;
 }
 
+bool space_is_open_nest(const space_block *sb) {
+  const loom_block *b = sb->block;
+  if (!sb->scope || !space_is_trivial_nest(sb) ||
+      space_has_ann(b->annotations, b->n_annotations, SPACE_ANN_TILING))
+    return false;
+  for (int i = 0; i < b->n_iter_vars; i++)
+    if (b->iter_vars[i].kind != LOOM_ITER_SPATIAL &&
+        b->iter_vars[i].kind != LOOM_ITER_REDUCE)
+      return false;
+  return true;
+}
+
 const loom_iter_var *space_iter_of_loop(const space_block *sb,
                                         const loom_var *v) {
   const loom_stmt *r = sb->realize;
@@ -307,4 +319,41 @@ bool space_func_is_spatial(const loom_func *f) {
       return false;
   }
   return true;
+}
+
+bool space_region_uses(const loom_buffer_region *r, const loom_var *v) {
+  for (int k = 0; k < r->n_ranges; k++)
+    if (loom_ir_expr_uses(r->ranges[k].min, v) ||
+        loom_ir_expr_uses(r->ranges[k].extent, v))
+      return true;
+  return false;
+}
+
+bool space_needs_tiling(const space_block *sb) {
+  const loom_block *b = sb->block;
+  if (b->n_writes != 1 || b->n_reads < 1 || space_is_spatial(b) ||
+      !space_is_open_nest(sb))
+    return false;
+  for (int i = 0; i < b->n_reads; i++) {
+    for (int j = 0; j < i; j++)
+      if (b->reads[i].buffer == b->reads[j].buffer)
+        return false;
+    for (int k = 0; k < b->reads[i].n_ranges; k++)
+      if (!loom_ir_is_const_int(b->reads[i].ranges[k].extent, NULL))
+        return false;
+  }
+  for (int r = 0; r < b->n_reads; r++) {
+    if (b->reads[r].buffer == b->writes[0].buffer)
+      continue;
+    for (int i = 0; i < b->n_iter_vars; i++) {
+      const loom_iter_var *iv = &b->iter_vars[i];
+      int64_t ext;
+      if (iv->kind != LOOM_ITER_SPATIAL ||
+          (loom_ir_is_const_int(iv->dom.extent, &ext) && ext == 1))
+        continue;
+      if (!space_region_uses(&b->reads[r], iv->var))
+        return true;
+    }
+  }
+  return false;
 }

@@ -9,10 +9,10 @@
 
 /* MetaSchedule's DefaultLLVM order. ApplyCustomRule and
  * InlineConstantScalars have no counterpart (a block for the user is
- * skipped instead; constant scalars are inlined by AutoInline), and
- * AddRFactor waits for rfactor in the schedule module. */
+ * skipped instead; constant scalars are inlined by AutoInline). */
 static const space_rule *const llvm_rules[] = {
     &space_rule_auto_inline,
+    &space_rule_add_rfactor,
     &space_rule_auto_tensorize, /* only with the target's -tensorize=1 */
     &space_rule_multi_level_tiling,
     &space_rule_parallel_vectorize_unroll,

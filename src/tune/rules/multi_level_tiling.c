@@ -18,51 +18,6 @@ static const char structure[] = "SSRSRS";
 static const int write_levels[] = {1, 2};
 #define N_WRITE_LEVELS (int)(sizeof write_levels / sizeof *write_levels)
 
-static bool uses_in_region(const loom_buffer_region *r, const loom_var *v) {
-  for (int k = 0; k < r->n_ranges; k++)
-    if (loom_ir_expr_uses(r->ranges[k].min, v) ||
-        loom_ir_expr_uses(r->ranges[k].extent, v))
-      return true;
-  return false;
-}
-
-/* TVM's NeedsMultiLevelTiling: one write, some reads of distinct buffers
- * with constant extents, a reduction over a trivially bound perfect nest,
- * and reuse: some spatial iter does not index some buffer read. */
-static bool needs_tiling(const space_block *sb) {
-  const loom_block *b = sb->block;
-  if (!sb->scope || b->n_writes != 1 || b->n_reads < 1 ||
-      space_is_spatial(b) || !space_is_trivial_nest(sb) ||
-      space_has_ann(b->annotations, b->n_annotations, SPACE_ANN_TILING))
-    return false;
-  for (int i = 0; i < b->n_iter_vars; i++)
-    if (b->iter_vars[i].kind != LOOM_ITER_SPATIAL &&
-        b->iter_vars[i].kind != LOOM_ITER_REDUCE)
-      return false;
-  for (int i = 0; i < b->n_reads; i++) {
-    for (int j = 0; j < i; j++)
-      if (b->reads[i].buffer == b->reads[j].buffer)
-        return false;
-    for (int k = 0; k < b->reads[i].n_ranges; k++)
-      if (!loom_ir_is_const_int(b->reads[i].ranges[k].extent, NULL))
-        return false;
-  }
-  for (int r = 0; r < b->n_reads; r++) {
-    if (b->reads[r].buffer == b->writes[0].buffer)
-      continue;
-    for (int i = 0; i < b->n_iter_vars; i++) {
-      const loom_iter_var *iv = &b->iter_vars[i];
-      int64_t ext;
-      if (iv->kind != LOOM_ITER_SPATIAL ||
-          (loom_ir_is_const_int(iv->dom.extent, &ext) && ext == 1))
-        continue;
-      if (!uses_in_region(&b->reads[r], iv->var))
-        return true;
-    }
-  }
-  return false;
-}
-
 typedef struct tiling {
   loom_sched_rv block;
   loom_sched_rv tiles[N_LEVELS][SPACE_MAX_LOOPS];
@@ -299,7 +254,7 @@ static int packed_read(const loom_block *b) {
       int64_t ext;
       is_reused = b->iter_vars[i].kind == LOOM_ITER_SPATIAL &&
                   !(loom_ir_is_const_int(b->iter_vars[i].dom.extent, &ext) && ext == 1) &&
-                  !uses_in_region(rd, b->iter_vars[i].var);
+                  !space_region_uses(rd, b->iter_vars[i].var);
     }
     if (ok && is_reused)
       return r;
@@ -416,7 +371,7 @@ static loom_status tile_maybe_packed(const space_ctx *x, loom_sched *s,
   st = pack(x, p, sb, rv, r, &packed, &lanes, &d);
   loom_diag_free(&d);
   if (st == LOOM_OK && (pf = space_func(p)) && space_find_block(pf, sb->block->name, &pb) &&
-      needs_tiling(&pb))
+      space_needs_tiling(&pb))
     return tile_block(p, &pb, rv, packed, lanes, out);
   loom_sched_free(p);
   return st == LOOM_NOMEM ? st : LOOM_OK;
@@ -429,7 +384,7 @@ static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
                          loom_sched_rv rv, space_list *out) {
   space_block sb;
   const loom_func *f = space_func(s);
-  if (!f || !space_find_block(f, name, &sb) || !needs_tiling(&sb))
+  if (!f || !space_find_block(f, name, &sb) || !space_needs_tiling(&sb))
     return space_list_push(out, s);
   char map[256];
   int r = gathered_read(sb.block, map, sizeof map);
@@ -445,7 +400,7 @@ static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
                                  NULL, NULL, &d);
     loom_diag_free(&d);
     if (st == LOOM_OK && (pf = space_func(p)) && space_find_block(pf, name, &pb) &&
-        needs_tiling(&pb)) {
+        space_needs_tiling(&pb)) {
       if ((st = tile_block(p, &pb, rv, -1, 0, out)) != LOOM_OK) {
         loom_sched_free(s);
         return st;
