@@ -53,6 +53,43 @@ loom_status loom_space_generate(const loom_module *m, const loom_target *t,
                                 loom_arena *a, loom_trace **spaces,
                                 int *n_spaces, loom_diag *d);
 
+/* ---- custom rules ---------------------------------------------------------------- */
+
+/* A rule of the caller's, run before the built-in ones (MetaSchedule's
+ * ApplyCustomRule, and rules added to the front of its list). With `block`
+ * set, it takes the block of that name, or the blocks whose
+ * `schedule_rule` annotation has that value, and claims them: the built-in
+ * rules leave them alone; its refusal, or no such block, fails the
+ * generation with its reason. With `block` NULL it is offered every block
+ * the built-in rules would visit, in the same order, and a refusal only
+ * means it does not apply there. apply gets a schedule of its own to change
+ * (the block's name and random variable in it); the steps it applies,
+ * sampling steps included, become part of the design space. */
+typedef struct loom_space_rule {
+  const char *block;
+  loom_status (*apply)(void *ctx, loom_sched *s, const char *block,
+                       loom_sched_rv rv, loom_diag *d);
+  void *ctx;
+} loom_space_rule;
+
+/* A schedule script as a rule: ctx is a loom_space_script; the script
+ * (loom_sched_run_script) names the block itself, by get_block. */
+typedef struct loom_space_script {
+  const char *text;
+  size_t len;
+  const char *file;
+} loom_space_script;
+loom_status loom_space_apply_script(void *ctx, loom_sched *s,
+                                    const char *block, loom_sched_rv rv,
+                                    loom_diag *d);
+
+/* loom_space_generate with the caller's rules first, in the order given. */
+loom_status loom_space_generate_with(const loom_module *m,
+                                     const loom_target *t,
+                                     const loom_space_rule *rules, int n_rules,
+                                     loom_arena *a, loom_trace **spaces,
+                                     int *n_spaces, loom_diag *d);
+
 /* ---- postprocessors (src/tune/postproc/) --------------------------------------- */
 
 /* Runs the postprocessors on a sampled candidate: an `enter_postproc`

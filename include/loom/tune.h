@@ -214,6 +214,10 @@ typedef struct loom_tune_options {
   /* The machine the rules generate spaces for and the postprocessors and
    * mutators read (cores, vector width); NULL: loom_target_detect's. */
   const loom_target *target_desc;
+  /* Rules of the caller's, run before the built-in ones when the spaces
+   * are generated (loom_space_generate_with); borrowed. */
+  const loom_space_rule *rules;
+  int n_rules;
   /* The unscheduled function is not measured (baseline_ms stays 0): for
    * workloads whose naive form runs for minutes. */
   bool skip_baseline;

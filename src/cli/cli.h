@@ -5,6 +5,7 @@
 #define LOOM_CLI_H
 
 #include "loom/script.h"
+#include "loom/space.h"
 
 enum { EXIT_USER = 1, EXIT_USAGE = 2 };
 
@@ -57,5 +58,24 @@ void cli_program_free(cli_program *p);
  * is not that option, -1 on a bad value (message printed). */
 int cli_dialect_option(const char *cmd, int argc, char **argv, int *i,
                        loom_dialect *out);
+
+/* The schedule scripts of `--block NAME=SCRIPT` options, each a rule of
+ * the user's for that block (loom_space_apply_script). */
+#define CLI_MAX_BLOCK_RULES 16
+typedef struct cli_block_rules {
+  loom_space_rule rules[CLI_MAX_BLOCK_RULES];
+  loom_space_script scripts[CLI_MAX_BLOCK_RULES];
+  char *texts[CLI_MAX_BLOCK_RULES];
+  int n;
+} cli_block_rules;
+
+/* Reads the script of one option value "NAME=SCRIPT" for `cmd`; 0, or the
+ * exit code after printing why not. */
+int cli_block_rule_add(cli_block_rules *r, const char *cmd, const char *value);
+void cli_block_rules_free(cli_block_rules *r);
+/* Shows d's error with the line it points into: of a script, or of the
+ * program p (read from file). */
+void cli_block_rules_source(const cli_block_rules *r, const char *file,
+                            const cli_program *p, loom_diag *d);
 
 #endif

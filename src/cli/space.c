@@ -1,5 +1,6 @@
 /* `loom space FILE`: the design spaces the CPU rules generate for a
- * one-function program, each printed as a schedule script; with --sample N,
+ * one-function program (after the scripts --block NAME=SCRIPT gives for
+ * blocks), each printed as a schedule script; with --sample N,
  * N candidates of each space drawn with fresh decisions and postprocessed,
  * each printed as its trace or the reason it was dropped. */
 #include "cli/cli.h"
@@ -69,31 +70,39 @@ int cli_space(int argc, char **argv) {
   const char *file = NULL, *spec = NULL;
   long long n_sample = 0, seed = 1;
   bool as_json = false, quiet = false;
-  for (int i = 0; i < argc; i++) {
+  cli_block_rules blocks = {.n = 0};
+  int rc = 0;
+  for (int i = 0; rc == 0 && i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--json"))
       as_json = true;
+    else if (!strcmp(a, "--block") && i + 1 < argc)
+      rc = cli_block_rule_add(&blocks, "space", argv[++i]);
     else if (!strcmp(a, "--quiet"))
       quiet = true;
     else if (!strcmp(a, "--target") && i + 1 < argc)
       spec = argv[++i];
     else if (!strcmp(a, "--sample") && i + 1 < argc) {
       if (!cli_parse_int(argv[++i], 0, 1000000, &n_sample))
-        return cli_usage_error("space", "--sample needs a count, not '%s'",
-                               argv[i]);
+        rc = cli_usage_error("space", "--sample needs a count, not '%s'",
+                             argv[i]);
     } else if (!strcmp(a, "--seed") && i + 1 < argc) {
       if (!cli_parse_int(argv[++i], 0, (long long)1 << 62, &seed))
-        return cli_usage_error("space", "--seed needs an integer, not '%s'",
-                               argv[i]);
+        rc = cli_usage_error("space", "--seed needs an integer, not '%s'",
+                             argv[i]);
     } else if (a[0] == '-' && a[1])
-      return cli_usage_error("space", "unknown option '%s'", a);
+      rc = cli_usage_error("space", "unknown option '%s'", a);
     else if (file)
-      return cli_usage_error("space", "one FILE expected, got '%s' too", a);
+      rc = cli_usage_error("space", "one FILE expected, got '%s' too", a);
     else
       file = a;
   }
-  if (!file)
-    return cli_usage_error("space", "missing FILE");
+  if (rc == 0 && !file)
+    rc = cli_usage_error("space", "missing FILE");
+  if (rc) {
+    cli_block_rules_free(&blocks);
+    return rc;
+  }
   loom_target tg;
   loom_diag d;
   loom_diag_init(&d);
@@ -102,26 +111,29 @@ int cli_space(int argc, char **argv) {
       loom_diag_set_source(&d, spec, strlen(spec));
       cli_print_diag(&d);
       loom_diag_free(&d);
+      cli_block_rules_free(&blocks);
       return EXIT_USAGE;
     }
   } else {
     loom_target_detect(&tg);
   }
   cli_program p;
-  int rc = cli_load(file, &p);
-  if (rc) {
+  if ((rc = cli_load(file, &p))) {
     loom_diag_free(&d);
+    cli_block_rules_free(&blocks);
     return rc;
   }
   loom_arena *a = loom_arena_new();
   loom_trace *spaces = NULL;
   int n_spaces = 0;
-  loom_status st = a ? loom_space_generate(p.module, &tg, a, &spaces,
-                                           &n_spaces, &d)
+  loom_status st = a ? loom_space_generate_with(p.module, &tg, blocks.rules,
+                                                blocks.n, a, &spaces,
+                                                &n_spaces, &d)
                      : LOOM_NOMEM;
   if (st != LOOM_OK) {
     if (!d.has_error)
       fprintf(stderr, "%s: error: out of memory\n", file);
+    cli_block_rules_source(&blocks, file, &p, &d);
     cli_print_diag(&d);
     rc = EXIT_USER;
   }
@@ -152,5 +164,6 @@ int cli_space(int argc, char **argv) {
   loom_arena_free(a);
   loom_diag_free(&d);
   cli_program_free(&p);
+  cli_block_rules_free(&blocks);
   return rc;
 }

@@ -1,11 +1,13 @@
-/* `loom tune FILE --trials N [--space SCRIPT] [--func NAME] [--target SPEC]
- * [--db PATH] [--seed N] [--strategy evolutionary|replay-trace|replay-func]
- * [--model xgb|random] [--batch N] [--threads N] [--json]`: tunes each task
- * of FILE over the design spaces the schedule rules generate for the target
- * (or over the one SCRIPT describes: a schedule script with sampling
- * instructions), records every measurement in the database, and prints for
- * each task the best latency, its speedup over the unscheduled function and
- * the best trace. */
+/* `loom tune FILE --trials N [--space SCRIPT | --block NAME=SCRIPT...]
+ * [--func NAME] [--target SPEC] [--db PATH] [--seed N]
+ * [--strategy evolutionary|replay-trace|replay-func] [--model xgb|random]
+ * [--batch N] [--threads N] [--json]`: tunes each task of FILE over the
+ * design spaces the schedule rules generate for the target (with the
+ * blocks given by --block scheduled by the user's scripts first), or over
+ * the one SCRIPT describes (a schedule script with sampling instructions),
+ * records every measurement in the database, and prints for each task the
+ * best latency, its speedup over the unscheduled function and the best
+ * trace. */
 #include "cli/cli.h"
 
 #include "loom/tune.h"
@@ -18,6 +20,8 @@ typedef struct tune_opts {
   const char *file, *func, *space, *db, *target;
   bool is_json, is_random_model;
   loom_target desc;
+  cli_block_rules blocks;
+  const cli_program *program;
   loom_tune_options t;
 } tune_opts;
 
@@ -50,6 +54,10 @@ static int parse_opts(int argc, char **argv, tune_opts *o) {
       o->func = val;
     } else if (!strcmp(a, "--space")) {
       o->space = val;
+    } else if (!strcmp(a, "--block")) {
+      int rc = cli_block_rule_add(&o->blocks, "tune", val);
+      if (rc)
+        return rc;
     } else if (!strcmp(a, "--db")) {
       o->db = val;
     } else if (!strcmp(a, "--target")) {
@@ -86,6 +94,11 @@ static int parse_opts(int argc, char **argv, tune_opts *o) {
     return cli_usage_error("tune", "missing FILE");
   if (o->t.trials < 0)
     return cli_usage_error("tune", "missing --trials N");
+  if (o->space && o->blocks.n)
+    return cli_usage_error("tune", "--block adds to the generated spaces; "
+                           "--space replaces them: give one of the two");
+  o->t.rules = o->blocks.rules;
+  o->t.n_rules = o->blocks.n;
   loom_diag d;
   loom_diag_init(&d);
   if (loom_target_parse(o->target ? o->target : "cpu", &o->desc, &d) != LOOM_OK) {
@@ -131,6 +144,7 @@ static int tune_task(const tune_opts *o, const loom_task *t, const char *space,
   int rc = 0;
   double flops = loom_tune_flops(t->func);
   if (loom_tune_task(t, space, len, o->space, db, &o->t, &r, &d) != LOOM_OK) {
+    cli_block_rules_source(&o->blocks, o->file, o->program, &d);
     if (d.has_error)
       cli_print_diag(&d);
     else
@@ -218,8 +232,10 @@ static void save_model(const loom_model *m, loom_db *db) {
 int cli_tune(int argc, char **argv) {
   tune_opts o;
   int rc = parse_opts(argc, argv, &o);
-  if (rc)
+  if (rc) {
+    cli_block_rules_free(&o.blocks);
     return rc;
+  }
   char *space = NULL;
   size_t len = 0;
   loom_diag d;
@@ -227,14 +243,17 @@ int cli_tune(int argc, char **argv) {
   if (o.space && loom_read_file(o.space, &space, &len, &d) != LOOM_OK) {
     fprintf(stderr, "%s: error: %s\n", o.space, d.msg ? d.msg : "cannot read");
     loom_diag_free(&d);
+    cli_block_rules_free(&o.blocks);
     return EXIT_USAGE;
   }
   cli_program p;
   if ((rc = cli_load(o.file, &p))) {
     free(space);
     loom_diag_free(&d);
+    cli_block_rules_free(&o.blocks);
     return rc;
   }
+  o.program = &p;
   o.t.progress = progress;
   loom_db *db = NULL;
   loom_task *tasks;
@@ -271,5 +290,6 @@ int cli_tune(int argc, char **argv) {
   cli_program_free(&p);
   free(space);
   loom_diag_free(&d);
+  cli_block_rules_free(&o.blocks);
   return rc;
 }

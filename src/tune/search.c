@@ -687,8 +687,9 @@ static loom_status make_spaces(search *S, loom_diag *d) {
   if (!(S->space_arena = loom_arena_new()))
     return LOOM_NOMEM;
   if (!S->space)
-    return loom_space_generate(S->mod, &S->target, S->space_arena, &S->spaces,
-                               &S->n_spaces, d);
+    return loom_space_generate_with(S->mod, &S->target, S->o->rules,
+                                    S->o->n_rules, S->space_arena, &S->spaces,
+                                    &S->n_spaces, d);
   if (!(S->base = loom_sched_new(S->mod, S->o->seed)) ||
       !(S->spaces = loom_arena_alloc(S->space_arena, sizeof *S->spaces)))
     return LOOM_NOMEM;

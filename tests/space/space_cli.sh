@@ -47,6 +47,24 @@ done
 loc -2
 [ "$("$loom" sched "$p" "$tmp/loc.py" | grep -c 'T.block("expo")')" = 0 ] ||
   { echo "the inline mark does not inline"; fail=1; }
+# --block NAME=SCRIPT: the script schedules the row sums, the rules the rest
+# (no rfactor of theirs for that block); a script that refuses is reported
+# at its line, with exit 1.
+p="$root/tests/space/cases/row_norm.py"
+printf '%s\n' 'b0 = sch.get_block(name="sum", func_name="main")' \
+  'l1, l2 = sch.get_loops(block=b0)' \
+  'l3, l4 = sch.split(loop=l2, factors=[None, 16])' >"$tmp/sum.py"
+out=$("$loom" space "$p" --block "sum=$tmp/sum.py")
+[ "$(grep -c '^# design space' <<<"$out")" = 1 ] &&
+  grep -q 'factors=\[None, 16\]' <<<"$out" && ! grep -q 'rfactor' <<<"$out" &&
+  grep -q 'meta_schedule.parallel' <<<"$out" ||
+  { echo "--block: unexpected spaces: $out"; fail=1; }
+echo 'sch.compute_inline(block=b0)' >>"$tmp/sum.py"
+err=$("$loom" space "$p" --block "sum=$tmp/sum.py" 2>&1)
+[ $? = 1 ] && grep -q 'sum.py:4:1: error: compute_inline' <<<"$err" ||
+  { echo "--block: a refused script is not reported at its line: $err"; fail=1; }
+"$loom" space "$p" --block sum 2>/dev/null
+[ $? = 2 ] || { echo "--block without =SCRIPT must be a usage error"; fail=1; }
 "$loom" space "$root/tests/schedule/cases/matmul.py" --target "cpu -cores=x" 2>/dev/null
 [ $? = 2 ] || { echo "a bad target must be a usage error"; fail=1; }
 "$loom" space "$root/tests/schedule/cases/matmul.py" --what 2>/dev/null

@@ -277,6 +277,77 @@ static void check_user_block(void) {
     CHECK_CONTAINS(got, "meta_schedule.parallel");
     free(got);
   }
+  /* The user's script for "mine" schedules the block; the rules add the
+   * root's annotations. A script that refuses fails the generation at
+   * its line; so does a rule for a block that is not there. */
+  static const char script[] =
+      "b0 = sch.get_block(name=\"update\", func_name=\"main\")\n"
+      "l1, l2, l3 = sch.get_loops(block=b0)\n"
+      "v4, v5 = sch.sample_perfect_tile(loop=l3, n=2, max_innermost_factor=16)\n"
+      "l6, l7 = sch.split(loop=l3, factors=[v4, v5])\n";
+  loom_space_script sc = {script, sizeof script - 1, "mine.py"};
+  loom_space_rule mine = {"mine", loom_space_apply_script, &sc};
+  CHECK(loom_space_generate_with(m, &t, &mine, 1, a, &spaces, &n, &d) == LOOM_OK);
+  CHECK(n == 1);
+  if (n == 1) {
+    char *got = print_plain(&spaces[0]);
+    CHECK_CONTAINS(got, "v5, v6 = sch.sample_perfect_tile(loop=l4, n=2, "
+                        "max_innermost_factor=16)\n");
+    CHECK(!strstr(got, "tiling_structure"));
+    CHECK_CONTAINS(got, "meta_schedule.parallel");
+    free(got);
+  }
+  static const char bad[] = "b0 = sch.get_block(name=\"update\", func_name=\"main\")\n"
+                            "sch.compute_inline(block=b0)\n";
+  loom_space_script sb = {bad, sizeof bad - 1, "bad.py"};
+  loom_space_rule refused = {"update", loom_space_apply_script, &sb};
+  CHECK(loom_space_generate_with(m, &t, &refused, 1, a, &spaces, &n, &d) == LOOM_ERROR);
+  CHECK(d.loc.file && !strcmp(d.loc.file, "bad.py") && d.loc.line == 2);
+  loom_diag_free(&d);
+  loom_diag_init(&d);
+  loom_space_rule absent = {"nosuch", loom_space_apply_script, &sc};
+  CHECK(loom_space_generate_with(m, &t, &absent, 1, a, &spaces, &n, &d) == LOOM_ERROR);
+  CHECK_CONTAINS(d.msg, "no block is named 'nosuch'");
+  loom_diag_free(&d);
+  loom_arena_free(a);
+}
+
+/* A rule of the caller's offered every block: it marks the matmul's
+ * block, refuses the others, and the built-in rules go on as before. */
+static int n_offered;
+static loom_status mark(void *ctx, loom_sched *s, const char *block,
+                        loom_sched_rv rv, loom_diag *d) {
+  (void)ctx;
+  n_offered++;
+  if (strcmp(block, "update"))
+    return loom_diag_error(d, (loom_loc){0}, "not a block of mine");
+  loom_tval in[2] = {loom_tval_rv(rv), loom_tval_str("seen")};
+  loom_tval key = loom_tval_str("note");
+  return loom_sched_apply(s, LOOM_INST_ANNOTATE, in, 2, &key, 1,
+                          loom_tval_none(), (loom_loc){0},
+                          NULL, NULL, d);
+}
+
+static void check_custom_rule(void) {
+  loom_arena *a = loom_arena_new();
+  loom_module *m = read_module(a, matmul);
+  loom_target t;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_target_parse("cpu -vector-bytes=64", &t, &d) == LOOM_OK);
+  loom_space_rule r = {NULL, mark, NULL};
+  loom_trace *spaces;
+  int n = 0;
+  CHECK(m && loom_space_generate_with(m, &t, &r, 1, a, &spaces, &n, &d) == LOOM_OK);
+  CHECK(n == 6);
+  CHECK(n_offered >= 1);
+  for (int i = 0; i < n; i++) {
+    char *got = print_plain(&spaces[i]);
+    CHECK_CONTAINS(got, "sch.annotate(block_or_loop=b0, ann_key=\"note\", "
+                        "ann_val=\"seen\")\n");
+    CHECK_CONTAINS(got, "tiling_structure");
+    free(got);
+  }
   loom_diag_free(&d);
   loom_arena_free(a);
 }
@@ -664,6 +735,7 @@ int main(int argc, char **argv) {
   check_long_loops();
   check_many_tiled_blocks();
   check_user_block();
+  check_custom_rule();
   check_gathered_read(root);
   check_rfactor(root);
   check_rfactor_tiled();
