@@ -280,6 +280,70 @@ static const char *fail(char *why, size_t n, const loom_block *b, int cond) {
   return why;
 }
 
+typedef struct buffer_set {
+  const loom_buffer *const *bufs;
+  int n;
+  bool hit;
+} buffer_set;
+
+static loom_expr *note_load(void *ctx, loom_expr *e) {
+  buffer_set *s = ctx;
+  for (int i = 0; e->kind == LOOM_EXPR_LOAD && i < s->n; i++)
+    s->hit |= e->u.load.buffer == s->bufs[i];
+  return NULL;
+}
+
+/* Whether e loads one of bufs[0, n); *oom when out of memory. */
+static bool loads_any(loom_expr *e, const loom_buffer *const *bufs, int n,
+                      bool *oom) {
+  buffer_set s = {bufs, n, false};
+  loom_arena *a = loom_arena_new();
+  *oom = !a || !loom_ir_rewrite_expr(a, e, note_load, &s);
+  loom_arena_free(a);
+  return s.hit;
+}
+
+/* A body of plain stores, one per buffer (`s1[i] = s1[i] + x` then
+ * `s2[i] = s2[i] + x * x`), reads as the same stores of lets would, as
+ * long as no store loads a buffer an earlier one updated. Fills updates
+ * and values in the stores' order; NULL or why not. */
+static const char *read_stores(const loom_block *b, const loom_stmt *seq,
+                               int n, const loom_stmt **updates,
+                               loom_expr **values, char *why, size_t n_why) {
+  const loom_buffer *bufs[SCHED_MAX_REDUCE_BUFFERS];
+  if (seq->u.seq.n_stmts != n)
+    return fail(why, n_why, b, 6);
+  for (int j = 0; j < n; j++) {
+    const loom_stmt *st = seq->u.seq.stmts[j];
+    for (int k = 0; k < j; k++)
+      if (bufs[k] == st->u.store.buffer)
+        return fail(why, n_why, b, 9);
+    bool oom;
+    if (loads_any(st->u.store.value, bufs, j, &oom) || oom) {
+      snprintf(why, n_why, oom ? "out of memory"
+                               : "block '%s' is not a reduction rfactor can "
+                                 "split: the update of '%s' reads a buffer "
+                                 "an earlier store updates (bind the values "
+                                 "to lets first)",
+               b->name, st->u.store.buffer->name);
+      return why;
+    }
+    bufs[j] = st->u.store.buffer;
+    updates[j] = st;
+    values[j] = st->u.store.value;
+  }
+  return NULL;
+}
+
+static bool is_store_seq(const loom_stmt *s) {
+  if (s->kind != LOOM_STMT_SEQ)
+    return false;
+  for (int i = 0; i < s->u.seq.n_stmts; i++)
+    if (s->u.seq.stmts[i]->kind != LOOM_STMT_STORE)
+      return false;
+  return true;
+}
+
 static bool same_indices(const loom_stmt *s, loom_expr **idx, int n) {
   if (s->u.store.n_indices != n)
     return false;
@@ -341,6 +405,10 @@ const char *sched_match_reduction(const loom_block *b, sched_reduction *out,
       return fail(why, n_why, b, 6);
     updates[0] = body;
     values[0] = body->u.store.value;
+  } else if (is_store_seq(body)) {
+    const char *bad = read_stores(b, body, n, updates, values, why, n_why);
+    if (bad)
+      return bad;
   } else {
     const loom_var *let_vars[N];
     loom_expr *let_values[N];

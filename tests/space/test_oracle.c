@@ -30,7 +30,8 @@
 
 /* Programs whose candidates are also compiled and run. */
 static const char *const built[] = {"matmul_64.py", "softmax.py", "conv2d.py",
-                                    "exp_matmul.py", "matmul_relu.py"};
+                                    "exp_matmul.py", "matmul_relu.py",
+                                    "layer_norm.py", "row_norm.py"};
 
 static int n_candidates, n_dropped, n_built, n_funcs;
 static int n_tensorized; /* spaces holding a tensorize step */

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* MetaSchedule's DefaultLLVM order. ApplyCustomRule and
- * InlineConstantScalars have no counterpart (a block for the user is
- * skipped instead; constant scalars are inlined by AutoInline). */
+/* MetaSchedule's DefaultLLVM order. ApplyCustomRule is the caller's rules,
+ * run before these (apply_custom); InlineConstantScalars has no
+ * counterpart (constant scalars are inlined by AutoInline). */
 static const space_rule *const llvm_rules[] = {
     &space_rule_auto_inline,
     &space_rule_add_rfactor,
