@@ -319,12 +319,16 @@ static const char *read_stores(const loom_block *b, const loom_stmt *seq,
       if (bufs[k] == st->u.store.buffer)
         return fail(why, n_why, b, 9);
     bool oom;
-    if (loads_any(st->u.store.value, bufs, j, &oom) || oom) {
-      snprintf(why, n_why, oom ? "out of memory"
-                               : "block '%s' is not a reduction rfactor can "
-                                 "split: the update of '%s' reads a buffer "
-                                 "an earlier store updates (bind the values "
-                                 "to lets first)",
+    bool chained = loads_any(st->u.store.value, bufs, j, &oom);
+    if (oom) {
+      snprintf(why, n_why, "out of memory");
+      return why;
+    }
+    if (chained) {
+      snprintf(why, n_why,
+               "block '%s' is not a reduction rfactor can split: the update "
+               "of '%s' reads a buffer an earlier store updates (bind the "
+               "values to lets first)",
                b->name, st->u.store.buffer->name);
       return why;
     }
