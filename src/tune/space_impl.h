@@ -96,6 +96,8 @@ bool space_is_trivial_nest(const space_block *sb);
 /* A block the tiling rules may take: under a scope, a trivial nest, not
  * tiled yet, every iter spatial or reduce. */
 bool space_is_open_nest(const space_block *sb);
+/* The index of iter var v among b's, or -1. */
+int space_iter_index(const loom_block *b, const loom_var *v);
 /* The iter var bound to loop var v, or NULL. */
 const loom_iter_var *space_iter_of_loop(const space_block *sb,
                                         const loom_var *v);

@@ -135,9 +135,7 @@ static bool is_contiguous(const space_block *sb, const loom_stmt *loop) {
   if (!iv)
     return false;
   const loom_block *b = sb->block;
-  int at = 0;
-  while (b->iter_vars[at].var != iv)
-    at++;
+  int at = space_iter_index(b, iv);
   int64_t steps;
   if (!loom_ir_is_const_int(loop->u.loop.extent, &steps) || steps < 1 ||
       !is_aligned(sb->realize->u.realize.iter_values[at], loop->u.loop.var, steps))

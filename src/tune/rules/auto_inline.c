@@ -46,10 +46,7 @@ static bool is_injective_ordered(const loom_block *b, const loom_stmt *store) {
     const loom_expr *e = store->u.store.indices[i];
     if (e->kind != LOOM_EXPR_VAR)
       return false;
-    int k = -1;
-    for (int j = 0; j < b->n_iter_vars; j++)
-      if (b->iter_vars[j].var == e->u.var)
-        k = j;
+    int k = space_iter_index(b, e->u.var);
     if (k <= last)
       return false;
     last = k;

@@ -272,6 +272,13 @@ bool space_is_open_nest(const space_block *sb) {
   return true;
 }
 
+int space_iter_index(const loom_block *b, const loom_var *v) {
+  for (int i = 0; i < b->n_iter_vars; i++)
+    if (b->iter_vars[i].var == v)
+      return i;
+  return -1;
+}
+
 const loom_iter_var *space_iter_of_loop(const space_block *sb,
                                         const loom_var *v) {
   const loom_stmt *r = sb->realize;

@@ -177,14 +177,6 @@ static int last_spatial(const loom_block *b) {
   return last;
 }
 
-/* The index of iter var v among b's, or -1. */
-static int iter_at(const loom_block *b, const loom_var *v) {
-  for (int i = 0; i < b->n_iter_vars; i++)
-    if (b->iter_vars[i].var == v)
-      return i;
-  return -1;
-}
-
 /* Starts an index map over b's iters: "lambda v0, v1, v2: (". */
 static size_t map_start(const loom_block *b, char *map, size_t n) {
   size_t len = (size_t)snprintf(map, n, "lambda");
@@ -208,7 +200,7 @@ static int gathered_read(const loom_block *b, char *map, size_t n) {
     int64_t one;
     for (k = 0; k < rd->n_ranges && k < SPACE_MAX_LOOPS; k++) {
       const loom_expr *m = rd->ranges[k].min;
-      at[k] = m->kind == LOOM_EXPR_VAR ? iter_at(b, m->u.var) : -1;
+      at[k] = m->kind == LOOM_EXPR_VAR ? space_iter_index(b, m->u.var) : -1;
       if (at[k] < 0 || !loom_ir_is_const_int(rd->ranges[k].extent, &one) || one != 1)
         break;
       if (at[k] == last)
@@ -307,12 +299,12 @@ static loom_status lay_out_copy(loom_sched *p, loom_sched_rv copy, int64_t lanes
  * lanes l: B[vk, vj] becomes B_global[vj // l, vk, vj % l]. */
 static bool pack_map(const loom_block *b, const loom_buffer_region *rd, int64_t l,
                      char *map, size_t n) {
-  int nd = rd->n_ranges, last = iter_at(b, rd->ranges[nd - 1].min->u.var);
+  int nd = rd->n_ranges, last = space_iter_index(b, rd->ranges[nd - 1].min->u.var);
   size_t len = map_start(b, map, n);
   if (len < n)
     len += (size_t)snprintf(map + len, n - len, "v%d // %lld", last, (long long)l);
   for (int k = 0; k < nd - 1 && len < n; k++)
-    len += (size_t)snprintf(map + len, n - len, ", v%d", iter_at(b, rd->ranges[k].min->u.var));
+    len += (size_t)snprintf(map + len, n - len, ", v%d", space_iter_index(b, rd->ranges[k].min->u.var));
   if (len < n)
     len += (size_t)snprintf(map + len, n - len, ", v%d %% %lld)", last, (long long)l);
   return len < n;
@@ -331,7 +323,7 @@ static loom_status pack(const space_ctx *x, loom_sched *p, const space_block *sb
   int nd = rd->n_ranges;
   int bytes = buf->dtype.bits / 8 * (buf->dtype.lanes > 0 ? buf->dtype.lanes : 1);
   *lanes = bytes > 0 && x->target->vector_bytes >= bytes ? x->target->vector_bytes / bytes : 0;
-  *packed = iter_at(b, rd->ranges[nd - 1].min->u.var);
+  *packed = space_iter_index(b, rd->ranges[nd - 1].min->u.var);
   /* The lanes must divide the buffer's last dimension and the iter's
    * domain, which the block's loop over vj then splits evenly. */
   int64_t dim, ext;
