@@ -24,38 +24,39 @@ typedef enum {
 } loom_arith_truth;
 
 /* NULL when out of memory. */
-LOOM_GIVE loom_arith_ctx *loom_arith_ctx_new(void);
-void loom_arith_ctx_free(LOOM_TAKE loom_arith_ctx *ctx);
+LOOM_API LOOM_GIVE loom_arith_ctx *loom_arith_ctx_new(void);
+LOOM_API void loom_arith_ctx_free(LOOM_TAKE loom_arith_ctx *ctx);
 
 /* Declares min <= v <= max (inclusive), replacing an earlier range for v.
  * v is borrowed and compared by identity. Fails with d when min > max or
  * when out of memory. */
-loom_status loom_arith_bind(loom_arith_ctx *ctx, LOOM_KEEP const loom_var *v,
-                            int64_t min, int64_t max, loom_diag *d);
+LOOM_API loom_status loom_arith_bind(loom_arith_ctx *ctx,
+                                     LOOM_KEEP const loom_var *v, int64_t min,
+                                     int64_t max, loom_diag *d);
 
 /* A sound interval for an integer expression: every value e takes, for
  * variables inside their ranges (unbound integer variables range over their
  * dtype), lies in it. Unbounded when e is not an integer expression, an
  * operation is not understood, or int64 interval arithmetic overflows. */
-loom_arith_interval loom_arith_bound(const loom_arith_ctx *ctx,
-                                     const loom_expr *e);
+LOOM_API loom_arith_interval loom_arith_bound(const loom_arith_ctx *ctx,
+                                              const loom_expr *e);
 
 /* Returns an expression equal to e for every value in the ranges, with the
  * same dtype, built in a and sharing the unchanged subtrees of e (e itself
  * when nothing applies). NULL when out of memory. Counts each rule that fires
  * in ctx. */
-loom_expr *loom_arith_simplify(loom_arena *a, loom_arith_ctx *ctx,
-                               LOOM_KEEP loom_expr *e);
+LOOM_API loom_expr *loom_arith_simplify(loom_arena *a, loom_arith_ctx *ctx,
+                                        LOOM_KEEP loom_expr *e);
 
 /* Decides a boolean condition over the ranges. Sound: TRUE and FALSE are
  * answered only when proven; UNKNOWN otherwise (also when out of memory). */
-loom_arith_truth loom_arith_can_prove(loom_arith_ctx *ctx,
-                                      const loom_expr *cond);
+LOOM_API loom_arith_truth loom_arith_can_prove(loom_arith_ctx *ctx,
+                                               const loom_expr *cond);
 
 /* The simplifier's rules, by index, and how often each fired in ctx. */
-int loom_arith_rule_count(void);
-const char *loom_arith_rule_name(int i);
-long loom_arith_rule_fires(const loom_arith_ctx *ctx, int i);
+LOOM_API int loom_arith_rule_count(void);
+LOOM_API const char *loom_arith_rule_name(int i);
+LOOM_API long loom_arith_rule_fires(const loom_arith_ctx *ctx, int i);
 
 /* ---- integer sets (intset.c, region.c) -------------------------------------
  * The values an expression takes while some loop variables run over their
@@ -85,28 +86,32 @@ typedef struct loom_arith_relax {
 /* The set of values of e as the n_relax variables run over their ranges;
  * other variables stay as they are, within their ctx ranges. Built in a.
  * Fails only when out of memory. */
-loom_status loom_arith_intset_eval(loom_arena *a, loom_arith_ctx *ctx,
-                                   LOOM_KEEP loom_expr *e,
-                                   const loom_arith_relax *relax, int n_relax,
-                                   loom_arith_intset *out);
+LOOM_API loom_status loom_arith_intset_eval(loom_arena *a, loom_arith_ctx *ctx,
+                                            LOOM_KEEP loom_expr *e,
+                                            const loom_arith_relax *relax,
+                                            int n_relax,
+                                            loom_arith_intset *out);
 /* A set holding both (the hull), and one holding their common values. */
-loom_status loom_arith_intset_union(loom_arena *a, loom_arith_ctx *ctx,
-                                    const loom_arith_intset *x,
-                                    const loom_arith_intset *y,
-                                    loom_arith_intset *out);
-loom_status loom_arith_intset_intersect(loom_arena *a, loom_arith_ctx *ctx,
-                                        const loom_arith_intset *x,
-                                        const loom_arith_intset *y,
-                                        loom_arith_intset *out);
+LOOM_API loom_status loom_arith_intset_union(loom_arena *a, loom_arith_ctx *ctx,
+                                             const loom_arith_intset *x,
+                                             const loom_arith_intset *y,
+                                             loom_arith_intset *out);
+LOOM_API loom_status loom_arith_intset_intersect(loom_arena *a,
+                                                 loom_arith_ctx *ctx,
+                                                 const loom_arith_intset *x,
+                                                 const loom_arith_intset *y,
+                                                 loom_arith_intset *out);
 
 /* The region r touches as the relaxed variables run over their ranges
  * (each dimension the hull of its ranges). A dimension that cannot be
  * bounded covers the buffer's whole extent and, when is_whole is not NULL,
  * is_whole[dim] says so (r->n_ranges entries). out->ranges is new in a. */
-loom_status loom_arith_region_relax(loom_arena *a, loom_arith_ctx *ctx,
-                                    const loom_buffer_region *r,
-                                    const loom_arith_relax *relax, int n_relax,
-                                    loom_buffer_region *out, bool *is_whole);
+LOOM_API loom_status loom_arith_region_relax(loom_arena *a, loom_arith_ctx *ctx,
+                                             const loom_buffer_region *r,
+                                             const loom_arith_relax *relax,
+                                             int n_relax,
+                                             loom_buffer_region *out,
+                                             bool *is_whole);
 /* The region of buffer that the block realized by realize declares it
  * reads (or writes, when is_write), with the block's iterators replaced by
  * their bindings and the loops in relax relaxed: for relax = the loops
@@ -115,25 +120,26 @@ loom_status loom_arith_region_relax(loom_arena *a, loom_arith_ctx *ctx,
  * buffer are joined (hull). *is_found is false when the block declares
  * none. is_whole as for loom_arith_region_relax. Fails with d when realize
  * is not a block. */
-loom_status loom_arith_block_region(loom_arena *a, loom_arith_ctx *ctx,
-                                    const loom_stmt *realize,
-                                    const loom_buffer *buffer, bool is_write,
-                                    const loom_arith_relax *relax, int n_relax,
-                                    loom_buffer_region *out, bool *is_whole,
-                                    bool *is_found, loom_diag *d);
+LOOM_API loom_status loom_arith_block_region(
+    loom_arena *a, loom_arith_ctx *ctx, const loom_stmt *realize,
+    const loom_buffer *buffer, bool is_write, const loom_arith_relax *relax,
+    int n_relax, loom_buffer_region *out, bool *is_whole, bool *is_found,
+    loom_diag *d);
 /* The hull of two regions of the same buffer; fails with d otherwise. */
-loom_status loom_arith_region_union(loom_arena *a, loom_arith_ctx *ctx,
-                                    const loom_buffer_region *x,
-                                    const loom_buffer_region *y,
-                                    loom_buffer_region *out, loom_diag *d);
+LOOM_API loom_status loom_arith_region_union(loom_arena *a, loom_arith_ctx *ctx,
+                                             const loom_buffer_region *x,
+                                             const loom_buffer_region *y,
+                                             loom_buffer_region *out,
+                                             loom_diag *d);
 /* The common part of two regions of the same buffer; *is_empty when they
  * provably share no element (a dimension where they do not meet then has
  * extent 0). */
-loom_status loom_arith_region_intersect(loom_arena *a, loom_arith_ctx *ctx,
-                                        const loom_buffer_region *x,
-                                        const loom_buffer_region *y,
-                                        loom_buffer_region *out,
-                                        bool *is_empty, loom_diag *d);
+LOOM_API loom_status loom_arith_region_intersect(loom_arena *a,
+                                                 loom_arith_ctx *ctx,
+                                                 const loom_buffer_region *x,
+                                                 const loom_buffer_region *y,
+                                                 loom_buffer_region *out,
+                                                 bool *is_empty, loom_diag *d);
 
 /* ---- affine iterator maps (itermap.c) -------------------------------------
  * Block bindings as sums of split iterators, in the manner of TVM's
@@ -196,17 +202,15 @@ typedef struct loom_iter_map {
  * the map meets level. Fails with d saying which binding breaks what (not
  * affine, a split that does not divide, a loop part used twice, a loop
  * left unused, ...). */
-loom_status loom_arith_iter_map_detect(loom_arena *a,
-                                       loom_expr *const *bindings, int n,
-                                       const loom_arith_relax *iters,
-                                       int n_iters, const loom_expr *predicate,
-                                       loom_iter_map_level level,
-                                       loom_iter_map *out, loom_diag *d);
+LOOM_API loom_status loom_arith_iter_map_detect(
+    loom_arena *a, loom_expr *const *bindings, int n,
+    const loom_arith_relax *iters, int n_iters, const loom_expr *predicate,
+    loom_iter_map_level level, loom_iter_map *out, loom_diag *d);
 
 /* The expression of s over the loop variables, in dtype t. NULL when out
  * of memory. */
-loom_expr *loom_arith_iter_sum_expr(loom_arena *a, const loom_iter_sum *s,
-                                    loom_dtype t);
+LOOM_API loom_expr *
+loom_arith_iter_sum_expr(loom_arena *a, const loom_iter_sum *s, loom_dtype t);
 
 /* One binding divided with respect to a set of inner loops (for blockize
  * and tensorize): binding == outer * inner_extent + inner, where outer uses
@@ -221,7 +225,7 @@ typedef struct loom_iter_division {
 /* Divides every binding (out has n entries). The bindings must form a
  * surjective iterator map (under predicate, as for detection). Fails with d when a binding mixes the two sets
  * (an outer loop part below an inner one, as in j*4 + i with j inner). */
-loom_status loom_arith_iter_map_subspace_divide(
+LOOM_API loom_status loom_arith_iter_map_subspace_divide(
     loom_arena *a, loom_expr *const *bindings, int n,
     const loom_arith_relax *iters, int n_iters, const loom_expr *predicate,
     const loom_var *const *inner_vars, int n_inner, loom_iter_division *out,
@@ -262,41 +266,42 @@ typedef struct loom_dep_witness {
 /* Analyses f (borrowed; it must outlive the result). Fails with d only when
  * out of memory or when the analysis itself breaks; programs it cannot
  * model exactly still get a (conservative) analysis. */
-loom_status loom_arith_deps_new(const loom_func *f, LOOM_GIVE loom_arith_deps **out,
-                                loom_diag *d);
-void loom_arith_deps_free(LOOM_TAKE loom_arith_deps *deps);
+LOOM_API loom_status loom_arith_deps_new(const loom_func *f,
+                                         LOOM_GIVE loom_arith_deps **out,
+                                         loom_diag *d);
+LOOM_API void loom_arith_deps_free(LOOM_TAKE loom_arith_deps *deps);
 
 /* Does the loop whose variable is loop carry a dependence: do two different
  * iterations of it (in the same iteration of the loops outside) touch the
  * same element, one of them writing? When *is_carried, w says which (when w
  * is not NULL). A loop that carries none may run in parallel or be
  * vectorized. Fails with d when loop is not a loop of the function. */
-loom_status loom_arith_deps_loop_carried(loom_arith_deps *deps,
-                                         const loom_var *loop, bool *is_carried,
-                                         loom_dep_witness *w, loom_diag *d);
+LOOM_API loom_status loom_arith_deps_loop_carried(loom_arith_deps *deps,
+                                                  const loom_var *loop,
+                                                  bool *is_carried,
+                                                  loom_dep_witness *w,
+                                                  loom_diag *d);
 
 /* May the loops outer and inner (inner nested in outer, every statement
  * under outer also under inner) swap places without reversing a
  * dependence? When not, w is a dependence the swap would reverse. */
-loom_status loom_arith_deps_can_interchange(loom_arith_deps *deps,
-                                            const loom_var *outer,
-                                            const loom_var *inner,
-                                            bool *is_legal, loom_dep_witness *w,
-                                            loom_diag *d);
+LOOM_API loom_status loom_arith_deps_can_interchange(
+    loom_arith_deps *deps, const loom_var *outer, const loom_var *inner,
+    bool *is_legal, loom_dep_witness *w, loom_diag *d);
 
 /* Are the instances of block b (its body, init and the blocks nested in
  * it) free of dependences on each other: does no instance touch an element
  * another writes (the in-place update B[i] = B[i] + A[i] is; a prefix sum
  * is not)? Buffers the block allocates are its instances' own. */
-loom_status loom_arith_deps_block_independent(loom_arith_deps *deps,
-                                              const loom_block *b,
-                                              bool *is_independent,
-                                              loom_dep_witness *w,
-                                              loom_diag *d);
+LOOM_API loom_status loom_arith_deps_block_independent(loom_arith_deps *deps,
+                                                       const loom_block *b,
+                                                       bool *is_independent,
+                                                       loom_dep_witness *w,
+                                                       loom_diag *d);
 
 /* Why the analysis had to assume something (one line per assumption, in
  * TVMScript terms); empty when the function was modelled exactly. Owned by
  * the deps. */
-const char *loom_arith_deps_assumptions(const loom_arith_deps *deps);
+LOOM_API const char *loom_arith_deps_assumptions(const loom_arith_deps *deps);
 
 #endif

@@ -15,6 +15,15 @@
 #define LOOM_GIVE
 #define LOOM_KEEP
 
+/* Marks a declaration of the public API. libloom is built with
+ * -fvisibility=hidden: what a module shares with another module stays inside
+ * the library, and the shared library exports these and nothing else. */
+#if defined(__GNUC__)
+#define LOOM_API __attribute__((visibility("default")))
+#else
+#define LOOM_API
+#endif
+
 /* Every fallible function returns a status; details go into a loom_diag. */
 typedef enum {
   LOOM_OK = 0,
@@ -37,17 +46,18 @@ typedef enum {
  * constructors return NULL when given NULL, so failure flows upward. */
 typedef struct loom_arena loom_arena;
 
-LOOM_GIVE loom_arena *loom_arena_new(void);
-void loom_arena_free(LOOM_TAKE loom_arena *a);
-void *loom_arena_alloc(loom_arena *a, size_t size);   /* zeroed, 16-aligned */
-char *loom_arena_strndup(loom_arena *a, const char *s, size_t n);
-char *loom_arena_strdup(loom_arena *a, const char *s);
-char *loom_arena_printf(loom_arena *a, const char *fmt, ...)
+LOOM_API LOOM_GIVE loom_arena *loom_arena_new(void);
+LOOM_API void loom_arena_free(LOOM_TAKE loom_arena *a);
+LOOM_API void *loom_arena_alloc(loom_arena *a,
+                                size_t size); /* zeroed, 16-aligned */
+LOOM_API char *loom_arena_strndup(loom_arena *a, const char *s, size_t n);
+LOOM_API char *loom_arena_strdup(loom_arena *a, const char *s);
+LOOM_API char *loom_arena_printf(loom_arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Copies an array of n pointers into the arena. */
-void *loom_arena_dup(loom_arena *a, const void *p, size_t size);
-loom_status loom_arena_status(const loom_arena *a);
-size_t loom_arena_bytes(const loom_arena *a);
+LOOM_API void *loom_arena_dup(loom_arena *a, const void *p, size_t size);
+LOOM_API loom_status loom_arena_status(const loom_arena *a);
+LOOM_API size_t loom_arena_bytes(const loom_arena *a);
 
 /* Fault injection for tests: the n-th successful-so-far allocation of any
  * arena or buffer made with this hook active fails (0 disables). The counter
@@ -56,7 +66,7 @@ typedef struct loom_faultsim {
   long fail_at;   /* 1-based index of the allocation to fail; 0 = never */
   long count;     /* allocations seen so far */
 } loom_faultsim;
-void loom_arena_set_faultsim(loom_arena *a, loom_faultsim *fs);
+LOOM_API void loom_arena_set_faultsim(loom_arena *a, loom_faultsim *fs);
 
 /* ---- growable buffer -----------------------------------------------------
  * A heap string builder for printers and messages. On allocation failure
@@ -67,16 +77,16 @@ typedef struct loom_buf {
   int has_failed;
 } loom_buf;
 
-void loom_buf_init(loom_buf *b);
-void loom_buf_free(loom_buf *b);
-void loom_buf_putn(loom_buf *b, const char *s, size_t n);
-void loom_buf_puts(loom_buf *b, const char *s);
-void loom_buf_putc(loom_buf *b, char c);
-void loom_buf_printf(loom_buf *b, const char *fmt, ...)
+LOOM_API void loom_buf_init(loom_buf *b);
+LOOM_API void loom_buf_free(loom_buf *b);
+LOOM_API void loom_buf_putn(loom_buf *b, const char *s, size_t n);
+LOOM_API void loom_buf_puts(loom_buf *b, const char *s);
+LOOM_API void loom_buf_putc(loom_buf *b, char c);
+LOOM_API void loom_buf_printf(loom_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-void loom_buf_vprintf(loom_buf *b, const char *fmt, va_list ap);
+LOOM_API void loom_buf_vprintf(loom_buf *b, const char *fmt, va_list ap);
 /* Detaches the text; the caller frees it with free(). */
-LOOM_GIVE char *loom_buf_take(loom_buf *b);
+LOOM_API LOOM_GIVE char *loom_buf_take(loom_buf *b);
 
 /* ---- source locations and diagnostics ------------------------------------ */
 
@@ -105,24 +115,25 @@ typedef struct loom_diag {
   size_t source_len;
 } loom_diag;
 
-void loom_diag_init(loom_diag *d);
-void loom_diag_free(loom_diag *d);
-void loom_diag_set_source(loom_diag *d, const char *text, size_t len);
+LOOM_API void loom_diag_init(loom_diag *d);
+LOOM_API void loom_diag_free(loom_diag *d);
+LOOM_API void loom_diag_set_source(loom_diag *d, const char *text, size_t len);
 /* Records an error (ignored if one is already recorded); returns LOOM_ERROR so
  * callers can write `return loom_diag_error(d, loc, "...")`. */
-loom_status loom_diag_error(loom_diag *d, loom_loc loc, const char *fmt, ...)
+LOOM_API loom_status loom_diag_error(loom_diag *d, loom_loc loc,
+                                     const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-loom_status loom_diag_verror(loom_diag *d, loom_loc loc, const char *fmt,
-                             va_list ap);
+LOOM_API loom_status loom_diag_verror(loom_diag *d, loom_loc loc,
+                                      const char *fmt, va_list ap);
 /* Adds a note to the recorded error. */
-void loom_diag_note(loom_diag *d, loom_loc loc, const char *fmt, ...)
+LOOM_API void loom_diag_note(loom_diag *d, loom_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Renders compiler style into buf:
  *   FILE:LINE:COL: error: MESSAGE
  *     source line
  *         ^
  *   FILE:LINE:COL: note: ...                                              */
-void loom_diag_render(const loom_diag *d, loom_buf *out);
+LOOM_API void loom_diag_render(const loom_diag *d, loom_buf *out);
 
 /* ---- random numbers --------------------------------------------------------
  * One explicit generator per schedule, search or fill (xoshiro256** seeded
@@ -132,12 +143,12 @@ typedef struct loom_rng {
   uint64_t s[4];
 } loom_rng;
 
-void loom_rng_seed(loom_rng *r, uint64_t seed);
-uint64_t loom_rng_next(loom_rng *r);
+LOOM_API void loom_rng_seed(loom_rng *r, uint64_t seed);
+LOOM_API uint64_t loom_rng_next(loom_rng *r);
 /* Uniform in [0, n) without modulo bias; n > 0. */
-uint64_t loom_rng_below(loom_rng *r, uint64_t n);
+LOOM_API uint64_t loom_rng_below(loom_rng *r, uint64_t n);
 /* Uniform in [0, 1) with 53 random bits. */
-double loom_rng_double(loom_rng *r);
+LOOM_API double loom_rng_double(loom_rng *r);
 
 /* ---- JSON -----------------------------------------------------------------
  * Values read from text into an arena, each located where it starts. */
@@ -164,18 +175,19 @@ typedef struct loom_json {
 
 /* Reads one JSON value filling all of text[0..len); `file` names it in
  * diagnostics, which carry line:col. */
-loom_status loom_json_parse(loom_arena *a, const char *text, size_t len,
-                            const char *file, loom_json *out, loom_diag *d);
+LOOM_API loom_status loom_json_parse(loom_arena *a, const char *text,
+                                     size_t len, const char *file,
+                                     loom_json *out, loom_diag *d);
 /* Appends v as compact JSON (", " and ": " between items); reading it back
  * gives an equal value. */
-void loom_json_print(const loom_json *v, loom_buf *out);
+LOOM_API void loom_json_print(const loom_json *v, loom_buf *out);
 /* Appends s as a JSON string literal. */
-void loom_json_print_str(const char *s, loom_buf *out);
+LOOM_API void loom_json_print_str(const char *s, loom_buf *out);
 
 /* ---- files ---------------------------------------------------------------- */
 
 /* Reads a whole file. On failure fills d (no location) and returns an error. */
-loom_status loom_read_file(const char *path, LOOM_GIVE char **text,
-                           size_t *len, loom_diag *d);
+LOOM_API loom_status loom_read_file(const char *path, LOOM_GIVE char **text,
+                                    size_t *len, loom_diag *d);
 
 #endif

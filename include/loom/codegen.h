@@ -25,16 +25,16 @@
 /* The symbol of the function named name in a file from loom_codegen_c_module:
  * "loom_" followed by the name with every character outside [A-Za-z0-9]
  * written as _XX (hex), into buf. Returns buf, or NULL when n is too small. */
-char *loom_codegen_c_symbol(const char *name, char *buf, size_t n);
+LOOM_API char *loom_codegen_c_symbol(const char *name, char *buf, size_t n);
 
 /* Lowers every function of m and appends the C file to out. Fails with d on
  * what the C backend cannot express (an extern call, a vector let). */
-loom_status loom_codegen_c_module(const loom_module *m, loom_buf *out,
-                                  loom_diag *d);
+LOOM_API loom_status loom_codegen_c_module(const loom_module *m, loom_buf *out,
+                                           loom_diag *d);
 /* The same for n functions given their own symbols (how a tuner batches
  * candidates that are all called "main" into one file). */
-loom_status loom_codegen_c_funcs(const loom_func *const *funcs,
-                                 const char *const *symbols, int n,
-                                 loom_buf *out, loom_diag *d);
+LOOM_API loom_status loom_codegen_c_funcs(const loom_func *const *funcs,
+                                          const char *const *symbols, int n,
+                                          loom_buf *out, loom_diag *d);
 
 #endif

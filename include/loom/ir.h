@@ -43,13 +43,13 @@ typedef struct loom_dtype {
 
 /* Parses "float32", "int8", "bool", "float32x8", "handle", "void". Returns 1 on
  * success, 0 for an unknown name. */
-int loom_dtype_parse(const char *s, size_t n, loom_dtype *out);
+LOOM_API int loom_dtype_parse(const char *s, size_t n, loom_dtype *out);
 /* Writes the canonical name ("float32x8") into buf. Returns buf. */
-char *loom_dtype_str(loom_dtype t, char buf[LOOM_DTYPE_STRLEN]);
-bool loom_dtype_eq(loom_dtype a, loom_dtype b);
-bool loom_dtype_is_int(loom_dtype t);   /* int or uint */
-bool loom_dtype_is_float(loom_dtype t); /* float or bfloat */
-loom_dtype loom_dtype_with_lanes(loom_dtype t, int lanes);
+LOOM_API char *loom_dtype_str(loom_dtype t, char buf[LOOM_DTYPE_STRLEN]);
+LOOM_API bool loom_dtype_eq(loom_dtype a, loom_dtype b);
+LOOM_API bool loom_dtype_is_int(loom_dtype t);   /* int or uint */
+LOOM_API bool loom_dtype_is_float(loom_dtype t); /* float or bfloat */
+LOOM_API loom_dtype loom_dtype_with_lanes(loom_dtype t, int lanes);
 
 /* ---- node kinds (tables in the .def files) ------------------------------- */
 
@@ -87,11 +87,11 @@ typedef struct loom_op_info {
   loom_result_rule result;
 } loom_op_info;
 
-extern const loom_op_info loom_op_table[LOOM_OP_COUNT_];
+extern LOOM_API const loom_op_info loom_op_table[LOOM_OP_COUNT_];
 /* Finds an intrinsic by script name; returns -1 when there is none. */
-int loom_op_lookup(const char *name, size_t n);
-const char *loom_expr_kind_name(loom_expr_kind k);
-const char *loom_stmt_kind_name(loom_stmt_kind k);
+LOOM_API int loom_op_lookup(const char *name, size_t n);
+LOOM_API const char *loom_expr_kind_name(loom_expr_kind k);
+LOOM_API const char *loom_stmt_kind_name(loom_stmt_kind k);
 
 /* ---- nodes ---------------------------------------------------------------- */
 
@@ -302,52 +302,54 @@ struct loom_module {
  * Each returns a new node in arena a, or NULL when the allocation fails or an
  * operand is NULL. Operand dtypes are the caller's business: binary nodes take
  * the dtype of `a` (bool for comparisons and logic); the verifier checks. */
-loom_var *loom_ir_var(loom_arena *a, const char *name, loom_dtype t);
-loom_expr *loom_ir_int(loom_arena *a, loom_dtype t, int64_t v);
-loom_expr *loom_ir_float(loom_arena *a, loom_dtype t, double v);
-loom_expr *loom_ir_str(loom_arena *a, const char *s);
-loom_expr *loom_ir_ref(loom_arena *a, loom_var *v);
-loom_expr *loom_ir_binary(loom_arena *a, loom_expr_kind k, loom_expr *x,
-                          loom_expr *y);
-loom_expr *loom_ir_not(loom_arena *a, loom_expr *x);
-loom_expr *loom_ir_cast(loom_arena *a, loom_dtype t, loom_expr *x);
-loom_expr *loom_ir_select(loom_arena *a, loom_expr *c, loom_expr *t,
-                          loom_expr *f);
-loom_expr *loom_ir_load(loom_arena *a, loom_buffer *b, loom_expr **indices,
-                        int n);
-loom_expr *loom_ir_call(loom_arena *a, loom_dtype t, loom_op op,
-                        loom_expr **args, int n);
-loom_expr *loom_ir_let(loom_arena *a, loom_var *v, loom_expr *value,
-                       loom_expr *body);
-loom_expr *loom_ir_ramp(loom_arena *a, loom_expr *base, loom_expr *stride,
-                        int lanes);
-loom_expr *loom_ir_broadcast(loom_arena *a, loom_expr *value, int lanes);
+LOOM_API loom_var *loom_ir_var(loom_arena *a, const char *name, loom_dtype t);
+LOOM_API loom_expr *loom_ir_int(loom_arena *a, loom_dtype t, int64_t v);
+LOOM_API loom_expr *loom_ir_float(loom_arena *a, loom_dtype t, double v);
+LOOM_API loom_expr *loom_ir_str(loom_arena *a, const char *s);
+LOOM_API loom_expr *loom_ir_ref(loom_arena *a, loom_var *v);
+LOOM_API loom_expr *loom_ir_binary(loom_arena *a, loom_expr_kind k,
+                                   loom_expr *x, loom_expr *y);
+LOOM_API loom_expr *loom_ir_not(loom_arena *a, loom_expr *x);
+LOOM_API loom_expr *loom_ir_cast(loom_arena *a, loom_dtype t, loom_expr *x);
+LOOM_API loom_expr *loom_ir_select(loom_arena *a, loom_expr *c, loom_expr *t,
+                                   loom_expr *f);
+LOOM_API loom_expr *loom_ir_load(loom_arena *a, loom_buffer *b,
+                                 loom_expr **indices, int n);
+LOOM_API loom_expr *loom_ir_call(loom_arena *a, loom_dtype t, loom_op op,
+                                 loom_expr **args, int n);
+LOOM_API loom_expr *loom_ir_let(loom_arena *a, loom_var *v, loom_expr *value,
+                                loom_expr *body);
+LOOM_API loom_expr *loom_ir_ramp(loom_arena *a, loom_expr *base,
+                                 loom_expr *stride, int lanes);
+LOOM_API loom_expr *loom_ir_broadcast(loom_arena *a, loom_expr *value,
+                                      int lanes);
 
 /* Zeroed nodes for the caller to fill before sharing. */
-loom_stmt *loom_ir_stmt(loom_arena *a, loom_stmt_kind k, loom_loc loc);
-loom_block *loom_ir_block(loom_arena *a, const char *name);
+LOOM_API loom_stmt *loom_ir_stmt(loom_arena *a, loom_stmt_kind k, loom_loc loc);
+LOOM_API loom_block *loom_ir_block(loom_arena *a, const char *name);
 /* A buffer with a data var named after it, scope "global", no strides. */
-loom_buffer *loom_ir_buffer(loom_arena *a, const char *name, loom_dtype t,
-                            loom_expr **shape, int ndim);
-loom_func *loom_ir_func(loom_arena *a, const char *name);
-loom_module *loom_ir_module(loom_arena *a);
-loom_value *loom_ir_value_expr(loom_arena *a, loom_expr *e);
-loom_value *loom_ir_value_str(loom_arena *a, const char *s);
+LOOM_API loom_buffer *loom_ir_buffer(loom_arena *a, const char *name,
+                                     loom_dtype t, loom_expr **shape, int ndim);
+LOOM_API loom_func *loom_ir_func(loom_arena *a, const char *name);
+LOOM_API loom_module *loom_ir_module(loom_arena *a);
+LOOM_API loom_value *loom_ir_value_expr(loom_arena *a, loom_expr *e);
+LOOM_API loom_value *loom_ir_value_str(loom_arena *a, const char *s);
 
 /* Finds an attribute by key; NULL when absent. */
-const loom_value *loom_ir_attr_get(const loom_attr *attrs, int n,
-                                   const char *key);
+LOOM_API const loom_value *loom_ir_attr_get(const loom_attr *attrs, int n,
+                                            const char *key);
 /* True when e is an INT constant; stores its value in *v when v is not NULL. */
-bool loom_ir_is_const_int(const loom_expr *e, int64_t *v);
-const loom_func *loom_ir_module_find(const loom_module *m, const char *name);
+LOOM_API bool loom_ir_is_const_int(const loom_expr *e, int64_t *v);
+LOOM_API const loom_func *loom_ir_module_find(const loom_module *m,
+                                              const char *name);
 /* A shallow copy of f named "main" without its global_symbol attribute: the
  * form in which functions that differ only in name hash and compare equal
  * (tuning workloads). NULL when out of memory. */
-loom_func *loom_ir_func_anonymous(loom_arena *a, const loom_func *f);
+LOOM_API loom_func *loom_ir_func_anonymous(loom_arena *a, const loom_func *f);
 
 /* The same tree, variables and buffers compared by identity (not modulo
  * renaming); false also for trees nested deeper than 800 levels. */
-bool loom_ir_same_expr(const loom_expr *a, const loom_expr *b);
+LOOM_API bool loom_ir_same_expr(const loom_expr *a, const loom_expr *b);
 
 /* ---- rewriting (src/ir/rewrite.c) ---------------------------------------- */
 
@@ -358,14 +360,14 @@ typedef loom_expr *(*loom_ir_expr_hook)(void *ctx, loom_expr *e);
 
 /* Rebuilds e with hook's replacements, sharing every unchanged subtree (e
  * itself when nothing changes). NULL when out of memory. */
-loom_expr *loom_ir_rewrite_expr(loom_arena *a, loom_expr *e,
-                                loom_ir_expr_hook hook, void *ctx);
+LOOM_API loom_expr *loom_ir_rewrite_expr(loom_arena *a, loom_expr *e,
+                                         loom_ir_expr_hook hook, void *ctx);
 /* Replaces each use of vars[i] by values[i]. */
-loom_expr *loom_ir_substitute_expr(loom_arena *a, loom_expr *e,
-                                   loom_var *const *vars,
-                                   loom_expr *const *values, int n);
+LOOM_API loom_expr *loom_ir_substitute_expr(loom_arena *a, loom_expr *e,
+                                            loom_var *const *vars,
+                                            loom_expr *const *values, int n);
 /* Does e read variable v anywhere? */
-bool loom_ir_expr_uses(const loom_expr *e, const loom_var *v);
+LOOM_API bool loom_ir_expr_uses(const loom_expr *e, const loom_var *v);
 
 /* ---- structural equality and hashing ------------------------------------- */
 
@@ -378,25 +380,25 @@ typedef struct loom_ir_diff {
   loom_loc loc_a, loc_b;
 } loom_ir_diff;
 
-void loom_ir_diff_free(loom_ir_diff *d);
+LOOM_API void loom_ir_diff_free(loom_ir_diff *d);
 
 /* Equal up to consistent renaming of variables and buffers (alpha
  * equivalence): each definition site maps the two definitions to each other,
  * and every later use must agree with that map. Names are ignored, except
  * function names in a module and block names (which schedules refer to).
  * diff may be NULL. */
-bool loom_ir_equal_module(const loom_module *a, const loom_module *b,
-                          loom_ir_diff *diff);
-bool loom_ir_equal_func(const loom_func *a, const loom_func *b,
-                        loom_ir_diff *diff);
-bool loom_ir_equal_expr(const loom_expr *a, const loom_expr *b);
+LOOM_API bool loom_ir_equal_module(const loom_module *a, const loom_module *b,
+                                   loom_ir_diff *diff);
+LOOM_API bool loom_ir_equal_func(const loom_func *a, const loom_func *b,
+                                 loom_ir_diff *diff);
+LOOM_API bool loom_ir_equal_expr(const loom_expr *a, const loom_expr *b);
 
 /* A 64-bit hash consistent with loom_ir_equal_*: equal programs hash equal.
  * It depends on the IR alone (not on addresses, build or platform), so a
  * tuning database moves between machines. */
-uint64_t loom_ir_hash_func(const loom_func *f);
-uint64_t loom_ir_hash_module(const loom_module *m);
-uint64_t loom_ir_hash_expr(const loom_expr *e);
+LOOM_API uint64_t loom_ir_hash_func(const loom_func *f);
+LOOM_API uint64_t loom_ir_hash_module(const loom_module *m);
+LOOM_API uint64_t loom_ir_hash_expr(const loom_expr *e);
 
 /* ---- block access regions (src/ir/regions.c) ------------------------------ */
 
@@ -415,17 +417,19 @@ uint64_t loom_ir_hash_expr(const loom_expr *e);
  * at the block, when the body uses a visible buffer's data pointer directly
  * (other than through tvm_access_ptr), where no region can be inferred.
  * b must not be shared yet. */
-loom_status loom_ir_infer_block_regions(loom_arena *a, loom_block *b,
-                                        bool want_reads, bool want_writes,
-                                        loom_buffer *const *outer, int n_outer,
-                                        loom_diag *d);
+LOOM_API loom_status loom_ir_infer_block_regions(loom_arena *a, loom_block *b,
+                                                 bool want_reads,
+                                                 bool want_writes,
+                                                 loom_buffer *const *outer,
+                                                 int n_outer, loom_diag *d);
 
 /* The extent of the half-open range [lo, hi): hi itself when lo is 0; e
  * when hi is lo + e (so that a range printed as lo:lo + e reads back to the
  * same extent); else hi - lo: a constant when the two are affine forms
  * that differ by a constant, otherwise simplified as an affine form. NULL
  * when out of memory. */
-loom_expr *loom_ir_range_extent(loom_arena *a, loom_expr *lo, loom_expr *hi);
+LOOM_API loom_expr *loom_ir_range_extent(loom_arena *a, loom_expr *lo,
+                                         loom_expr *hi);
 
 /* ---- well-formedness ------------------------------------------------------- */
 
@@ -434,7 +438,7 @@ loom_expr *loom_ir_range_extent(loom_arena *a, loom_expr *lo, loom_expr *hi);
  * operand dtypes agree; block bindings match iter vars; extents of loops and
  * shapes are integers. The first violation goes into d, located at the
  * offending statement's script location when it has one. */
-loom_status loom_ir_verify_func(const loom_func *f, loom_diag *d);
-loom_status loom_ir_verify_module(const loom_module *m, loom_diag *d);
+LOOM_API loom_status loom_ir_verify_func(const loom_func *f, loom_diag *d);
+LOOM_API loom_status loom_ir_verify_module(const loom_module *m, loom_diag *d);
 
 #endif

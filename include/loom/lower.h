@@ -34,8 +34,8 @@
  * Fails with d, located at the statement, on what the lowered form cannot
  * express: a match_buffer view with more dimensions than its region, a
  * vector of more lanes than LOOM_LOWER_MAX_LANES, a vector condition. */
-loom_status loom_lower_func(loom_arena *a, const loom_func *f,
-                            LOOM_GIVE loom_func **out, loom_diag *d);
+LOOM_API loom_status loom_lower_func(loom_arena *a, const loom_func *f,
+                                     LOOM_GIVE loom_func **out, loom_diag *d);
 
 /* keep_allocations: leave every allocation where and as large as the
  * program declares it (for comparison; the default places and compacts). */
@@ -44,9 +44,10 @@ typedef struct loom_lower_options {
 } loom_lower_options;
 
 /* loom_lower_func with options (NULL: the defaults). */
-loom_status loom_lower_func_with(loom_arena *a, const loom_func *f,
-                                 const loom_lower_options *opts,
-                                 LOOM_GIVE loom_func **out, loom_diag *d);
+LOOM_API loom_status loom_lower_func_with(loom_arena *a, const loom_func *f,
+                                          const loom_lower_options *opts,
+                                          LOOM_GIVE loom_func **out,
+                                          loom_diag *d);
 
 #define LOOM_LOWER_MAX_LANES 64
 

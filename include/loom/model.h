@@ -101,16 +101,16 @@ enum {
   (LOOM_FEAT_BUFFERS_ + LOOM_MODEL_BUFFERS * LOOM_FEAT_BUF_DIM_)
 
 /* The name of column i ("loop_trips", "buf2_inner_stride"), for dumps. */
-const char *loom_model_feature_name(int i, char buf[48]);
+LOOM_API const char *loom_model_feature_name(int i, char buf[48]);
 
 /* Lowers candidate and writes one row per buffer store into *rows (heap,
  * n_rows * LOOM_MODEL_FEATURE_DIM floats, row-major; the caller frees it;
  * NULL when there are no stores). cores is the number of cores parallel
  * loops run on (0: 1). Fails when the candidate cannot be lowered (d says
  * why) or on running out of memory. */
-loom_status loom_model_features(const loom_func *candidate, int cores,
-                                LOOM_GIVE float **rows, int *n_rows,
-                                loom_diag *d);
+LOOM_API loom_status loom_model_features(const loom_func *candidate, int cores,
+                                         LOOM_GIVE float **rows, int *n_rows,
+                                         loom_diag *d);
 
 /* ---- cost models (src/tune/model*.c) -------------------------------------- */
 
@@ -155,30 +155,35 @@ typedef struct loom_model_options {
  * candidate measured so far against its normalized throughput within its
  * workload (the fastest latency over its own), as MetaSchedule's XGBModel
  * does. o may be NULL. */
-loom_status loom_model_xgb_new(const loom_model_options *o,
-                               LOOM_GIVE loom_model **out, loom_diag *d);
+LOOM_API loom_status loom_model_xgb_new(const loom_model_options *o,
+                                        LOOM_GIVE loom_model **out,
+                                        loom_diag *d);
 /* Uniform random scores from a seeded generator, for comparison. */
-loom_status loom_model_random_new(uint64_t seed, LOOM_GIVE loom_model **out,
-                                  loom_diag *d);
+LOOM_API loom_status loom_model_random_new(uint64_t seed,
+                                           LOOM_GIVE loom_model **out,
+                                           loom_diag *d);
 
 /* Learns from n measured candidates of workload (any key that tells
  * workloads apart, such as loom_ir_hash_func of the unscheduled func).
  * latency[i] is candidate i's in any unit; a candidate that failed has a
  * latency that is not a positive finite number, and gets the worst label. */
-loom_status loom_model_update(loom_model *m, uint64_t workload,
-                              const loom_model_input *cands,
-                              const double *latency, int n, loom_diag *d);
+LOOM_API loom_status loom_model_update(loom_model *m, uint64_t workload,
+                                       const loom_model_input *cands,
+                                       const double *latency, int n,
+                                       loom_diag *d);
 /* Writes n scores; higher is better. Deterministic for a model's seed and
  * history. */
-loom_status loom_model_predict(loom_model *m, const loom_model_input *cands,
-                               int n, double *scores, loom_diag *d);
+LOOM_API loom_status loom_model_predict(loom_model *m,
+                                        const loom_model_input *cands, int n,
+                                        double *scores, loom_diag *d);
 /* Appends the model's whole state (its training data included) to out, so
  * a database can keep it; loading it into a model of the same kind gives
  * the same predictions. load fails on bytes that are not such a state. */
-loom_status loom_model_save(const loom_model *m, loom_buf *out, loom_diag *d);
-loom_status loom_model_load(loom_model *m, const void *bytes, size_t len,
-                            loom_diag *d);
-void loom_model_free(LOOM_TAKE loom_model *m);
-const char *loom_model_name(const loom_model *m);
+LOOM_API loom_status loom_model_save(const loom_model *m, loom_buf *out,
+                                     loom_diag *d);
+LOOM_API loom_status loom_model_load(loom_model *m, const void *bytes,
+                                     size_t len, loom_diag *d);
+LOOM_API void loom_model_free(LOOM_TAKE loom_model *m);
+LOOM_API const char *loom_model_name(const loom_model *m);
 
 #endif

@@ -21,23 +21,23 @@ typedef enum {
 } loom_normalize_pass;
 
 /* The pass's name on the command line ("loop-zero") and a one-line summary. */
-const char *loom_normalize_pass_name(loom_normalize_pass p);
-const char *loom_normalize_pass_summary(loom_normalize_pass p);
+LOOM_API const char *loom_normalize_pass_name(loom_normalize_pass p);
+LOOM_API const char *loom_normalize_pass_summary(loom_normalize_pass p);
 /* Finds a pass by name; -1 when there is none. */
-int loom_normalize_pass_lookup(const char *name);
+LOOM_API int loom_normalize_pass_lookup(const char *name);
 
 /* Runs one pass over every function of m (borrowed). *out is new in arena
  * a and shares m's unchanged subtrees (m itself when nothing changed). The
  * result is checked with loom_ir_verify_module; a failure there, or in the
  * dependence analysis, fills d. */
-loom_status loom_normalize_run(loom_arena *a, const loom_module *m,
-                               loom_normalize_pass p, loom_module **out,
-                               loom_diag *d);
+LOOM_API loom_status loom_normalize_run(loom_arena *a, const loom_module *m,
+                                        loom_normalize_pass p,
+                                        loom_module **out, loom_diag *d);
 /* Runs every pass, in order. */
-loom_status loom_normalize_module(loom_arena *a, const loom_module *m,
-                                  loom_module **out, loom_diag *d);
+LOOM_API loom_status loom_normalize_module(loom_arena *a, const loom_module *m,
+                                           loom_module **out, loom_diag *d);
 /* Runs every pass on one function; *out is f itself when nothing changed. */
-loom_status loom_normalize_func(loom_arena *a, const loom_func *f,
-                                const loom_func **out, loom_diag *d);
+LOOM_API loom_status loom_normalize_func(loom_arena *a, const loom_func *f,
+                                         const loom_func **out, loom_diag *d);
 
 #endif

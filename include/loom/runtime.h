@@ -35,21 +35,22 @@ enum { LOOM_RUNTIME_SHARED = 1 };
 /* A zero-filled array; NULL when the dtype has no storage (handle, void,
  * vector lanes), a dimension is negative, the size overflows 2^40 bytes, or
  * memory runs out. */
-LOOM_GIVE loom_runtime_array *loom_runtime_array_new(loom_dtype t,
-                                                     const int64_t *shape,
-                                                     int ndim, unsigned flags);
-void loom_runtime_array_free(LOOM_TAKE loom_runtime_array *a);
+LOOM_API LOOM_GIVE loom_runtime_array *
+loom_runtime_array_new(loom_dtype t, const int64_t *shape, int ndim,
+                       unsigned flags);
+LOOM_API void loom_runtime_array_free(LOOM_TAKE loom_runtime_array *a);
 
 /* Fills with deterministic data drawn from a loom_rng seeded with seed:
  * floats uniform in [-1, 1) rounded to the dtype, signed ints in [-8, 8),
  * unsigned in [0, 16) (uint1 in [0, 2)), bool 0/1. The bytes are exactly
  * those loom_interp_fill_random writes from a generator seeded the same way,
  * so a compiled kernel and the interpreter can start from the same inputs. */
-void loom_runtime_array_fill(loom_runtime_array *a, uint64_t seed);
+LOOM_API void loom_runtime_array_fill(loom_runtime_array *a, uint64_t seed);
 
 /* A view of a as an interpreter array (borrowing shape and data; never free
  * it), for loom_interp_compare and loom_interp_run on the same bytes. */
-loom_interp_array loom_runtime_array_view(LOOM_KEEP loom_runtime_array *a);
+LOOM_API loom_interp_array
+loom_runtime_array_view(LOOM_KEEP loom_runtime_array *a);
 
 /* ---- compiling ----------------------------------------------------------- */
 
@@ -77,13 +78,13 @@ typedef struct loom_runtime_lib loom_runtime_lib;
  * does not load. *out is NULL on failure. compile_ms (may be NULL) gets the
  * wall time of the whole operation, failed or not. Safe to call from several
  * threads at once. */
-loom_status loom_runtime_compile(const char *src, size_t len,
-                                 const loom_runtime_cc_options *opt,
-                                 LOOM_GIVE loom_runtime_lib **out,
-                                 double *compile_ms, loom_diag *d);
+LOOM_API loom_status loom_runtime_compile(const char *src, size_t len,
+                                          const loom_runtime_cc_options *opt,
+                                          LOOM_GIVE loom_runtime_lib **out,
+                                          double *compile_ms, loom_diag *d);
 /* The address of an exported symbol, or NULL if absent. */
-void *loom_runtime_lib_symbol(loom_runtime_lib *lib, const char *name);
-void loom_runtime_lib_free(LOOM_TAKE loom_runtime_lib *lib);
+LOOM_API void *loom_runtime_lib_symbol(loom_runtime_lib *lib, const char *name);
+LOOM_API void loom_runtime_lib_free(LOOM_TAKE loom_runtime_lib *lib);
 
 /* ---- timing ----------------------------------------------------------------
  * warmup calls first; then repeat measurements, each running the call number
@@ -107,19 +108,19 @@ typedef struct loom_runtime_timing {
 } loom_runtime_timing;
 
 /* warmup 1, repeat 5, number 0, min_repeat_ms 10, no flush. */
-loom_runtime_timer_config loom_runtime_timer_default(void);
+LOOM_API loom_runtime_timer_config loom_runtime_timer_default(void);
 
 /* Times call(ctx) on CLOCK_MONOTONIC. cfg may be NULL for the defaults. A
  * call returning nonzero stops timing with LOOM_ERROR naming the value; an
  * invalid configuration is LOOM_ERROR too, LOOM_NOMEM when the flush buffer
  * cannot be had. */
-loom_status loom_runtime_time(int (*call)(void *ctx), void *ctx,
-                              const loom_runtime_timer_config *cfg,
-                              loom_runtime_timing *out, loom_diag *d);
+LOOM_API loom_status loom_runtime_time(int (*call)(void *ctx), void *ctx,
+                                       const loom_runtime_timer_config *cfg,
+                                       loom_runtime_timing *out, loom_diag *d);
 
 /* Size in bytes of the largest cache level, read from sysconf or
  * /sys/devices/system/cpu; 64 MiB when neither tells. */
-size_t loom_runtime_cache_bytes(void);
+LOOM_API size_t loom_runtime_cache_bytes(void);
 
 /* ---- isolation -------------------------------------------------------------
  * loom_runtime_run_child forks; the child, in a process group of its own with
@@ -152,19 +153,20 @@ typedef struct loom_runtime_child_result {
 
 /* LOOM_ERROR only when the child cannot be made or waited for (fork, pipe,
  * waitid failing); whatever the child does is reported in out. */
-loom_status loom_runtime_run_child(int (*fn)(void *ctx), void *ctx,
-                                   double timeout_ms,
-                                   loom_runtime_child_result *out,
-                                   loom_diag *d);
+LOOM_API loom_status loom_runtime_run_child(int (*fn)(void *ctx), void *ctx,
+                                            double timeout_ms,
+                                            loom_runtime_child_result *out,
+                                            loom_diag *d);
 
 /* n zeroed bytes in a MAP_SHARED|MAP_ANONYMOUS mapping, seen by parent and
  * children alike; NULL on failure. Free with the same n. */
-LOOM_GIVE void *loom_runtime_shared_alloc(size_t n);
-void loom_runtime_shared_free(LOOM_TAKE void *p, size_t n);
+LOOM_API LOOM_GIVE void *loom_runtime_shared_alloc(size_t n);
+LOOM_API void loom_runtime_shared_free(LOOM_TAKE void *p, size_t n);
 
 /* Writes "ok", "exited with 3", "killed by signal 11 (SIGSEGV)" or
  * "timed out after 2000 ms" into buf (n bytes) and returns buf. */
-const char *loom_runtime_child_describe(const loom_runtime_child_result *r,
-                                        char *buf, size_t n);
+LOOM_API const char *
+loom_runtime_child_describe(const loom_runtime_child_result *r, char *buf,
+                            size_t n);
 
 #endif

@@ -48,11 +48,11 @@ typedef struct loom_tval {
   const char **keys;
 } loom_tval;
 
-loom_tval loom_tval_none(void);
-loom_tval loom_tval_int(int64_t v);
-loom_tval loom_tval_bool(bool v);
-loom_tval loom_tval_str(const char *s);
-loom_tval loom_tval_rv(loom_sched_rv rv);
+LOOM_API loom_tval loom_tval_none(void);
+LOOM_API loom_tval loom_tval_int(int64_t v);
+LOOM_API loom_tval loom_tval_bool(bool v);
+LOOM_API loom_tval loom_tval_str(const char *s);
+LOOM_API loom_tval loom_tval_rv(loom_sched_rv rv);
 
 /* ---- instruction kinds ------------------------------------------------------ */
 
@@ -67,9 +67,10 @@ typedef enum {
 
 /* Finds a kind by its JSON name or script method (either spelling); -1 when
  * there is none. */
-int loom_inst_kind_by_json(const char *name);
-int loom_inst_kind_by_method(const char *name);
-const char *loom_inst_kind_method(loom_inst_kind k, loom_dialect dialect);
+LOOM_API int loom_inst_kind_by_json(const char *name);
+LOOM_API int loom_inst_kind_by_method(const char *name);
+LOOM_API const char *loom_inst_kind_method(loom_inst_kind k,
+                                           loom_dialect dialect);
 
 /* One applied instruction. RV inputs and outputs are indices into the
  * table of the schedule (or trace) that holds it. */
@@ -96,58 +97,62 @@ typedef struct loom_trace {
 
 /* A schedule of m (borrowed: it must outlive the schedule and every copy).
  * NULL when out of memory. */
-LOOM_GIVE loom_sched *loom_sched_new(LOOM_KEEP const loom_module *m,
-                                     uint64_t seed);
+LOOM_API LOOM_GIVE loom_sched *loom_sched_new(LOOM_KEEP const loom_module *m,
+                                              uint64_t seed);
 /* A copy that shares the IR and the trace's instructions; its generator is
  * forked from s's (s's stream advances). NULL when out of memory. */
-LOOM_GIVE loom_sched *loom_sched_copy(loom_sched *s);
-void loom_sched_free(LOOM_TAKE loom_sched *s);
+LOOM_API LOOM_GIVE loom_sched *loom_sched_copy(loom_sched *s);
+LOOM_API void loom_sched_free(LOOM_TAKE loom_sched *s);
 
-const loom_module *loom_sched_module(const loom_sched *s);
-loom_trace loom_sched_trace(const loom_sched *s);
-loom_rng *loom_sched_rng(loom_sched *s);
-loom_rv_kind loom_sched_rv_kind(const loom_sched *s, loom_sched_rv rv);
+LOOM_API const loom_module *loom_sched_module(const loom_sched *s);
+LOOM_API loom_trace loom_sched_trace(const loom_sched *s);
+LOOM_API loom_rng *loom_sched_rng(loom_sched *s);
+LOOM_API loom_rv_kind loom_sched_rv_kind(const loom_sched *s, loom_sched_rv rv);
 /* The value of an EXPR random variable. */
-int64_t loom_sched_rv_value(const loom_sched *s, loom_sched_rv rv);
+LOOM_API int64_t loom_sched_rv_value(const loom_sched *s, loom_sched_rv rv);
 /* The loop variable of a LOOP random variable (NULL for other kinds). */
-const loom_var *loom_sched_rv_loop(const loom_sched *s, loom_sched_rv rv);
+LOOM_API const loom_var *loom_sched_rv_loop(const loom_sched *s,
+                                            loom_sched_rv rv);
 /* The block a BLOCK random variable names, NULL when it no longer exists. */
-const loom_block *loom_sched_rv_block(const loom_sched *s, loom_sched_rv rv);
+LOOM_API const loom_block *loom_sched_rv_block(const loom_sched *s,
+                                               loom_sched_rv rv);
 
 /* Applies one instruction: inputs and attrs as loom_inst holds them (RVs of
  * s); decision NONE samples. On success the instruction joins the trace and
  * *outs / *n_outs (either may be NULL) give its outputs, valid while s lives.
  * On refusal s is unchanged and d names the block or loop and the property
  * that fails, located at loc. */
-loom_status loom_sched_apply(loom_sched *s, loom_inst_kind kind,
-                             const loom_tval *inputs, int n_inputs,
-                             const loom_tval *attrs, int n_attrs,
-                             loom_tval decision, loom_loc loc,
-                             const loom_sched_rv **outs, int *n_outs,
-                             loom_diag *d);
+LOOM_API loom_status loom_sched_apply(loom_sched *s, loom_inst_kind kind,
+                                      const loom_tval *inputs, int n_inputs,
+                                      const loom_tval *attrs, int n_attrs,
+                                      loom_tval decision, loom_loc loc,
+                                      const loom_sched_rv **outs, int *n_outs,
+                                      loom_diag *d);
 
 /* Convenience wrappers over loom_sched_apply for C callers. */
-loom_status loom_sched_get_block(loom_sched *s, const char *name,
-                                 const char *func_name, loom_sched_rv *out,
-                                 loom_diag *d);
-loom_status loom_sched_get_loops(loom_sched *s, loom_sched_rv block,
-                                 const loom_sched_rv **loops, int *n,
-                                 loom_diag *d);
+LOOM_API loom_status loom_sched_get_block(loom_sched *s, const char *name,
+                                          const char *func_name,
+                                          loom_sched_rv *out, loom_diag *d);
+LOOM_API loom_status loom_sched_get_loops(loom_sched *s, loom_sched_rv block,
+                                          const loom_sched_rv **loops, int *n,
+                                          loom_diag *d);
 /* factors: INT, NONE or an EXPR RV each. */
-loom_status loom_sched_split(loom_sched *s, loom_sched_rv loop,
-                             const loom_tval *factors, int n_factors,
-                             bool preserve_unit_iters, bool disable_predication,
-                             const loom_sched_rv **outs, loom_diag *d);
-loom_status loom_sched_fuse(loom_sched *s, const loom_sched_rv *loops, int n,
-                            bool preserve_unit_iters, loom_sched_rv *out,
-                            loom_diag *d);
-loom_status loom_sched_reorder(loom_sched *s, const loom_sched_rv *loops,
-                               int n, loom_diag *d);
+LOOM_API loom_status loom_sched_split(loom_sched *s, loom_sched_rv loop,
+                                      const loom_tval *factors, int n_factors,
+                                      bool preserve_unit_iters,
+                                      bool disable_predication,
+                                      const loom_sched_rv **outs, loom_diag *d);
+LOOM_API loom_status loom_sched_fuse(loom_sched *s, const loom_sched_rv *loops,
+                                     int n, bool preserve_unit_iters,
+                                     loom_sched_rv *out, loom_diag *d);
+LOOM_API loom_status loom_sched_reorder(loom_sched *s,
+                                        const loom_sched_rv *loops, int n,
+                                        loom_diag *d);
 /* kind: LOOM_INST_PARALLEL, _VECTORIZE or _UNROLL. */
-loom_status loom_sched_for_kind(loom_sched *s, loom_inst_kind kind,
-                                loom_sched_rv loop, loom_diag *d);
-loom_status loom_sched_bind(loom_sched *s, loom_sched_rv loop,
-                            const char *thread_axis, loom_diag *d);
+LOOM_API loom_status loom_sched_for_kind(loom_sched *s, loom_inst_kind kind,
+                                         loom_sched_rv loop, loom_diag *d);
+LOOM_API loom_status loom_sched_bind(loom_sched *s, loom_sched_rv loop,
+                                     const char *thread_axis, loom_diag *d);
 /* ---- legality queries ---------------------------------------------------------
  * For design-space rules that adapt to irregular blocks: may this loop run
  * in parallel (be vectorized) now? The same test the primitive makes (the
@@ -158,15 +163,17 @@ loom_status loom_sched_bind(loom_sched *s, loom_sched_rv loop,
  * when the primitive would be allowed; otherwise LOOM_ERROR with why holding
  * the refusal the primitive would give ("cannot parallelize loop 'i_': it
  * carries a dependence of distance 1: ..."). */
-loom_status loom_sched_can_for_kind(loom_sched *s, loom_inst_kind kind,
-                                    loom_sched_rv loop, loom_diag *why);
+LOOM_API loom_status loom_sched_can_for_kind(loom_sched *s, loom_inst_kind kind,
+                                             loom_sched_rv loop,
+                                             loom_diag *why);
 /* The same for parallel, as a yes or no. */
-bool loom_sched_loop_is_parallel(loom_sched *s, loom_sched_rv loop);
+LOOM_API bool loom_sched_loop_is_parallel(loom_sched *s, loom_sched_rv loop);
 
-loom_status loom_sched_sample_perfect_tile(loom_sched *s, loom_sched_rv loop,
-                                           int n, int max_innermost_factor,
-                                           const loom_sched_rv **outs,
-                                           loom_diag *d);
+LOOM_API loom_status loom_sched_sample_perfect_tile(loom_sched *s,
+                                                    loom_sched_rv loop, int n,
+                                                    int max_innermost_factor,
+                                                    const loom_sched_rv **outs,
+                                                    loom_diag *d);
 
 /* ---- scripts and traces ----------------------------------------------------- */
 
@@ -174,30 +181,31 @@ loom_status loom_sched_sample_perfect_tile(loom_sched *s, loom_sched_rv loop,
  * bound to earlier outputs or literal values) on s, statement by statement.
  * Errors are located at the script: unknown methods, bad or missing
  * arguments, undefined variables, and refused steps. */
-loom_status loom_sched_run_script(loom_sched *s, const char *text, size_t len,
-                                  const char *file, loom_diag *d);
+LOOM_API loom_status loom_sched_run_script(loom_sched *s, const char *text,
+                                           size_t len, const char *file,
+                                           loom_diag *d);
 
 /* Prints as TVM's Trace.as_python: one `sch.*` call per line, outputs named
  * b/l/v<k> with k counting every output. */
-void loom_trace_print_py(const loom_trace *t, loom_dialect dialect,
-                         loom_buf *out);
+LOOM_API void loom_trace_print_py(const loom_trace *t, loom_dialect dialect,
+                                  loom_buf *out);
 /* Prints TVM's JSON record: [[[kind, inputs, attrs, outputs], ...],
  * [[inst_index, decision], ...]] on one line. */
-void loom_trace_print_json(const loom_trace *t, loom_dialect dialect,
-                           loom_buf *out);
+LOOM_API void loom_trace_print_json(const loom_trace *t, loom_dialect dialect,
+                                    loom_buf *out);
 /* Reads the JSON form into a trace in arena a. */
-loom_status loom_trace_read_json(const char *text, size_t len,
-                                 const char *file, loom_arena *a,
-                                 loom_trace *out, loom_diag *d);
+LOOM_API loom_status loom_trace_read_json(const char *text, size_t len,
+                                          const char *file, loom_arena *a,
+                                          loom_trace *out, loom_diag *d);
 /* Replays t on s (usually fresh). With keep_decisions the recorded decisions
  * are used (a stale perfect tile is repaired); otherwise sampling steps draw
  * anew from s's generator. */
-loom_status loom_trace_apply(const loom_trace *t, loom_sched *s,
-                             bool keep_decisions, loom_diag *d);
+LOOM_API loom_status loom_trace_apply(const loom_trace *t, loom_sched *s,
+                                      bool keep_decisions, loom_diag *d);
 /* The trace without pure instructions whose outputs nothing uses (backward
  * dead-code elimination), in arena a. */
-loom_status loom_trace_simplify(const loom_trace *t, loom_arena *a,
-                                loom_trace *out);
+LOOM_API loom_status loom_trace_simplify(const loom_trace *t, loom_arena *a,
+                                         loom_trace *out);
 
 /* ---- tensor intrinsics --------------------------------------------------------
  * What tensorize maps a block onto: a description prim func (a loop nest
@@ -219,34 +227,39 @@ typedef struct loom_sched_intrin {
 typedef struct loom_intrin_set loom_intrin_set;
 
 /* An empty set; NULL when out of memory. */
-LOOM_GIVE loom_intrin_set *loom_sched_intrins_new(void);
-void loom_sched_intrins_free(LOOM_TAKE loom_intrin_set *set);
+LOOM_API LOOM_GIVE loom_intrin_set *loom_sched_intrins_new(void);
+LOOM_API void loom_sched_intrins_free(LOOM_TAKE loom_intrin_set *set);
 /* Adds an intrinsic (the texts are copied). Refused, with d saying why, when
  * the name is taken (built-ins included), a text does not read as one prim
  * func with a root block and buffer parameters, or the two disagree on their
  * parameters. */
-loom_status loom_sched_intrin_register(loom_intrin_set *set, const char *name,
-                                       const char *desc_text,
-                                       const char *impl_text, loom_diag *d);
+LOOM_API loom_status loom_sched_intrin_register(loom_intrin_set *set,
+                                                const char *name,
+                                                const char *desc_text,
+                                                const char *impl_text,
+                                                loom_diag *d);
 /* By name among the built-ins and then set's (set may be NULL); NULL when
  * there is none. */
-const loom_sched_intrin *loom_sched_intrin_get(const loom_intrin_set *set,
-                                               const char *name);
+LOOM_API const loom_sched_intrin *
+loom_sched_intrin_get(const loom_intrin_set *set, const char *name);
 /* All of them, built-ins first: indices 0 .. count - 1. */
-int loom_sched_intrin_count(const loom_intrin_set *set);
-const loom_sched_intrin *loom_sched_intrin_at(const loom_intrin_set *set,
-                                              int i);
+LOOM_API int loom_sched_intrin_count(const loom_intrin_set *set);
+LOOM_API const loom_sched_intrin *
+loom_sched_intrin_at(const loom_intrin_set *set, int i);
 /* Makes set's intrinsics (borrowed: it must outlive s and its copies)
  * visible to tensorize on s and on copies made from it afterwards. */
-void loom_sched_set_intrins(loom_sched *s, LOOM_KEEP const loom_intrin_set *set);
-const loom_intrin_set *loom_sched_intrins(const loom_sched *s);
+LOOM_API void loom_sched_set_intrins(loom_sched *s,
+                                     LOOM_KEEP const loom_intrin_set *set);
+LOOM_API const loom_intrin_set *loom_sched_intrins(const loom_sched *s);
 
 /* tensorize(block_or_loop, tensor_intrin, preserve_unit_iters): a loop is
  * first blockized; the block's body must match the intrinsic's description
  * modulo the offsets of its buffer regions, and is replaced by the
  * implementation, whose buffers become match_buffer views of those regions. */
-loom_status loom_sched_tensorize(loom_sched *s, loom_sched_rv block_or_loop,
-                                 const char *intrin, bool preserve_unit_iters,
-                                 loom_diag *d);
+LOOM_API loom_status loom_sched_tensorize(loom_sched *s,
+                                          loom_sched_rv block_or_loop,
+                                          const char *intrin,
+                                          bool preserve_unit_iters,
+                                          loom_diag *d);
 
 #endif

@@ -21,8 +21,9 @@ typedef enum {
  * the diagnostic's source is set to text, which must outlive d's use.
  * Nodes go into arena a. On error *out is untouched and d says what and
  * where (file:line:col of the offending token). */
-loom_status loom_script_read(const char *text, size_t len, const char *file,
-                             loom_arena *a, loom_module **out, loom_diag *d);
+LOOM_API loom_status loom_script_read(const char *text, size_t len,
+                                      const char *file, loom_arena *a,
+                                      loom_module **out, loom_diag *d);
 
 typedef struct loom_print_opts {
   loom_dialect dialect;
@@ -31,13 +32,14 @@ typedef struct loom_print_opts {
 /* Prints canonical TVMScript: reading it back gives a structurally equal
  * module, and printing that gives the same text. A module read from a lone
  * prim_func prints as a lone prim_func. */
-void loom_script_print_module(const loom_module *m, const loom_print_opts *o,
-                              loom_buf *out);
-void loom_script_print_func(const loom_func *f, const loom_print_opts *o,
-                            loom_buf *out);
-void loom_script_print_stmt(const loom_stmt *s, const loom_print_opts *o,
-                            int indent, loom_buf *out);
+LOOM_API void loom_script_print_module(const loom_module *m,
+                                       const loom_print_opts *o, loom_buf *out);
+LOOM_API void loom_script_print_func(const loom_func *f,
+                                     const loom_print_opts *o, loom_buf *out);
+LOOM_API void loom_script_print_stmt(const loom_stmt *s,
+                                     const loom_print_opts *o, int indent,
+                                     loom_buf *out);
 /* An expression as it would appear inside a program, for messages. */
-void loom_script_print_expr(const loom_expr *e, loom_buf *out);
+LOOM_API void loom_script_print_expr(const loom_expr *e, loom_buf *out);
 
 #endif

@@ -28,18 +28,19 @@ typedef struct loom_target {
 
 /* The machine this runs on, read at run time (cpuid or /proc/cpuinfo and
  * sysfs); never fails: unknown values get conservative defaults. */
-void loom_target_detect(loom_target *t);
+LOOM_API void loom_target_detect(loom_target *t);
 
 /* The C compiler flags for code that runs on t (this machine): optimized
  * for the native CPU and, on x86, preferring vectors as wide as t's
  * registers ("-O3 -march=native -mprefer-vector-width=256"). Written
  * into buf, truncated to n bytes. */
-void loom_target_cflags(const loom_target *t, char *buf, size_t n);
+LOOM_API void loom_target_cflags(const loom_target *t, char *buf, size_t n);
 
 /* "cpu", optionally followed by overrides of the detected values:
  * "cpu -cores=4 -vector-bytes=32 -l2-bytes=1048576 -fma=0". Unknown keys
  * or bad values are errors located in spec. */
-loom_status loom_target_parse(const char *spec, loom_target *t, loom_diag *d);
+LOOM_API loom_status loom_target_parse(const char *spec, loom_target *t,
+                                       loom_diag *d);
 
 /* ---- design spaces (src/tune/rules/) ------------------------------------------ */
 
@@ -49,9 +50,10 @@ loom_status loom_target_parse(const char *spec, loom_target *t, loom_diag *d);
  * m, in arena a, that ends before postprocessing. A block a rule cannot
  * handle is left to the next rule, never an error; fails only when out of
  * memory. */
-loom_status loom_space_generate(const loom_module *m, const loom_target *t,
-                                loom_arena *a, loom_trace **spaces,
-                                int *n_spaces, loom_diag *d);
+LOOM_API loom_status loom_space_generate(const loom_module *m,
+                                         const loom_target *t, loom_arena *a,
+                                         loom_trace **spaces, int *n_spaces,
+                                         loom_diag *d);
 
 /* ---- custom rules ---------------------------------------------------------------- */
 
@@ -79,16 +81,17 @@ typedef struct loom_space_script {
   size_t len;
   const char *file;
 } loom_space_script;
-loom_status loom_space_apply_script(void *ctx, loom_sched *s,
-                                    const char *block, loom_sched_rv rv,
-                                    loom_diag *d);
+LOOM_API loom_status loom_space_apply_script(void *ctx, loom_sched *s,
+                                             const char *block,
+                                             loom_sched_rv rv, loom_diag *d);
 
 /* loom_space_generate with the caller's rules first, in the order given. */
-loom_status loom_space_generate_with(const loom_module *m,
-                                     const loom_target *t,
-                                     const loom_space_rule *rules, int n_rules,
-                                     loom_arena *a, loom_trace **spaces,
-                                     int *n_spaces, loom_diag *d);
+LOOM_API loom_status loom_space_generate_with(const loom_module *m,
+                                              const loom_target *t,
+                                              const loom_space_rule *rules,
+                                              int n_rules, loom_arena *a,
+                                              loom_trace **spaces,
+                                              int *n_spaces, loom_diag *d);
 
 /* ---- postprocessors (src/tune/postproc/) --------------------------------------- */
 
@@ -97,12 +100,12 @@ loom_status loom_space_generate_with(const loom_module *m,
  * vectorized and unrolled loops, decomposed reductions), all recorded in s's
  * trace so that replaying the trace rebuilds the candidate. Fails with the
  * reason the candidate must be dropped. */
-loom_status loom_space_postprocess(loom_sched *s, const loom_target *t,
-                                   loom_diag *d);
+LOOM_API loom_status loom_space_postprocess(loom_sched *s, const loom_target *t,
+                                            loom_diag *d);
 
 /* The instructions of t before its `enter_postproc` (all of them when it
  * has none): what a mutator changes and a replay samples again. */
-loom_trace loom_space_strip_postproc(const loom_trace *t);
+LOOM_API loom_trace loom_space_strip_postproc(const loom_trace *t);
 
 /* ---- mutators (src/tune/mutators/) --------------------------------------------- */
 
@@ -116,13 +119,14 @@ typedef enum {
 
 /* The probability each mutator is chosen with, as MetaSchedule's CPU
  * defaults: 0.9, 0.03, 0.02, 0.05. */
-double loom_mutator_probability(loom_mutator_kind k);
+LOOM_API double loom_mutator_probability(loom_mutator_kind k);
 
 /* t (stripped of its postprocessing) with one decision changed by a mutator
  * drawn with the probabilities above, in arena a. Fails (LOOM_ERR, d says
  * why) when no mutator finds anything to change in t. */
-loom_status loom_space_mutate(const loom_trace *t, const loom_target *tg,
-                              loom_rng *rng, loom_arena *a, loom_trace *out,
-                              loom_diag *d);
+LOOM_API loom_status loom_space_mutate(const loom_trace *t,
+                                       const loom_target *tg, loom_rng *rng,
+                                       loom_arena *a, loom_trace *out,
+                                       loom_diag *d);
 
 #endif

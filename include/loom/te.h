@@ -15,34 +15,37 @@ typedef struct loom_te loom_te;
 typedef struct loom_te_tensor loom_te_tensor;
 
 /* NULL when out of memory. The context lives in arena a. */
-loom_te *loom_te_new(loom_arena *a);
-loom_arena *loom_te_arena(const loom_te *te);
+LOOM_API loom_te *loom_te_new(loom_arena *a);
+LOOM_API loom_arena *loom_te_arena(const loom_te *te);
 /* The first error recorded by a builder call, or NULL. */
-const char *loom_te_error(const loom_te *te);
+LOOM_API const char *loom_te_error(const loom_te *te);
 
 /* ---- variables, constants and tensors ----------------------------------- */
 
 /* A symbolic int32 size (te.var). */
-loom_var *loom_te_var(loom_te *te, const char *name);
-loom_expr *loom_te_int(loom_te *te, int64_t v);                /* int32 */
-loom_expr *loom_te_const(loom_te *te, loom_dtype t, double v); /* any dtype */
-loom_expr *loom_te_ref(loom_te *te, loom_var *v);
+LOOM_API loom_var *loom_te_var(loom_te *te, const char *name);
+LOOM_API loom_expr *loom_te_int(loom_te *te, int64_t v); /* int32 */
+LOOM_API loom_expr *loom_te_const(loom_te *te, loom_dtype t,
+                                  double v); /* any dtype */
+LOOM_API loom_expr *loom_te_ref(loom_te *te, loom_var *v);
 
 /* te.placeholder: an input tensor. shape entries are int32 expressions. */
-loom_te_tensor *loom_te_placeholder(loom_te *te, const char *name,
-                                    loom_expr *const *shape, int ndim,
-                                    loom_dtype t);
+LOOM_API loom_te_tensor *loom_te_placeholder(loom_te *te, const char *name,
+                                             loom_expr *const *shape, int ndim,
+                                             loom_dtype t);
 /* The same with constant extents. */
-loom_te_tensor *loom_te_placeholder_c(loom_te *te, const char *name,
-                                      const int64_t *shape, int ndim,
-                                      loom_dtype t);
+LOOM_API loom_te_tensor *loom_te_placeholder_c(loom_te *te, const char *name,
+                                               const int64_t *shape, int ndim,
+                                               loom_dtype t);
 
 /* te.reduce_axis over [0, extent). */
-loom_var *loom_te_reduce_axis(loom_te *te, loom_expr *extent, const char *name);
+LOOM_API loom_var *loom_te_reduce_axis(loom_te *te, loom_expr *extent,
+                                       const char *name);
 /* te.reduce_axis((min, min + extent)): the block iter var's domain and the
  * loop start at min, as create_prim_func carries the range over. */
-loom_var *loom_te_reduce_axis_range(loom_te *te, loom_expr *min,
-                                    loom_expr *extent, const char *name);
+LOOM_API loom_var *loom_te_reduce_axis_range(loom_te *te, loom_expr *min,
+                                             loom_expr *extent,
+                                             const char *name);
 
 /* The body of a compute stage: given one int32 index per output dimension,
  * returns the element's value, either a plain expression or, as the whole
@@ -52,59 +55,60 @@ typedef loom_expr *(*loom_te_fcompute)(loom_te *te, void *user,
 
 /* te.compute. axis_names (NULL: "i0", "i1", ...) name the loops; the block
  * iter vars are "v_" followed by them. The output dtype is the body's. */
-loom_te_tensor *loom_te_compute(loom_te *te, const char *name,
-                                loom_expr *const *shape, int ndim,
-                                const char *const *axis_names,
-                                loom_te_fcompute f, void *user);
+LOOM_API loom_te_tensor *loom_te_compute(loom_te *te, const char *name,
+                                         loom_expr *const *shape, int ndim,
+                                         const char *const *axis_names,
+                                         loom_te_fcompute f, void *user);
 /* A stage whose body is a tuple reduction (loom_te_comm_reduce) has one
  * output per value, named "<name>_v0", "<name>_v1", ...; loom_te_compute
  * returns the first and loom_te_output(t, i) the i-th (TE's op.output(i)).
  * A single-output stage has one output, itself. */
-int loom_te_n_outputs(const loom_te_tensor *t);
-loom_te_tensor *loom_te_output(const loom_te_tensor *t, int i);
+LOOM_API int loom_te_n_outputs(const loom_te_tensor *t);
+LOOM_API loom_te_tensor *loom_te_output(const loom_te_tensor *t, int i);
 /* Adds an integer block attribute (TE's attrs=), such as softmax's "axis". */
-void loom_te_set_attr_int(loom_te *te, loom_te_tensor *t, const char *key,
-                          int64_t v);
+LOOM_API void loom_te_set_attr_int(loom_te *te, loom_te_tensor *t,
+                                   const char *key, int64_t v);
 /* Adds a string block attribute ("schedule_rule"). */
-void loom_te_set_attr_str(loom_te *te, loom_te_tensor *t, const char *key,
-                          const char *v);
+LOOM_API void loom_te_set_attr_str(loom_te *te, loom_te_tensor *t,
+                                   const char *key, const char *v);
 /* Marks placeholder p free to re-layout for stage t (TE's attrs=
  * {"layout_free_placeholders": [p]}, as topi's dense marks its weight):
  * create_prim_func lists the parameter positions of such placeholders in
  * the function attribute "layout_free_buffers". */
-void loom_te_set_layout_free(loom_te *te, loom_te_tensor *t,
-                             loom_te_tensor *p);
+LOOM_API void loom_te_set_layout_free(loom_te *te, loom_te_tensor *t,
+                                      loom_te_tensor *p);
 
 /* Accessors; a NULL tensor has rank 0 and NULL dimensions. */
-int loom_te_ndim(const loom_te_tensor *t);
-loom_expr *loom_te_dim(const loom_te_tensor *t, int i);
-loom_dtype loom_te_dtype(const loom_te_tensor *t);
-const char *loom_te_name(const loom_te_tensor *t);
+LOOM_API int loom_te_ndim(const loom_te_tensor *t);
+LOOM_API loom_expr *loom_te_dim(const loom_te_tensor *t, int i);
+LOOM_API loom_dtype loom_te_dtype(const loom_te_tensor *t);
+LOOM_API const char *loom_te_name(const loom_te_tensor *t);
 
 /* An element of a tensor: t[idx[0], ..., idx[ndim-1]]. */
-loom_expr *loom_te_at(loom_te *te, loom_te_tensor *t, loom_expr *const *idx,
-                      int n);
+LOOM_API loom_expr *loom_te_at(loom_te *te, loom_te_tensor *t,
+                               loom_expr *const *idx, int n);
 
 /* ---- expressions ------------------------------------------------------------
  * Arithmetic folds constants and identities (x + 0, x * 1) as TVM's operator
  * overloads do, so generated indices read as TVM prints them. */
-loom_expr *loom_te_bin(loom_te *te, loom_expr_kind k, loom_expr *x,
-                       loom_expr *y);
-loom_expr *loom_te_add(loom_te *te, loom_expr *x, loom_expr *y);
-loom_expr *loom_te_sub(loom_te *te, loom_expr *x, loom_expr *y);
-loom_expr *loom_te_mul(loom_te *te, loom_expr *x, loom_expr *y);
-loom_expr *loom_te_div(loom_te *te, loom_expr *x, loom_expr *y);
-loom_expr *loom_te_cast(loom_te *te, loom_dtype t, loom_expr *x);
-loom_expr *loom_te_if_then_else(loom_te *te, loom_expr *c, loom_expr *t,
-                                loom_expr *f);
-loom_expr *loom_te_select(loom_te *te, loom_expr *c, loom_expr *t,
-                          loom_expr *f);
+LOOM_API loom_expr *loom_te_bin(loom_te *te, loom_expr_kind k, loom_expr *x,
+                                loom_expr *y);
+LOOM_API loom_expr *loom_te_add(loom_te *te, loom_expr *x, loom_expr *y);
+LOOM_API loom_expr *loom_te_sub(loom_te *te, loom_expr *x, loom_expr *y);
+LOOM_API loom_expr *loom_te_mul(loom_te *te, loom_expr *x, loom_expr *y);
+LOOM_API loom_expr *loom_te_div(loom_te *te, loom_expr *x, loom_expr *y);
+LOOM_API loom_expr *loom_te_cast(loom_te *te, loom_dtype t, loom_expr *x);
+LOOM_API loom_expr *loom_te_if_then_else(loom_te *te, loom_expr *c,
+                                         loom_expr *t, loom_expr *f);
+LOOM_API loom_expr *loom_te_select(loom_te *te, loom_expr *c, loom_expr *t,
+                                   loom_expr *f);
 /* A math intrinsic (T.exp, T.sqrt, ...) of the argument's dtype. */
-loom_expr *loom_te_call(loom_te *te, loom_op op, loom_expr *const *args, int n);
-loom_expr *loom_te_call1(loom_te *te, loom_op op, loom_expr *x);
+LOOM_API loom_expr *loom_te_call(loom_te *te, loom_op op,
+                                 loom_expr *const *args, int n);
+LOOM_API loom_expr *loom_te_call1(loom_te *te, loom_op op, loom_expr *x);
 /* The smallest and largest values of a dtype (reduction identities). */
-loom_expr *loom_te_min_value(loom_te *te, loom_dtype t);
-loom_expr *loom_te_max_value(loom_te *te, loom_dtype t);
+LOOM_API loom_expr *loom_te_min_value(loom_te *te, loom_dtype t);
+LOOM_API loom_expr *loom_te_max_value(loom_te *te, loom_dtype t);
 
 /* ---- reductions ----------------------------------------------------------
  * te.sum / te.max / te.min of src over the reduce axes, counting only the
@@ -116,10 +120,12 @@ typedef enum {
   LOOM_TE_PROD,
 } loom_te_reducer;
 
-loom_expr *loom_te_reduce(loom_te *te, loom_te_reducer r, loom_expr *src,
-                          loom_var *const *axes, int n_axes, loom_expr *where);
-loom_expr *loom_te_sum(loom_te *te, loom_expr *src, loom_var *const *axes,
-                       int n_axes, loom_expr *where);
+LOOM_API loom_expr *loom_te_reduce(loom_te *te, loom_te_reducer r,
+                                   loom_expr *src, loom_var *const *axes,
+                                   int n_axes, loom_expr *where);
+LOOM_API loom_expr *loom_te_sum(loom_te *te, loom_expr *src,
+                                loom_var *const *axes, int n_axes,
+                                loom_expr *where);
 
 /* te.comm_reducer applied: n values reduced together, as TVM's argmax
  * keeps (index, value) pairs. The caller makes lhs[i] (the value so far)
@@ -138,9 +144,11 @@ typedef struct loom_te_comm_reducer {
 
 #define LOOM_TE_MAX_VALUES 8
 
-loom_expr *loom_te_comm_reduce(loom_te *te, const loom_te_comm_reducer *r,
-                               loom_expr *const *src, loom_var *const *axes,
-                               int n_axes, loom_expr *where);
+LOOM_API loom_expr *loom_te_comm_reduce(loom_te *te,
+                                        const loom_te_comm_reducer *r,
+                                        loom_expr *const *src,
+                                        loom_var *const *axes, int n_axes,
+                                        loom_expr *where);
 
 /* ---- TensorIR ---------------------------------------------------------------
  * te.create_prim_func: a prim func "main" whose parameters are args in order
@@ -150,8 +158,10 @@ loom_expr *loom_te_comm_reduce(loom_te *te, const loom_te_comm_reducer *r,
  * buffers allocated in the root block. Fails with d when a builder call
  * failed, when a stage reads a placeholder that is not in args, or when the
  * result is not well formed. */
-loom_status loom_te_create_prim_func(loom_te *te, loom_te_tensor *const *args,
-                                     int n_args, loom_func **out, loom_diag *d);
+LOOM_API loom_status loom_te_create_prim_func(loom_te *te,
+                                              loom_te_tensor *const *args,
+                                              int n_args, loom_func **out,
+                                              loom_diag *d);
 
 /* ---- TE scripts --------------------------------------------------------------
  * Runs a TE script, the Python subset TVM users write (te.placeholder,
@@ -161,8 +171,9 @@ loom_status loom_te_create_prim_func(loom_te *te, loom_te_tensor *const *args,
  * returns the function of the last te.create_prim_func call. Nodes go into
  * arena a; errors are located at FILE:LINE:COL of the offending expression
  * (d's source is set to text). */
-loom_status loom_te_read_script(const char *text, size_t len, const char *file,
-                                loom_arena *a, loom_func **out, loom_diag *d);
+LOOM_API loom_status loom_te_read_script(const char *text, size_t len,
+                                         const char *file, loom_arena *a,
+                                         loom_func **out, loom_diag *d);
 
 /* ---- the operator library ------------------------------------------------ */
 
@@ -187,27 +198,30 @@ typedef struct loom_te_op {
   const char *doc;
 } loom_te_op;
 
-int loom_te_op_count(void);
-const loom_te_op *loom_te_op_at(int i);
-const loom_te_op *loom_te_op_find(const char *name);
+LOOM_API int loom_te_op_count(void);
+LOOM_API const loom_te_op *loom_te_op_at(int i);
+LOOM_API const loom_te_op *loom_te_op_find(const char *name);
 
 /* Builds operator op with the given KEY=VALUE settings (n of them; others
  * take their defaults) into arena a. Fails with d naming the operator's keys
  * for an unknown key, and the expected form for a bad value. */
-loom_status loom_te_op_build(const loom_te_op *op, const char *const *settings,
-                             int n, loom_arena *a, loom_func **out,
-                             loom_diag *d);
+LOOM_API loom_status loom_te_op_build(const loom_te_op *op,
+                                      const char *const *settings, int n,
+                                      loom_arena *a, loom_func **out,
+                                      loom_diag *d);
 
 /* For builders: a key's value as an integer, a dtype or text. Each records
  * an error in d when the text does not parse. */
-loom_status loom_te_args_int(const loom_te_args *args, const char *key,
-                             int64_t *out, loom_diag *d);
-loom_status loom_te_args_dtype(const loom_te_args *args, const char *key,
-                               loom_dtype *out, loom_diag *d);
-loom_status loom_te_args_str(const loom_te_args *args, const char *key,
-                             const char **out, loom_diag *d);
+LOOM_API loom_status loom_te_args_int(const loom_te_args *args, const char *key,
+                                      int64_t *out, loom_diag *d);
+LOOM_API loom_status loom_te_args_dtype(const loom_te_args *args,
+                                        const char *key, loom_dtype *out,
+                                        loom_diag *d);
+LOOM_API loom_status loom_te_args_str(const loom_te_args *args, const char *key,
+                                      const char **out, loom_diag *d);
 /* A comma-separated list of integers ("1,64,28,28"); at most max of them. */
-loom_status loom_te_args_ints(const loom_te_args *args, const char *key,
-                              int64_t *out, int max, int *n, loom_diag *d);
+LOOM_API loom_status loom_te_args_ints(const loom_te_args *args,
+                                       const char *key, int64_t *out, int max,
+                                       int *n, loom_diag *d);
 
 #endif

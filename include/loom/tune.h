@@ -46,19 +46,20 @@ typedef struct loom_build_set {
  * failure (the C backend refusing it, the compiler rejecting it or timing
  * out) is in its item. A file that fails to compile is compiled again one
  * candidate at a time, so a failure names its candidate. */
-loom_status loom_tune_build(const loom_func *const *funcs, int n,
-                            const loom_builder_options *o, loom_build_set *out);
-void loom_tune_build_free(loom_build_set *b);
+LOOM_API loom_status loom_tune_build(const loom_func *const *funcs, int n,
+                                     const loom_builder_options *o,
+                                     loom_build_set *out);
+LOOM_API void loom_tune_build_free(loom_build_set *b);
 
 /* The same build in a thread of its own: start returns at once (funcs'
  * functions must live until the wait), wait joins it and gives what
  * loom_tune_build would have, freeing the job. */
 typedef struct loom_tune_build_job loom_tune_build_job;
-loom_status loom_tune_build_start(const loom_func *const *funcs, int n,
-                                  const loom_builder_options *o,
-                                  LOOM_GIVE loom_tune_build_job **job);
-loom_status loom_tune_build_wait(LOOM_TAKE loom_tune_build_job *job,
-                                 loom_build_set *out);
+LOOM_API loom_status loom_tune_build_start(const loom_func *const *funcs, int n,
+                                           const loom_builder_options *o,
+                                           LOOM_GIVE loom_tune_build_job **job);
+LOOM_API loom_status loom_tune_build_wait(LOOM_TAKE loom_tune_build_job *job,
+                                          loom_build_set *out);
 
 /* ---- runner --------------------------------------------------------------- */
 
@@ -105,32 +106,36 @@ typedef struct loom_measured {
  * candidate's error. A NULL kernel is skipped with the error "not built".
  * Fails only when the inputs cannot be made or the interpreter cannot run
  * the workload (d says why). */
-loom_status loom_tune_run(const loom_func *workload, const loom_kernel *kernels,
-                          int n, const loom_runner_options *o,
-                          loom_measured *out, loom_diag *d);
-void loom_tune_measured_free(loom_measured *m, int n);
+LOOM_API loom_status loom_tune_run(const loom_func *workload,
+                                   const loom_kernel *kernels, int n,
+                                   const loom_runner_options *o,
+                                   loom_measured *out, loom_diag *d);
+LOOM_API void loom_tune_measured_free(loom_measured *m, int n);
 
 /* The same, for many batches of one workload: the inputs are made once, and
  * the interpreter's results computed once, on the first candidate that
  * runs. */
 typedef struct loom_tune_runner loom_tune_runner;
-loom_status loom_tune_runner_new(const loom_func *workload,
-                                 const loom_runner_options *o,
-                                 LOOM_GIVE loom_tune_runner **out, loom_diag *d);
-loom_status loom_tune_runner_run(loom_tune_runner *r, const loom_kernel *kernels,
-                                 int n, loom_measured *out, loom_diag *d);
-void loom_tune_runner_free(LOOM_TAKE loom_tune_runner *r);
+LOOM_API loom_status loom_tune_runner_new(const loom_func *workload,
+                                          const loom_runner_options *o,
+                                          LOOM_GIVE loom_tune_runner **out,
+                                          loom_diag *d);
+LOOM_API loom_status loom_tune_runner_run(loom_tune_runner *r,
+                                          const loom_kernel *kernels, int n,
+                                          loom_measured *out, loom_diag *d);
+LOOM_API void loom_tune_runner_free(LOOM_TAKE loom_tune_runner *r);
 /* Changes the per-candidate time limit of later runs. */
-void loom_tune_runner_set_timeout(loom_tune_runner *r, double timeout_ms);
+LOOM_API void loom_tune_runner_set_timeout(loom_tune_runner *r,
+                                           double timeout_ms);
 /* Changes best_ms (above) for later runs. */
-void loom_tune_runner_set_best(loom_tune_runner *r, double best_ms);
+LOOM_API void loom_tune_runner_set_best(loom_tune_runner *r, double best_ms);
 
 /* Float operations of one call of f (for GFLOP/s): float arithmetic and
  * math in stored values times the constant trip counts around them. */
-double loom_tune_flops(const loom_func *f);
+LOOM_API double loom_tune_flops(const loom_func *f);
 
 /* The relative and absolute tolerance results of dtype t are checked with. */
-double loom_tune_tolerance(loom_dtype t);
+LOOM_API double loom_tune_tolerance(loom_dtype t);
 
 /* ---- tasks ---------------------------------------------------------------- */
 
@@ -147,12 +152,14 @@ typedef struct loom_task {
  * (include/loom/normalize.h: loops from 0, statements in blocks, iter vars,
  * regions), or f itself where normalization fails. NULL when out of
  * memory. */
-const loom_func *loom_tune_normalized(loom_arena *a, const loom_func *f);
+LOOM_API const loom_func *loom_tune_normalized(loom_arena *a,
+                                               const loom_func *f);
 
 /* The tasks of m in the order their first function appears, in arena a;
  * each task's anon is its loom_tune_normalized form, anonymous. */
-loom_status loom_tune_extract_tasks(loom_arena *a, const loom_module *m,
-                                    loom_task **tasks, int *n);
+LOOM_API loom_status loom_tune_extract_tasks(loom_arena *a,
+                                             const loom_module *m,
+                                             loom_task **tasks, int *n);
 
 /* How the trial budget is shared among tasks, round by round. */
 typedef enum {
@@ -168,16 +175,17 @@ typedef struct loom_task_scheduler loom_task_scheduler;
  * where b is the task's best latency after each of its rounds, g1 the mean
  * improvement over the last `window` rounds and g2 = b[last] / rounds; a task
  * with no valid result yet comes last (alpha 0.2, window 3). */
-LOOM_GIVE loom_task_scheduler *loom_task_scheduler_new(loom_task_policy p,
-                                                      const int *weights,
-                                                      int n, uint64_t seed);
-void loom_task_scheduler_free(LOOM_TAKE loom_task_scheduler *s);
+LOOM_API LOOM_GIVE loom_task_scheduler *
+loom_task_scheduler_new(loom_task_policy p, const int *weights, int n,
+                        uint64_t seed);
+LOOM_API void loom_task_scheduler_free(LOOM_TAKE loom_task_scheduler *s);
 /* The task to give the next round to, or -1 when every task is finished. */
-int loom_task_scheduler_next(loom_task_scheduler *s);
+LOOM_API int loom_task_scheduler_next(loom_task_scheduler *s);
 /* Reports a round of task i: its best latency so far (0: none valid yet). */
-void loom_task_scheduler_report(loom_task_scheduler *s, int i, double best_ms);
+LOOM_API void loom_task_scheduler_report(loom_task_scheduler *s, int i,
+                                         double best_ms);
 /* Marks task i finished (its trials spent, or its space exhausted). */
-void loom_task_scheduler_finish(loom_task_scheduler *s, int i);
+LOOM_API void loom_task_scheduler_finish(loom_task_scheduler *s, int i);
 
 /* ---- search --------------------------------------------------------------- */
 
@@ -268,11 +276,11 @@ typedef struct loom_tune_result {
  * included, and the best records of db seed the evolutionary population.
  * Fails with d when the space cannot be applied to the task at all, or on a
  * database error. */
-loom_status loom_tune_task(const loom_task *task, const char *space,
-                           size_t space_len, const char *space_file,
-                           loom_db *db, const loom_tune_options *o,
-                           loom_tune_result *out, loom_diag *d);
-void loom_tune_result_free(loom_tune_result *r);
+LOOM_API loom_status loom_tune_task(const loom_task *task, const char *space,
+                                    size_t space_len, const char *space_file,
+                                    loom_db *db, const loom_tune_options *o,
+                                    loom_tune_result *out, loom_diag *d);
+LOOM_API void loom_tune_result_free(loom_tune_result *r);
 
 /* ---- apply-db (K1) -------------------------------------------------------- */
 
@@ -290,9 +298,9 @@ typedef struct loom_applied {
  * the function's name and attributes, adding "tir.is_scheduled". A function
  * with no record stays as it is; building never tunes. Fails with d when a
  * stored trace no longer applies (the database is from another Loom). */
-loom_status loom_tune_apply_db(const loom_module *m, loom_db *db,
-                               const char *target, loom_applied *out,
-                               loom_diag *d);
-void loom_tune_applied_free(loom_applied *a);
+LOOM_API loom_status loom_tune_apply_db(const loom_module *m, loom_db *db,
+                                        const char *target, loom_applied *out,
+                                        loom_diag *d);
+LOOM_API void loom_tune_applied_free(loom_applied *a);
 
 #endif
