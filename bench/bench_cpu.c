@@ -561,7 +561,7 @@ static bool tune_case(kcase *c, int index, int trials, const char *space_mode,
   /* The runner's check against the interpreter would take minutes on these
    * sizes; the best kernel's result is compared with the peer's instead. */
   loom_tune_options o = {.strategy = LOOM_SEARCH_EVOLUTIONARY, .trials = trials,
-                         .batch = 16, .seed = 1, .target_desc = tg, .model = model,
+                         .batch = 16, .seed = 1, .target = tg, .model = model,
                          .population = population, .progress = progress,
                          .progress_ctx = c};
   /* Room for a slow first candidate of the 2048^3 matmul; once a best is
@@ -862,7 +862,7 @@ int main(int argc, char **argv) {
   rows(&cs[n++], "add 4096x4096", PEER_ADD, 4096, 4096);
 
   printf("bench_cpu: %d trials per kernel, %d threads, %d cores, %d-byte vectors\n", trials,
-         threads, tg.cores, tg.vector_bytes);
+         threads, tg.cpu.cores, tg.cpu.vector_bytes);
   printf("%-22s %-5s %6s %8s %8s %10s %10s %-18s %6s %s\n", "kernel", "space", "trials",
          "rejected", "tune s", "Loom GF/s", "peer GF/s", "peer", "ratio", "check");
   fflush(stdout);

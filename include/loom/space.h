@@ -1,8 +1,8 @@
-/* The design space of the tuner for CPUs: a target description read off the
- * machine, schedule rules that turn a function into a few design spaces
- * (traces whose sampling instructions are the knobs), postprocessors that
- * turn a sampled candidate's annotations into real loops, and mutators that
- * change one decision of a measured trace.
+/* The design space of the tuner for CPUs: schedule rules that turn a
+ * function into a few design spaces (traces whose sampling instructions are
+ * the knobs), postprocessors that turn a sampled candidate's annotations into
+ * real loops, and mutators that change one decision of a measured trace. All
+ * of them read the target (include/loom/target.h).
  *
  * Rules live in src/tune/rules/, postprocessors in src/tune/postproc/,
  * mutators in src/tune/mutators/; docs/space.md states each one's
@@ -11,36 +11,7 @@
 #define LOOM_SPACE_H
 
 #include "loom/schedule.h"
-
-/* ---- target (src/tune/target.c) -------------------------------------------- */
-
-typedef struct loom_target {
-  int cores;            /* online CPUs */
-  int vector_bytes;     /* widest SIMD register: 16 (SSE/NEON), 32 (AVX2), 64 (AVX-512) */
-  bool has_fma;
-  int64_t l1d_bytes, l2_bytes, l3_bytes; /* per core for L1/L2; 0 when unknown */
-  bool tensorize;       /* rules may use tensor intrinsics (-tensorize=1); off */
-  /* Functions of fewer iterations (all blocks, both branches of an if)
-   * get no parallel loop: a parallel region costs more to start and join
-   * than they take. Detected: 65536; 0: no limit. */
-  int64_t min_parallel_work;
-} loom_target;
-
-/* The machine this runs on, read at run time (cpuid or /proc/cpuinfo and
- * sysfs); never fails: unknown values get conservative defaults. */
-LOOM_API void loom_target_detect(loom_target *t);
-
-/* The C compiler flags for code that runs on t (this machine): optimized
- * for the native CPU and, on x86, preferring vectors as wide as t's
- * registers ("-O3 -march=native -mprefer-vector-width=256"). Written
- * into buf, truncated to n bytes. */
-LOOM_API void loom_target_cflags(const loom_target *t, char *buf, size_t n);
-
-/* "cpu", optionally followed by overrides of the detected values:
- * "cpu -cores=4 -vector-bytes=32 -l2-bytes=1048576 -fma=0". Unknown keys
- * or bad values are errors located in spec. */
-LOOM_API loom_status loom_target_parse(const char *spec, loom_target *t,
-                                       loom_diag *d);
+#include "loom/target.h"
 
 /* ---- design spaces (src/tune/rules/) ------------------------------------------ */
 

@@ -218,10 +218,10 @@ typedef struct loom_tune_options {
   double mutate_prob;    /* evolutionary: a child is a mutation; 0: 0.85 */
   double eps_greedy;     /* evolutionary: share of random picks; 0: 0.05 */
   uint64_t seed;
-  const char *target;    /* recorded with each measurement; NULL: "cpu" */
   /* The machine the rules generate spaces for and the postprocessors and
-   * mutators read (cores, vector width); NULL: loom_target_detect's. */
-  const loom_target *target_desc;
+   * mutators read (cores, vector width); every measurement is recorded
+   * under its key (loom_target_key). NULL: loom_target_detect's. */
+  const loom_target *target;
   /* Rules of the caller's, run before the built-in ones when the spaces
    * are generated (loom_space_generate_with); borrowed. */
   const loom_space_rule *rules;
@@ -289,14 +289,18 @@ LOOM_API void loom_tune_result_free(loom_tune_result *r);
 typedef struct loom_applied {
   loom_module *module;
   bool *is_applied;   /* per function of module */
+  /* Per function not applied: the key of a target with records of its
+   * workload when the target asked for has none (else NULL). */
+  const char **elsewhere;
   int n_applied;
   void *owned_;       /* schedules and memory, freed with the result */
 } loom_applied;
 
 /* For each function of m: finds its workload (structurally, whatever its
- * name), replays the fastest record on target (NULL: any) on it, and keeps
- * the function's name and attributes, adding "tir.is_scheduled". A function
- * with no record stays as it is; building never tunes. Fails with d when a
+ * name), replays the fastest record on target (a key, loom_target_key; NULL:
+ * any) on it, and keeps the function's name and attributes, adding
+ * "tir.is_scheduled". A function with no record stays as it is; building
+ * never tunes. Fails with d when a
  * stored trace no longer applies (the database is from another Loom). */
 LOOM_API loom_status loom_tune_apply_db(const loom_module *m, loom_db *db,
                                         const char *target, loom_applied *out,

@@ -40,6 +40,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* Prints a rendered diagnostic to stderr. */
 void cli_print_diag(const loom_diag *d);
 
+/* The target of --target SPEC (NULL: this machine, detected); a bad SPEC is
+ * printed with a caret under the fault and gives EXIT_USAGE. */
+int cli_target(const char *cmd, const char *spec, loom_target *out);
+
 /* A program read from a file: the text (kept alive for diagnostics), the
  * arena holding the module, and the module. */
 typedef struct cli_program {

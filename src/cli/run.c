@@ -1,4 +1,4 @@
-/* `loom run FILE [--func NAME] [--target cpu] [--seed N] [--repeat N]
+/* `loom run FILE [--func NAME] [--target SPEC] [--seed N] [--repeat N]
  * [--verify] [--arg NAME=VALUE]... [--threads N] [--timeout MS]`: builds
  * FILE with the C backend, runs each function on seeded random inputs in a
  * child process (a crash or a hang is reported, not suffered), times it and,
@@ -17,7 +17,7 @@
 #define MAX_ARGS 64
 
 typedef struct run_opts {
-  const char *file, *func;
+  const char *file, *func, *target;
   uint64_t seed;
   int repeat, threads;
   double timeout_ms;
@@ -49,8 +49,7 @@ static int parse_opts(int argc, char **argv, run_opts *o) {
     if (!strcmp(a, "--func")) {
       o->func = argv[++i];
     } else if (!strcmp(a, "--target")) {
-      if (strcmp(argv[++i], "cpu"))
-        return cli_usage_error("run", "unknown target '%s' (cpu is known)", argv[i]);
+      o->target = argv[++i];
     } else if (!strcmp(a, "--seed")) {
       if (!cli_parse_int(argv[++i], 0, INT64_MAX, &v))
         return cli_usage_error("run", "bad seed '%s' (a non-negative integer)", argv[i]);
@@ -190,6 +189,9 @@ int cli_run(int argc, char **argv) {
   int rc = parse_opts(argc, argv, &o);
   if (rc)
     return rc;
+  loom_target tg;
+  if ((rc = cli_target("run", o.target, &tg)))
+    return rc;
   cli_program p;
   if ((rc = cli_load(o.file, &p)))
     return rc;
@@ -200,7 +202,7 @@ int cli_run(int argc, char **argv) {
     return EXIT_USER;
   }
   /* One C file for the whole module, as the user would build it. */
-  loom_builder_options bo = {.per_file = m->n_funcs, .jobs = 1};
+  loom_builder_options bo = {.per_file = m->n_funcs, .jobs = 1, .target = &tg};
   loom_build_set b;
   if (loom_tune_build((const loom_func *const *)m->funcs, m->n_funcs, &bo, &b) != LOOM_OK) {
     fprintf(stderr, "%s: error: out of memory\n", o.file);

@@ -104,19 +104,12 @@ int cli_space(int argc, char **argv) {
     return rc;
   }
   loom_target tg;
+  if ((rc = cli_target("space", spec, &tg))) {
+    cli_block_rules_free(&blocks);
+    return rc;
+  }
   loom_diag d;
   loom_diag_init(&d);
-  if (spec) {
-    if (loom_target_parse(spec, &tg, &d) != LOOM_OK) {
-      loom_diag_set_source(&d, spec, strlen(spec));
-      cli_print_diag(&d);
-      loom_diag_free(&d);
-      cli_block_rules_free(&blocks);
-      return EXIT_USAGE;
-    }
-  } else {
-    loom_target_detect(&tg);
-  }
   cli_program p;
   if ((rc = cli_load(file, &p))) {
     loom_diag_free(&d);

@@ -99,19 +99,9 @@ static int parse_opts(int argc, char **argv, tune_opts *o) {
                            "--space replaces them: give one of the two");
   o->t.rules = o->blocks.rules;
   o->t.n_rules = o->blocks.n;
-  loom_diag d;
-  loom_diag_init(&d);
-  if (loom_target_parse(o->target ? o->target : "cpu", &o->desc, &d) != LOOM_OK) {
-    int rc = cli_usage_error("tune", "bad --target '%s': %s", o->target,
-                             d.msg ? d.msg : "out of memory");
-    loom_diag_free(&d);
-    return rc;
-  }
-  loom_diag_free(&d);
-  /* Records are keyed by the target's kind; its overrides tune the space. */
-  o->t.target = "cpu";
-  o->t.target_desc = &o->desc;
-  return 0;
+  int rc = cli_target("tune", o->target, &o->desc);
+  o->t.target = &o->desc;
+  return rc;
 }
 
 static void progress(void *ctx, const loom_tune_progress *p) {

@@ -11,9 +11,25 @@ typedef struct owned {
   int n_scheds;
 } owned;
 
-/* Replays the best record of f's workload; *g stays NULL when there is none. */
+/* The target of the best record of workload w on any target, in a; NULL
+ * when it has none. */
+static loom_status best_elsewhere(loom_arena *a, loom_db *db, int64_t w,
+                                  const char **out, loom_diag *d) {
+  loom_db_records top;
+  TRY(loom_db_top_k(db, w, NULL, 1, &top, d));
+  *out = NULL;
+  loom_status st = LOOM_OK;
+  if (top.n > 0 && !(*out = loom_arena_strdup(a, top.items[0].target)))
+    st = LOOM_NOMEM;
+  loom_db_records_free(&top);
+  return st;
+}
+
+/* Replays the best record of f's workload on target; *g stays NULL when
+ * there is none, and *elsewhere then names another target that has one. */
 static loom_status apply_one(owned *own, const loom_func *f, loom_db *db,
-                             const char *target, loom_func **g, loom_diag *d) {
+                             const char *target, loom_func **g,
+                             const char **elsewhere, loom_diag *d) {
   loom_arena *a = own->arena;
   const loom_func *nf = loom_tune_normalized(a, f);
   loom_func *anon = nf ? loom_ir_func_anonymous(a, nf) : NULL;
@@ -26,6 +42,10 @@ static loom_status apply_one(owned *own, const loom_func *f, loom_db *db,
     return LOOM_OK;
   loom_db_records top;
   TRY(loom_db_top_k(db, w, target, 1, &top, d));
+  if (top.n == 0 && target) {
+    loom_db_records_free(&top);
+    return best_elsewhere(a, db, w, elsewhere, d);
+  }
   loom_status st = LOOM_OK;
   loom_module *m = loom_ir_module(a);
   loom_func **fs = loom_arena_alloc(a, sizeof *fs);
@@ -78,11 +98,15 @@ loom_status loom_tune_apply_db(const loom_module *m, loom_db *db,
   own->scheds = calloc((size_t)(m->n_funcs + 1), sizeof *own->scheds);
   out->module = own->arena ? loom_arena_dup(own->arena, m, sizeof *m) : NULL;
   out->is_applied = calloc((size_t)(m->n_funcs + 1), sizeof *out->is_applied);
+  out->elsewhere = calloc((size_t)(m->n_funcs + 1), sizeof *out->elsewhere);
   loom_func **fs = own->arena ? loom_arena_alloc(own->arena, (size_t)(m->n_funcs + 1) * sizeof *fs) : NULL;
-  loom_status st = own->scheds && out->module && out->is_applied && fs ? LOOM_OK : LOOM_NOMEM;
+  loom_status st = own->scheds && out->module && out->is_applied &&
+                            out->elsewhere && fs
+                        ? LOOM_OK
+                        : LOOM_NOMEM;
   for (int i = 0; i < m->n_funcs && st == LOOM_OK; i++) {
     loom_func *g;
-    st = apply_one(own, m->funcs[i], db, target, &g, d);
+    st = apply_one(own, m->funcs[i], db, target, &g, &out->elsewhere[i], d);
     fs[i] = g ? g : m->funcs[i];
     out->is_applied[i] = g != NULL;
     out->n_applied += g != NULL;
@@ -104,5 +128,6 @@ void loom_tune_applied_free(loom_applied *a) {
     free(own);
   }
   free(a->is_applied);
+  free(a->elsewhere);
   memset(a, 0, sizeof *a);
 }

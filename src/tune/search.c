@@ -53,6 +53,8 @@ typedef struct search {
   loom_trace *spaces;      /* the design spaces: each trace is a template */
   int n_spaces;
   loom_target target;
+  char target_key[LOOM_TARGET_KEY_MAX]; /* what records are stored under */
+  loom_builder_options builder; /* the caller's, compiling for target */
   loom_buf reasons;        /* the first distinct rejection reasons */
   int n_reasons;
   loom_rng rng;
@@ -490,10 +492,6 @@ static char *trace_json(loom_sched *s) {
   return json.data ? loom_buf_take(&json) : strdup("[[], []]");
 }
 
-static const char *target_name(const search *S) {
-  return S->o->target ? S->o->target : "cpu";
-}
-
 static loom_status record(search *S, loom_sched *s, const loom_measured *m,
                           loom_diag *d) {
   if (!S->db)
@@ -502,7 +500,7 @@ static loom_status record(search *S, loom_sched *s, const loom_measured *m,
   if (!json)
     return LOOM_NOMEM;
   double ms = m->timing.median_ms;
-  loom_db_record r = {.workload = S->workload, .target = target_name(S), .trace = json,
+  loom_db_record r = {.workload = S->workload, .target = S->target_key, .trace = json,
                       .latencies_ms = &ms, .n_latencies = m->error ? 0 : 1,
                       .error = m->error};
   loom_status st = loom_db_commit_records(S->db, &r, 1, d);
@@ -521,7 +519,7 @@ static loom_status start_build(search *S, cand *cands, int n, bool beside_run,
     funcs[i] = loom_sched_module(cands[i].s)->funcs[0];
   /* One file per compile job: a batch smaller than the default file size
    * would otherwise compile on one core. */
-  loom_builder_options bo = S->o->builder;
+  loom_builder_options bo = S->builder;
   if (bo.per_file <= 0) {
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     int jobs = bo.jobs > 0 ? bo.jobs : online > 0 ? (int)online : 1;
@@ -606,7 +604,7 @@ static loom_status baseline(search *S, loom_diag *d) {
   const loom_func *f = S->mod->funcs[0];
   loom_build_set b;
   loom_measured m;
-  TRY(loom_tune_build(&f, 1, &S->o->builder, &b));
+  TRY(loom_tune_build(&f, 1, &S->builder, &b));
   /* The unscheduled function is often far slower than the candidates the
    * limit is set for; it gets ten minutes. */
   double limit = S->o->runner.timeout_ms > 0 ? S->o->runner.timeout_ms : 10000;
@@ -636,7 +634,7 @@ static void seed_parents(search *S) {
   loom_diag d;
   loom_diag_init(&d);
   int cap = parents_cap(S);
-  if (!S->db || loom_db_top_k(S->db, S->workload, S->o->target, cap, &top, &d) != LOOM_OK) {
+  if (!S->db || loom_db_top_k(S->db, S->workload, S->target_key, cap, &top, &d) != LOOM_OK) {
     loom_diag_free(&d);
     return;
   }
@@ -745,7 +743,7 @@ static loom_status choose_best(search *S, loom_diag *d) {
     if (!(f[i].trace = trace_json(scheds[i])))
       st = LOOM_NOMEM;
   if (is_choice && st == LOOM_OK)
-    st = tune_remeasure(S->runner, &S->o->builder, S->db, S->workload, target_name(S),
+    st = tune_remeasure(S->runner, &S->builder, S->db, S->workload, S->target_key,
                         f, n, rounds, d);
   int best = 0;
   for (int i = 1; st == LOOM_OK && i < n; i++)
@@ -839,11 +837,15 @@ loom_status loom_tune_task(const loom_task *task, const char *space,
               .file = space_file, .db = db, .res = out, .t0 = now_s()};
   loom_rng_seed(&S.rng, o->seed);
   loom_buf_init(&S.reasons);
-  if (o->target_desc)
-    S.target = *o->target_desc;
+  if (o->target)
+    S.target = *o->target;
   else
     loom_target_detect(&S.target);
-  S.cores = S.target.cores > 0 ? S.target.cores : 1;
+  loom_target_key(&S.target, S.target_key, sizeof S.target_key);
+  S.builder = o->builder;
+  if (!S.builder.target)
+    S.builder.target = &S.target;
+  S.cores = S.target.cpu.cores > 0 ? S.target.cpu.cores : 1;
   S.mod = a ? loom_ir_module(a) : NULL;
   loom_func **fs = a ? loom_arena_alloc(a, sizeof *fs) : NULL;
   loom_status st = S.mod && fs ? LOOM_OK : LOOM_NOMEM;

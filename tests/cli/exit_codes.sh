@@ -32,6 +32,9 @@ expect "fmt bad dialect" 2 "$loom" fmt --dialect tvm "$root/examples/matmul.py"
 expect "fmt example" 0 "$loom" fmt "$root/examples/matmul.py"
 expect "equal one file" 2 "$loom" equal "$root/examples/matmul.py"
 expect "equal itself" 0 "$loom" equal "$root/examples/matmul.py" "$root/examples/matmul.py"
+expect "run on a target" 0 "$loom" run "$root/examples/matmul_16.py" --target "cpu -vector-bytes=16" --repeat 1
+expect "run unknown target" 2 "$loom" run "$root/examples/matmul_16.py" --target gpu
+expect_err "target diagnostic" "^<target>:1:1: error: unknown target 'gpu'"
 
 printf '@T.prim_func\ndef main(A: T.Buffer((4,), "float32")):\n    for i in range(4):\n        A[i] = A[i] +\n' >"$tmp/bad.py"
 expect "syntax error" 1 "$loom" fmt "$tmp/bad.py"

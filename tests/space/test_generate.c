@@ -705,9 +705,42 @@ static void check_rfactor_tiled(void) {
   }
 }
 
+/* The rules' defaults come from the target: its max_innermost_factor bounds
+ * every tile they sample, its max_jobs_per_core sizes the parallel loop, its
+ * max_vectorize_extent the vectors. */
+static void check_rule_defaults(void) {
+  loom_arena *a = loom_arena_new();
+  loom_module *m = read_module(a, matmul);
+  loom_target t;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_target_parse("cpu -cores=4 -vector-bytes=64 -max-innermost-factor=4 "
+                          "-max-jobs-per-core=2 -max-vectorize-extent=4",
+                          &t, &d) == LOOM_OK);
+  loom_trace *spaces;
+  int n = 0;
+  CHECK(m && loom_space_generate(m, &t, a, &spaces, &n, &d) == LOOM_OK);
+  CHECK(n > 0);
+  for (int i = 0; i < n; i++) {
+    char *got = print_plain(&spaces[i]);
+    int n_tiles = 0;
+    for (const char *p = got; p && (p = strstr(p, "max_innermost_factor=")); p++) {
+      CHECK(!strncmp(p, "max_innermost_factor=4)", 23));
+      n_tiles++;
+    }
+    CHECK(n_tiles > 0);
+    CHECK_CONTAINS(got, "ann_key=\"meta_schedule.parallel\", ann_val=8)");
+    CHECK_CONTAINS(got, "ann_key=\"meta_schedule.vectorize\", ann_val=4)");
+    free(got);
+  }
+  loom_diag_free(&d);
+  loom_arena_free(a);
+}
+
 int main(int argc, char **argv) {
   const char *root = argc > 1 ? argv[1] : ".";
   check_matmul();
+  check_rule_defaults();
   /* AutoInline: a spatial producer goes into its consumer; one calling
    * T.exp stays and RandomComputeLocation samples where it goes. */
   check_each_space(root, "scale_matmul.py",

@@ -117,7 +117,8 @@ int main(void) {
   loom_diag d;
   loom_diag_init(&d);
   CHECK(loom_script_read(func, strlen(func), "f.py", ma, &mod, &d) == LOOM_OK);
-  loom_target tg = {.cores = 2, .vector_bytes = 32};
+  loom_target tg;
+  CHECK(loom_target_parse("cpu -cores=2 -vector-bytes=32", &tg, &d) == LOOM_OK);
 
   double sum = 0;
   for (int k = 0; k < LOOM_MUTATOR_COUNT_; k++)

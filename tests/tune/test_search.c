@@ -201,7 +201,7 @@ int main(void) {
    * to the same results. */
   loom_target tg;
   loom_target_detect(&tg);
-  tg.cores = 2;
+  tg.cpu.cores = 2;
   char gen_db[300];
   snprintf(gen_db, sizeof gen_db, "%s-gen", db_path);
   CHECK(loom_db_open(gen_db, &db, &d) == LOOM_OK);
@@ -209,7 +209,7 @@ int main(void) {
     loom_tune_options go = options(k ? LOOM_SEARCH_EVOLUTIONARY : LOOM_SEARCH_REPLAY_TRACE, 31);
     go.trials = 8;
     go.population = 16;
-    go.target_desc = &tg;
+    go.target = &tg;
     CHECK(loom_tune_task(&tasks[0], NULL, 0, NULL, db, &go, &r, &d) == LOOM_OK);
     CHECK((r.trials >= 1 || k == 1) && r.failures == 0 && r.best_ms > 0 && r.best_trace);
     loom_tune_result_free(&r);

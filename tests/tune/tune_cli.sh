@@ -24,6 +24,15 @@ expect 0 "scheduled from the database" "$loom" apply "$cases/mm64.py" --db "$tmp
 expect 0 "verify: ok" "$loom" run "$tmp/applied.py" --verify --repeat 1
 grep -q "T.vectorized" "$tmp/applied.py" || { echo "FAIL: the applied module is not scheduled"; fail=1; }
 expect 0 "no tuning record; left as written" "$loom" apply "$cases/mm64.py" --db "$tmp/empty.db"
+# Records are stored under the target's key: the hardware detected here, not
+# the options that steer the space. Another machine's key finds none.
+expect 0 "on cpu -cores=" "$loom" db show 1 --db "$tmp/t.db"
+expect 0 "no tuning record on this target; left as written (records exist on 'cpu -cores=" \
+  "$loom" apply "$cases/mm64.py" --db "$tmp/t.db" --target "cpu -cores=999"
+expect 0 "scheduled from the database" "$loom" apply "$cases/mm64.py" --db "$tmp/t.db" \
+  --target "cpu -min-parallel-work=0"
+expect 2 "bad --target 'cpu -cores=0'" "$loom" apply "$cases/mm64.py" --db "$tmp/t.db" \
+  --target "cpu -cores=0"
 expect 0 "over the unscheduled" "$loom" tune "$cases/mm64.py" --space "$cases/mm_space.py" \
   --trials 4 --db "$tmp/t.db" --strategy replay-func
 printf 'b0 = sch.get_block(name="C", func_name="main")\nl1 = sch.get_loops(block=b9)\n' > "$tmp/bad.py"

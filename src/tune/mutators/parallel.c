@@ -3,15 +3,16 @@
  * may fuse into the parallel loop; MetaSchedule replays the trace to learn
  * the loop extents and picks a limit that fuses a different number of
  * loops. A trace alone carries no extents, so the limits offered here are
- * the plausible ones, cores times 1, 2, 4, 8 or 16 jobs per core (16 is
- * MetaSchedule's max_jobs_per_core), other than the current value. Two
+ * the plausible ones, cores times 1, 2, 4, ... jobs per core up to the
+ * target's max_jobs_per_core (16 on a CPU), other than the current value. Two
  * limits may fuse the same loops; the search drops such a duplicate by its
  * hash. */
 #include "tune/mutators/mutators.h"
 
 #include <string.h>
 
-#define N_LIMITS 5
+/* Jobs per core go up to 4096 (the target option's limit), 2^12. */
+#define N_LIMITS 13
 
 loom_status mutate_parallel(const loom_trace *t, const loom_target *tg,
                             loom_rng *rng, loom_arena *a, loom_trace *out) {
@@ -24,7 +25,8 @@ loom_status mutate_parallel(const loom_trace *t, const loom_target *tg,
   if (n == 0)
     return LOOM_ERROR;
   int pick = (int)loom_rng_below(rng, (uint64_t)n);
-  int64_t cores = tg && tg->cores > 0 ? tg->cores : 1;
+  int64_t cores = tg && tg->cpu.cores > 0 ? tg->cpu.cores : 1;
+  int64_t most = tg && tg->max_jobs_per_core > 0 ? tg->max_jobs_per_core : 1;
   for (int i = 0; i < t->n_insts; i++) {
     const loom_inst *inst = t->insts[i];
     const char *key = mutator_ann_key(inst);
@@ -33,7 +35,7 @@ loom_status mutate_parallel(const loom_trace *t, const loom_target *tg,
       continue;
     int64_t limits[N_LIMITS], cur = inst->inputs[1].i;
     int n_limits = 0;
-    for (int k = 0; k < N_LIMITS; k++)
+    for (int k = 0; k < N_LIMITS && ((int64_t)1 << k) <= most; k++)
       if ((cores << k) != cur)
         limits[n_limits++] = cores << k;
     loom_tval *inputs = loom_arena_dup(a, inst->inputs, (size_t)inst->n_inputs * sizeof *inputs);

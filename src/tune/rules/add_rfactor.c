@@ -10,8 +10,6 @@
 
 #include <string.h>
 
-#define MAX_JOBS_PER_CORE 16
-#define MAX_INNERMOST_FACTOR 64
 #define N_PARTS 2
 
 /* The products of the block's spatial and of its reduction loop extents
@@ -40,9 +38,9 @@ static bool needs_rfactor(const space_ctx *x, const space_block *sb) {
     return false;
   int64_t space, reduce;
   extents(sb, &space, &reduce);
-  int64_t cores = x->target->cores > 0 ? x->target->cores : 1;
+  int64_t cores = x->target->cpu.cores > 0 ? x->target->cpu.cores : 1;
   if (space_needs_tiling(sb))
-    return space < reduce && space <= cores * MAX_JOBS_PER_CORE;
+    return space < reduce && space <= cores * x->target->max_jobs_per_core;
   return reduce > cores;
 }
 
@@ -53,8 +51,9 @@ typedef struct split_reduce {
 
 /* Spatial loops first, then the reduction loops fused into one (TVM's
  * ReorderAndFuseReductionLoops), which is split by a sampled perfect tile. */
-static loom_status split(loom_sched *t, const space_block *sb,
-                         loom_sched_rv block, split_reduce *out, loom_diag *d) {
+static loom_status split(const space_ctx *x, loom_sched *t,
+                         const space_block *sb, loom_sched_rv block,
+                         split_reduce *out, loom_diag *d) {
   const loom_sched_rv *lp;
   int n;
   TRY(loom_sched_get_loops(t, block, &lp, &n, d));
@@ -81,8 +80,8 @@ static loom_status split(loom_sched *t, const space_block *sb,
     TRY(loom_sched_fuse(t, order + out->n_spatial, n - out->n_spatial, true,
                         &fused, d));
   const loom_sched_rv *v, *parts;
-  TRY(loom_sched_sample_perfect_tile(t, fused, N_PARTS, MAX_INNERMOST_FACTOR,
-                                     &v, d));
+  TRY(loom_sched_sample_perfect_tile(
+      t, fused, N_PARTS, x->target->max_innermost_factor, &v, d));
   loom_tval factors[N_PARTS];
   for (int j = 0; j < N_PARTS; j++)
     factors[j] = loom_tval_rv(v[j]);
@@ -114,7 +113,7 @@ static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
   loom_diag d;
   loom_diag_init(&d);
   split_reduce sp = {{0}, 0};
-  loom_status st = split(t, &sb, rv, &sp, &d);
+  loom_status st = split(x, t, &sb, rv, &sp, &d);
   for (int p = 0; st == LOOM_OK && p < N_PARTS; p++) {
     loom_sched *u = loom_sched_copy(t);
     if (!u) {

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #define MAX_INTRIN_LOOPS 8
-#define MAX_INNERMOST_FACTOR 64
 
 /* The loop nest of an intrinsic's description: extents and the kind of the
  * iter each loop binds, outermost first. */
@@ -88,9 +87,9 @@ static bool fits(const space_block *sb, const intrin_shape *sh) {
 
 
 /* Splits, tiles, reorders and tensorizes on t. */
-static loom_status tensorize_block(loom_sched *t, const space_block *sb,
-                                   loom_sched_rv block, const intrin_shape *sh,
-                                   loom_diag *d) {
+static loom_status tensorize_block(const space_ctx *x, loom_sched *t,
+                                   const space_block *sb, loom_sched_rv block,
+                                   const intrin_shape *sh, loom_diag *d) {
   const loom_sched_rv *lp, *parts;
   int n;
   TRY(loom_sched_get_loops(t, block, &lp, &n, d));
@@ -133,8 +132,8 @@ static loom_status tensorize_block(loom_sched *t, const space_block *sb,
       continue;
     }
     const loom_sched_rv *v;
-    TRY(loom_sched_sample_perfect_tile(t, outer[i], 2, MAX_INNERMOST_FACTOR,
-                                       &v, d));
+    TRY(loom_sched_sample_perfect_tile(
+        t, outer[i], 2, x->target->max_innermost_factor, &v, d));
     loom_tval f[2] = {loom_tval_rv(v[0]), loom_tval_rv(v[1])};
     TRY(loom_sched_split(t, outer[i], f, 2, true, false, &parts, d));
     order[n_order++] = parts[0];
@@ -170,7 +169,7 @@ static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
     }
     loom_diag d;
     loom_diag_init(&d);
-    st = tensorize_block(t, &sb, rv, &sh, &d);
+    st = tensorize_block(x, t, &sb, rv, &sh, &d);
     loom_diag_free(&d);
     if (st == LOOM_OK) {
       st = space_list_push(out, t);

@@ -14,7 +14,6 @@
 
 static const char structure[] = "SSRSRS";
 #define N_LEVELS 6
-#define MAX_INNERMOST_FACTOR 64
 static const int write_levels[] = {1, 2};
 #define N_WRITE_LEVELS (int)(sizeof write_levels / sizeof *write_levels)
 
@@ -27,8 +26,9 @@ typedef struct tiling {
 } tiling;
 
 /* Splits every loop into its tiles and reorders them by level. */
-static loom_status tile(loom_sched *t, const space_block *sb,
-                        loom_sched_rv block, tiling *tl, loom_diag *d) {
+static loom_status tile(const space_ctx *x, loom_sched *t,
+                        const space_block *sb, loom_sched_rv block,
+                        tiling *tl, loom_diag *d) {
   int s_idx[N_LEVELS], r_idx[N_LEVELS], n_s = 0, n_r = 0;
   for (int i = 0; i < N_LEVELS; i++) {
     if (structure[i] == 'S')
@@ -66,7 +66,8 @@ static loom_status tile(loom_sched *t, const space_block *sb,
       fixed = parts[1];
       n--;
     }
-    TRY(loom_sched_sample_perfect_tile(t, loop, n, MAX_INNERMOST_FACTOR, &v, d));
+    TRY(loom_sched_sample_perfect_tile(t, loop, n,
+                                       x->target->max_innermost_factor, &v, d));
     loom_tval factors[N_LEVELS];
     for (int j = 0; j < n; j++)
       factors[j] = loom_tval_rv(v[j]);
@@ -254,9 +255,9 @@ static int packed_read(const loom_block *b) {
   return -1;
 }
 
-static loom_status tile_block(loom_sched *s, const space_block *sb,
-                              loom_sched_rv rv, int packed, int64_t lanes,
-                              space_list *out);
+static loom_status tile_block(const space_ctx *x, loom_sched *s,
+                              const space_block *sb, loom_sched_rv rv,
+                              int packed, int64_t lanes, space_list *out);
 
 /* The copy of a packed read: its loops reordered so that the one moving
  * the packed iter (the buffer's last index) runs innermost, and that one
@@ -322,7 +323,7 @@ static loom_status pack(const space_ctx *x, loom_sched *p, const space_block *sb
   const loom_buffer *buf = rd->buffer;
   int nd = rd->n_ranges;
   int bytes = buf->dtype.bits / 8 * (buf->dtype.lanes > 0 ? buf->dtype.lanes : 1);
-  *lanes = bytes > 0 && x->target->vector_bytes >= bytes ? x->target->vector_bytes / bytes : 0;
+  *lanes = bytes > 0 && x->target->cpu.vector_bytes >= bytes ? x->target->cpu.vector_bytes / bytes : 0;
   *packed = space_iter_index(b, rd->ranges[nd - 1].min->u.var);
   /* The lanes must divide the buffer's last dimension and the iter's
    * domain, which the block's loop over vj then splits evenly. */
@@ -349,7 +350,7 @@ static loom_status tile_maybe_packed(const space_ctx *x, loom_sched *s,
   /* p shares s's IR, which sb points into, and outlives s. */
   int r = packed_read(sb->block);
   loom_sched *p = r >= 0 ? loom_sched_copy(s) : NULL;
-  loom_status st = tile_block(s, sb, rv, -1, 0, out);
+  loom_status st = tile_block(x, s, sb, rv, -1, 0, out);
   if (!p || st != LOOM_OK) {
     loom_sched_free(p);
     return st;
@@ -364,7 +365,7 @@ static loom_status tile_maybe_packed(const space_ctx *x, loom_sched *s,
   loom_diag_free(&d);
   if (st == LOOM_OK && (pf = space_func(p)) && space_find_block(pf, sb->block->name, &pb) &&
       space_needs_tiling(&pb))
-    return tile_block(p, &pb, rv, packed, lanes, out);
+    return tile_block(x, p, &pb, rv, packed, lanes, out);
   loom_sched_free(p);
   return st == LOOM_NOMEM ? st : LOOM_OK;
 }
@@ -393,7 +394,7 @@ static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
     loom_diag_free(&d);
     if (st == LOOM_OK && (pf = space_func(p)) && space_find_block(pf, name, &pb) &&
         space_needs_tiling(&pb)) {
-      if ((st = tile_block(p, &pb, rv, -1, 0, out)) != LOOM_OK) {
+      if ((st = tile_block(x, p, &pb, rv, -1, 0, out)) != LOOM_OK) {
         loom_sched_free(s);
         return st;
       }
@@ -405,13 +406,13 @@ static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
       }
     }
   }
-  return r >= 0 ? tile_block(s, &sb, rv, -1, 0, out) : tile_maybe_packed(x, s, &sb, rv, out);
+  return r >= 0 ? tile_block(x, s, &sb, rv, -1, 0, out) : tile_maybe_packed(x, s, &sb, rv, out);
 }
 
 /* The tiled schedules of the block, with and without write caches. */
-static loom_status tile_block(loom_sched *s, const space_block *sbp,
-                              loom_sched_rv rv, int packed, int64_t lanes,
-                              space_list *out) {
+static loom_status tile_block(const space_ctx *x, loom_sched *s,
+                              const space_block *sbp, loom_sched_rv rv,
+                              int packed, int64_t lanes, space_list *out) {
   space_block sb = *sbp;
   loom_sched *t = loom_sched_copy(s);
   if (!t) {
@@ -427,7 +428,7 @@ static loom_status tile_block(loom_sched *s, const space_block *sbp,
     tl.lanes = lanes;
   }
   loom_sched_rv consumer = -1;
-  loom_status st = tile(t, &sb, rv, &tl, &d);
+  loom_status st = tile(x, t, &sb, rv, &tl, &d);
   if (st == LOOM_OK)
     st = find_consumer(t, &sb, &tl, &consumer, &d);
   if (st != LOOM_OK) {

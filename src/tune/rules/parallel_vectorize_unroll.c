@@ -1,5 +1,6 @@
 /* ParallelizeVectorizeUnroll: marks the root block with how far the
- * postprocessor may parallelize (cores x 16 jobs), vectorize (64 lanes) and
+ * postprocessor may parallelize (cores x the target's max_jobs_per_core),
+ * vectorize (its max_vectorize_extent lanes) and
  * unroll (a depth sampled uniformly from 0, 16, 64, 512, for functions that
  * are not purely spatial); functions of less work than the target's
  * min_parallel_work get no parallel loop. The loops themselves change in
@@ -10,9 +11,6 @@
 #include "tune/space_impl.h"
 
 #include <string.h>
-
-#define MAX_JOBS_PER_CORE 16
-#define MAX_VECTORIZE_EXTENT 64
 
 static const int64_t unroll_steps[] = {0, 16, 64, 512};
 #define N_STEPS (int)(sizeof unroll_steps / sizeof *unroll_steps)
@@ -53,7 +51,7 @@ static int64_t work(const loom_stmt *s, int64_t times, int64_t cap, int depth) {
  * splitting for vectorization: serial, from 0, of constant extent past the
  * vector limit, right around the block, bound to a spatial iter alone, in
  * a block the postprocessor may vectorize. */
-static bool is_long_inner_loop(const space_block *sb) {
+static bool is_long_inner_loop(const space_block *sb, int64_t max_lanes) {
   if (sb->n_loops == 0 || sb->realize->u.realize.predicate ||
       !space_is_parallelizable(sb->block) || sb->block->init)
     return false;
@@ -62,7 +60,7 @@ static bool is_long_inner_loop(const space_block *sb) {
   if (l->u.loop.kind != LOOM_FOR_SERIAL || l->u.loop.n_annotations ||
       l->u.loop.body != sb->realize ||
       !loom_ir_is_const_int(l->u.loop.min, &min) || min != 0 ||
-      !loom_ir_is_const_int(l->u.loop.extent, &ext) || ext <= MAX_VECTORIZE_EXTENT)
+      !loom_ir_is_const_int(l->u.loop.extent, &ext) || ext <= max_lanes)
     return false;
   const loom_stmt *r = sb->realize;
   int hits = 0;
@@ -83,7 +81,7 @@ static loom_status split_long_loops(const space_ctx *x, loom_sched *s, loom_diag
     names[i] = kids[i]->u.realize.block->name;
   for (int i = 0; i < n; i++) {
     space_block sb;
-    if (!space_find_block(space_func(s), names[i], &sb) || !is_long_inner_loop(&sb))
+    if (!space_find_block(space_func(s), names[i], &sb) || !is_long_inner_loop(&sb, x->target->max_vectorize_extent))
       continue;
     loom_sched_rv b;
     const loom_sched_rv *lp, *v, *parts;
@@ -93,7 +91,8 @@ static loom_status split_long_loops(const space_ctx *x, loom_sched *s, loom_diag
     if (n_lp != sb.n_loops)
       continue;
     loom_sched_rv inner = lp[n_lp - 1];
-    TRY(loom_sched_sample_perfect_tile(s, inner, 2, MAX_VECTORIZE_EXTENT, &v, d));
+    TRY(loom_sched_sample_perfect_tile(s, inner, 2,
+                                       x->target->max_vectorize_extent, &v, d));
     loom_tval factors[2] = {loom_tval_rv(v[0]), loom_tval_rv(v[1])};
     TRY(loom_sched_split(s, inner, factors, 2, true, false, &parts, d));
   }
@@ -102,15 +101,15 @@ static loom_status split_long_loops(const space_ctx *x, loom_sched *s, loom_diag
 
 static loom_status annotate(const space_ctx *x, loom_sched *s,
                             loom_sched_rv root, loom_diag *d) {
-  int64_t jobs = (int64_t)(x->target->cores > 0 ? x->target->cores : 1) *
-                 MAX_JOBS_PER_CORE;
+  int64_t jobs = (int64_t)(x->target->cpu.cores > 0 ? x->target->cpu.cores : 1) *
+                 x->target->max_jobs_per_core;
   const loom_func *f = space_func(s);
   int64_t cap = x->target->min_parallel_work;
   bool has_work = f && (cap <= 0 || work(f->body, 1, cap, 0) >= cap);
   if (has_work)
     TRY(space_annotate(s, root, SPACE_ANN_PARALLEL, loom_tval_int(jobs), d));
   TRY(space_annotate(s, root, SPACE_ANN_VECTORIZE,
-                     loom_tval_int(MAX_VECTORIZE_EXTENT), d));
+                     loom_tval_int(x->target->max_vectorize_extent), d));
   /* Below the work limit the loops stay whole: the C compiler vectorizes
    * a plain loop of 100 elements itself, and splits whose inner factor
    * does not fit the vector (25 of 100) measured slower than it. */

@@ -1,0 +1,34 @@
+/* What each kind of target gives the table in target.c: a name, how a target
+ * of the kind is made before its options apply, and the options its textual
+ * form takes. A new kind is one such row in a file of its own. */
+#ifndef LOOM_TARGET_IMPL_H
+#define LOOM_TARGET_IMPL_H
+
+#include "loom/target.h"
+
+typedef enum {
+  OPT_INT,   /* 1 to 4096 */
+  OPT_POW2,  /* a power of two, 1 to 4096 */
+  OPT_BOOL,  /* 0 or 1 */
+  OPT_BYTES, /* a size, 0 or more */
+} target_option_type;
+
+typedef struct target_option {
+  const char *name;        /* as written after '-' */
+  target_option_type type;
+  size_t offset;           /* of an int, bool or int64_t in loom_target */
+  bool is_hardware;        /* part of the key */
+} target_option;
+
+typedef struct target_kind {
+  const char *name;
+  /* Fills t: the machine detected (or, where it is not this machine, the
+   * kind's defaults) and the design-space defaults; never fails. */
+  void (*init)(loom_target *t);
+  const target_option *options;
+  int n_options;
+} target_kind;
+
+extern const target_kind target_kind_cpu;
+
+#endif
