@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Loom needs from Debian's packages (run as root), builds Loom,
-# and runs it on an example. Safe to run again: it installs only what is
-# missing.
+# and runs it on examples: reads, runs, tunes, applies the tuned schedule and
+# checks the result. Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,3 +25,11 @@ echo "== build/loom fmt examples/matmul_16.py"
 build/loom fmt examples/matmul_16.py
 echo "== build/loom run examples/matmul_16.py --verify"
 build/loom run examples/matmul_16.py --verify
+# Loom's main job: tune a kernel into the default database (loom.db), apply
+# the best schedule found, and run the result against the interpreter.
+echo "== build/loom tune examples/matmul_256.py --trials 64"
+build/loom tune examples/matmul_256.py --trials 64
+echo "== build/loom apply examples/matmul_256.py -o build/matmul_256.tuned.py"
+build/loom apply examples/matmul_256.py -o build/matmul_256.tuned.py
+echo "== build/loom run build/matmul_256.tuned.py --verify"
+build/loom run build/matmul_256.tuned.py --verify
