@@ -431,6 +431,31 @@ LOOM_API loom_status loom_ir_infer_block_regions(loom_arena *a, loom_block *b,
 LOOM_API loom_expr *loom_ir_range_extent(loom_arena *a, loom_expr *lo,
                                          loom_expr *hi);
 
+/* ---- storage scopes (src/ir/scope.c) ------------------------------------------
+ * Where a buffer lives, in TVM's storage ranks: global 0, shared 1, warp 2,
+ * local 3, then the fragment and special scopes. One table says which texts
+ * are scopes and how they rank. */
+typedef enum {
+  LOOM_SCOPE_GLOBAL,  /* "global", and no scope given */
+  LOOM_SCOPE_SHARED,  /* "shared", "shared.dyn" */
+  LOOM_SCOPE_WARP,    /* "warp" */
+  LOOM_SCOPE_LOCAL,   /* "local" */
+  LOOM_SCOPE_FRAGMENT, /* "wmma.matrix_a", "mma.*", "m.*", "texture", ... */
+  LOOM_SCOPE_NONE,    /* not a storage scope */
+} loom_scope_kind;
+
+/* The kind of a scope's text (NULL and "" are global). A tag after a dot
+ * ("shared.dyn", "global.texture") keeps the scope's kind. */
+LOOM_API loom_scope_kind loom_ir_scope_kind(const char *scope);
+
+/* Whether the threads of a thread-bound loop (its thread tag: "blockIdx.x",
+ * "threadIdx.y", "vthread", ...) outside a computation share its buffer of
+ * this scope, so that what one thread computes is what all of them need
+ * (TVM's CanRelaxStorageUnderThread): shared memory under threadIdx and
+ * vthread, warp memory under threadIdx.x. Global memory is never relaxed
+ * so: each thread computes its own part; local memory is the thread's. */
+LOOM_API bool loom_ir_scope_is_shared_by(const char *scope, const char *thread);
+
 /* ---- well-formedness ------------------------------------------------------- */
 
 /* Checks the invariants every pass may rely on: every variable and buffer is

@@ -260,19 +260,6 @@ static loom_status prepare(sched_call *c, sched_path *p, loom_buffer **old,
   return LOOM_OK;
 }
 
-bool sched_is_storage_scope(const char *s) {
-  static const char *const ranks[] = {
-      "global", "shared", "warp", "local", "wmma.matrix_a", "wmma.matrix_b",
-      "wmma.accumulator", "texture", "metal.simdgroup", "m.", "mma."};
-  for (size_t i = 0; i < sizeof ranks / sizeof *ranks; i++) {
-    size_t n = strlen(ranks[i]);
-    if (!strncmp(s, ranks[i], n) &&
-        (ranks[i][n - 1] == '.' || s[n] == 0 || s[n] == '.'))
-      return true;
-  }
-  return false;
-}
-
 loom_status sched_apply_set_scope(sched_call *c) {
   loom_arena *a = sched_arena(c->s);
   sched_path p = {0};

@@ -461,25 +461,6 @@ static loom_stmt *rebuild_stmt(rebuild *r, loom_stmt *s) {
   return cur;
 }
 
-/* TVM's storage ranks (global 0, shared 1, warp 2, local 3) against thread
- * ranks (blockIdx 0, threadIdx and vthread 1): a buffer is shared by the
- * threads of a rank at least its own; warp memory only by threadIdx.x. */
-static bool relaxes_under_thread(const char *scope, const char *thread) {
-  int srank;
-  if (!scope || !strcmp(scope, "global"))
-    srank = 0;
-  else if (!strncmp(scope, "shared", 6))
-    srank = 1;
-  else if (!strcmp(scope, "warp"))
-    return thread && !strcmp(thread, "threadIdx.x");
-  else
-    return false;
-  if (!thread)
-    return false;
-  int trank = !strncmp(thread, "blockIdx", 8) ? 0 : 1;
-  return srank <= trank;
-}
-
 static loom_status compute_at(sched_call *c, bool is_ca) {
   /* A location sampled by sample_compute_location may be a mark: the root
    * leaves the block where it is, inlining inlines it (as TVM does). */
@@ -697,7 +678,7 @@ static loom_status compute_at(sched_call *c, bool is_ca) {
         loom_stmt *l = q.stmts[k];
         if (l->kind == LOOM_STMT_FOR &&
             l->u.loop.kind == LOOM_FOR_THREAD_BINDING &&
-            relaxes_under_thread(buf->scope, l->u.loop.thread))
+            loom_ir_scope_is_shared_by(buf->scope, l->u.loop.thread))
           relax[nl++] = (loom_arith_relax){l->u.loop.var,
                                            {l->u.loop.min, l->u.loop.extent}};
       }

@@ -11,19 +11,6 @@
 
 #define MAX_DIMS 16
 
-/* TVM's storage ranks (global 0, shared 1, warp 2, local 3) against thread
- * ranks (blockIdx 0, threadIdx and vthread 1): a thread loop above the loop
- * is relaxed when the copy is shared by that loop's threads. */
-static bool relaxes_under_thread(const char *scope, const char *thread) {
-  if (!thread)
-    return false;
-  if (!strcmp(scope, "warp"))
-    return !strcmp(thread, "threadIdx.x");
-  int srank = !strncmp(scope, "shared", 6) ? 1 : 3;
-  int trank = !strncmp(thread, "blockIdx", 8) ? 0 : 1;
-  return srank <= trank;
-}
-
 /* ---- replacing the buffer ------------------------------------------------------- */
 
 typedef struct swap {
@@ -157,7 +144,7 @@ static loom_status visit(at_state *st, loom_stmt *subtree, loom_stmt *s,
       const loom_stmt *l = st->p->stmts[i];
       if (strcmp(st->scope, "global") && l->kind == LOOM_STMT_FOR &&
           l->u.loop.kind == LOOM_FOR_THREAD_BINDING &&
-          relaxes_under_thread(st->scope, l->u.loop.thread))
+          loom_ir_scope_is_shared_by(st->scope, l->u.loop.thread))
         rx[k++] = (loom_arith_relax){l->u.loop.var,
                                      {l->u.loop.min, l->u.loop.extent}};
     }

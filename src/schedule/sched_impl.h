@@ -103,8 +103,11 @@ bool sched_collect_blocks(loom_stmt *s, sched_stmt_list *out);
 #define SCHED_MAX_DEPTH 256
 bool sched_find_under(loom_stmt *s, const loom_stmt *target, loom_stmt **loops,
                       int *n_loops);
-/* Whether a name is a storage scope TVM knows (buffer_ops.c). */
-bool sched_is_storage_scope(const char *s);
+/* Whether a primitive may be given the name as a storage scope: one of the
+ * ir's table, written out (not ""). */
+static inline bool sched_is_storage_scope(const char *s) {
+  return s && *s && loom_ir_scope_kind(s) != LOOM_SCOPE_NONE;
+}
 
 /* ---- substitution ----------------------------------------------------------- */
 

@@ -587,9 +587,10 @@ static void visit_store(walker *w, const loom_stmt *st) {
   row[LOOM_FEAT_ALLOC_NUM] = (float)w->n_allocs;
   row[LOOM_FEAT_ALLOC_BYTES] = slog(alloc_bytes);
   row[LOOM_FEAT_STORE_IS_LOCAL] = is_local;
-  row[LOOM_FEAT_STORE_SCOPE_GLOBAL] = !strcmp(scope, "global");
-  row[LOOM_FEAT_STORE_SCOPE_SHARED] = !strncmp(scope, "shared", 6);
-  row[LOOM_FEAT_STORE_SCOPE_LOCAL] = !strncmp(scope, "local", 5);
+  loom_scope_kind kind = loom_ir_scope_kind(scope);
+  row[LOOM_FEAT_STORE_SCOPE_GLOBAL] = kind == LOOM_SCOPE_GLOBAL;
+  row[LOOM_FEAT_STORE_SCOPE_SHARED] = kind == LOOM_SCOPE_SHARED;
+  row[LOOM_FEAT_STORE_SCOPE_LOCAL] = kind == LOOM_SCOPE_LOCAL;
 
   w->prog_flops += flops;
   w->prog_bytes += bytes;
