@@ -1,9 +1,11 @@
 /* The tuning engine's measuring half: the builder turns candidate prim funcs
- * into loaded kernels (many per C file, files compiled in parallel), and the
- * runner measures them on seeded inputs, each in a child process, checking
- * results against the reference interpreter. A candidate that fails to
- * build, crashes, hangs or computes a wrong result is a failure with a
- * reason; the others are unaffected. */
+ * into loaded kernels, and the runner measures them on seeded inputs,
+ * checking results against the reference interpreter. A candidate that fails
+ * to build, crashes, hangs or computes a wrong result is a failure with a
+ * reason; the others are unaffected. Both belong to the backend of the
+ * target (loom_backend below); the C backend's builder puts many candidates
+ * in each C file and compiles files in parallel, its runner measures each
+ * candidate in a child process. */
 #ifndef LOOM_TUNE_H
 #define LOOM_TUNE_H
 
@@ -34,18 +36,22 @@ typedef struct loom_built {
   double compile_ms;  /* its share of its file's compile time */
 } loom_built;
 
+struct loom_backend;
+
 typedef struct loom_build_set {
   loom_built *items;  /* one per candidate, in order */
   int n;
   loom_runtime_lib **libs; /* the loaded files; kernels live as long */
   int n_libs;
   double wall_ms;     /* the whole build */
+  const struct loom_backend *backend; /* that built it, and frees it */
 } loom_build_set;
 
-/* Builds funcs[0..n). Fails only when out of memory; each candidate's own
- * failure (the C backend refusing it, the compiler rejecting it or timing
- * out) is in its item. A file that fails to compile is compiled again one
- * candidate at a time, so a failure names its candidate. */
+/* Builds funcs[0..n) with the backend of o's target. Fails only when out of
+ * memory; each candidate's own failure (the code generator refusing it, the
+ * compiler rejecting it or timing out) is in its item. The C backend
+ * compiles a file that fails again one candidate at a time, so a failure
+ * names its candidate. */
 LOOM_API loom_status loom_tune_build(const loom_func *const *funcs, int n,
                                      const loom_builder_options *o,
                                      loom_build_set *out);
@@ -82,6 +88,7 @@ typedef struct loom_runner_options {
   uint64_t seed;         /* inputs are those of `loom interp --seed` */
   bool check;            /* compare the first call's result with the interpreter's */
   const int64_t *scalars;/* per parameter of the workload; NULL when none */
+  const loom_target *target; /* whose backend measures; NULL: this machine */
   int threads;           /* OpenMP threads of parallel loops; 0: the default */
   void (*set_threads)(int); /* how to set them: loom_set_num_threads of a lib */
   /* Called once the inputs are seeded, to change some (NULL: none): values
@@ -100,7 +107,8 @@ typedef struct loom_measured {
 } loom_measured;
 
 /* Measures kernels[0..n), all implementations of workload (same
- * parameters), on the same seeded inputs, each in a child process: a crash,
+ * parameters), on the same seeded inputs, each in isolation (the C backend:
+ * a child process per candidate): a crash,
  * a hang past the timeout, a nonzero return or (with check) a result that
  * differs from the interpreter's beyond the tolerance of docs/cli.md is that
  * candidate's error. A NULL kernel is skipped with the error "not built".
@@ -129,6 +137,33 @@ LOOM_API void loom_tune_runner_set_timeout(loom_tune_runner *r,
                                            double timeout_ms);
 /* Changes best_ms (above) for later runs. */
 LOOM_API void loom_tune_runner_set_best(loom_tune_runner *r, double best_ms);
+
+/* ---- backends --------------------------------------------------------------
+ * What the tuner and `loom run` need of a target kind's code generator,
+ * builder and runner, as one table per backend (src/tune/backend.c): the C
+ * backend for cpu (build.c, run.c) is the first. loom_tune_build and the
+ * loom_tune_runner functions go to the backend of their options' target. A
+ * runner gets its options (which set_timeout and set_best change) by
+ * pointer, for as long as it lives. */
+typedef struct loom_backend {
+  const char *name;           /* "c" */
+  loom_target_kind target;    /* the kind it generates code for */
+  /* Fails with d when the code generator cannot express m (the
+   * postprocessors then drop the candidate). */
+  loom_status (*check)(const loom_module *m, loom_diag *d);
+  loom_status (*build)(const loom_func *const *funcs, int n,
+                       const loom_builder_options *o, loom_build_set *out);
+  void (*build_free)(loom_build_set *b);
+  loom_status (*runner_new)(const loom_func *workload,
+                            const loom_runner_options *o, void **runner,
+                            loom_diag *d);
+  loom_status (*runner_run)(void *runner, const loom_kernel *kernels, int n,
+                            loom_measured *out, loom_diag *d);
+  void (*runner_free)(void *runner);
+} loom_backend;
+
+/* The backend of t's kind (NULL t: this machine's CPU). */
+LOOM_API const loom_backend *loom_tune_backend(const loom_target *t);
 
 /* Float operations of one call of f (for GFLOP/s): float arithmetic and
  * math in stored values times the constant trip counts around them. */

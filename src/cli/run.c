@@ -18,6 +18,7 @@
 
 typedef struct run_opts {
   const char *file, *func, *target;
+  loom_target tg;
   uint64_t seed;
   int repeat, threads;
   double timeout_ms;
@@ -158,7 +159,7 @@ static int run_func(const cli_program *p, const loom_build_set *b, int i,
     loom_runner_options ro = {
         .repeat = o->repeat, .min_repeat_ms = 10, .timeout_ms = o->timeout_ms,
         .long_call_ms = 1e300, /* the user asked for --repeat runs */
-        .seed = o->seed, .check = o->is_verify, .scalars = scalars,
+        .seed = o->seed, .check = o->is_verify, .scalars = scalars, .target = &o->tg,
         .threads = o->threads, .fill_hook = apply_ranges, .fill_ctx = (void *)o,
         .set_threads = (void (*)(int))loom_runtime_lib_symbol(b->libs[0], "loom_set_num_threads")};
     loom_measured m;
@@ -189,8 +190,7 @@ int cli_run(int argc, char **argv) {
   int rc = parse_opts(argc, argv, &o);
   if (rc)
     return rc;
-  loom_target tg;
-  if ((rc = cli_target("run", o.target, &tg)))
+  if ((rc = cli_target("run", o.target, &o.tg)))
     return rc;
   cli_program p;
   if ((rc = cli_load(o.file, &p)))
@@ -202,7 +202,7 @@ int cli_run(int argc, char **argv) {
     return EXIT_USER;
   }
   /* One C file for the whole module, as the user would build it. */
-  loom_builder_options bo = {.per_file = m->n_funcs, .jobs = 1, .target = &tg};
+  loom_builder_options bo = {.per_file = m->n_funcs, .jobs = 1, .target = &o.tg};
   loom_build_set b;
   if (loom_tune_build((const loom_func *const *)m->funcs, m->n_funcs, &bo, &b) != LOOM_OK) {
     fprintf(stderr, "%s: error: out of memory\n", o.file);

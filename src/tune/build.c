@@ -2,7 +2,7 @@
  * and the files are compiled by a pool of threads (each compile is its own
  * compiler process, so the threads only wait). */
 #include "loom/codegen.h"
-#include "loom/tune.h"
+#include "tune/tune_impl.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -174,8 +174,8 @@ static int online_cpus(void) {
   return n > 0 ? (int)n : 1;
 }
 
-loom_status loom_tune_build(const loom_func *const *funcs, int n,
-                            const loom_builder_options *o, loom_build_set *out) {
+loom_status tune_c_build(const loom_func *const *funcs, int n,
+                         const loom_builder_options *o, loom_build_set *out) {
   double t0 = now_ms();
   memset(out, 0, sizeof *out);
   loom_builder_options dflt = {0};
@@ -209,7 +209,7 @@ loom_status loom_tune_build(const loom_func *const *funcs, int n,
   if (!out->items || !good || !failed || pthread_mutex_init(&c.lock, NULL)) {
     free(good);
     free(failed);
-    loom_tune_build_free(out);
+    tune_c_build_free(out);
     return LOOM_NOMEM;
   }
   /* What the C backend refuses fails here, alone, before any file is made. */
@@ -243,11 +243,11 @@ loom_status loom_tune_build(const loom_func *const *funcs, int n,
   free(failed);
   out->wall_ms = now_ms() - t0;
   if (st != LOOM_OK)
-    loom_tune_build_free(out);
+    tune_c_build_free(out);
   return st;
 }
 
-void loom_tune_build_free(loom_build_set *b) {
+void tune_c_build_free(loom_build_set *b) {
   for (int i = 0; b->items && i < b->n; i++)
     free(b->items[i].error);
   free(b->items);
@@ -255,53 +255,4 @@ void loom_tune_build_free(loom_build_set *b) {
     loom_runtime_lib_free(b->libs[i]);
   free(b->libs);
   memset(b, 0, sizeof *b);
-}
-
-/* A build in a thread of its own, so the caller can measure the previous
- * batch meanwhile. */
-struct loom_tune_build_job {
-  pthread_t tid;
-  bool is_threaded;
-  const loom_func **funcs;
-  int n;
-  loom_builder_options o;
-  loom_build_set set;
-  loom_status st;
-};
-
-static void *build_thread(void *arg) {
-  loom_tune_build_job *j = arg;
-  j->st = loom_tune_build(j->funcs, j->n, &j->o, &j->set);
-  return NULL;
-}
-
-loom_status loom_tune_build_start(const loom_func *const *funcs, int n,
-                                  const loom_builder_options *o,
-                                  loom_tune_build_job **out) {
-  loom_tune_build_job *j = calloc(1, sizeof *j);
-  if (!j || !(j->funcs = calloc((size_t)(n ? n : 1), sizeof *j->funcs))) {
-    free(j);
-    return LOOM_NOMEM;
-  }
-  memcpy(j->funcs, funcs, (size_t)n * sizeof *funcs);
-  j->n = n;
-  if (o)
-    j->o = *o;
-  j->is_threaded = pthread_create(&j->tid, NULL, build_thread, j) == 0;
-  if (!j->is_threaded)
-    build_thread(j); /* no thread to be had: build now */
-  *out = j;
-  return LOOM_OK;
-}
-
-loom_status loom_tune_build_wait(loom_tune_build_job *j, loom_build_set *out) {
-  if (j->is_threaded)
-    pthread_join(j->tid, NULL);
-  loom_status st = j->st;
-  *out = j->set;
-  if (st != LOOM_OK)
-    memset(out, 0, sizeof *out);
-  free(j->funcs);
-  free(j);
-  return st;
 }

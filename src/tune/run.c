@@ -1,9 +1,9 @@
-/* The runner: one set of seeded inputs per workload, one child process per
- * candidate. The child calls the kernel once on the shared arrays the parent
+/* The C backend's runner: one set of seeded inputs per workload, one child
+ * process per candidate. The child calls the kernel once on the shared arrays the parent
  * checks, then times it on private copies of the inputs, so a kernel that
  * updates in place is checked after exactly one call. */
 #include "loom/interp.h"
-#include "loom/tune.h"
+#include "tune/tune_impl.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -312,67 +312,42 @@ static void teardown(runner *r) {
     loom_runtime_shared_free(r->rep, sizeof *r->rep);
 }
 
-struct loom_tune_runner {
-  runner r;
-  loom_runner_options o;
-};
-
-loom_status loom_tune_runner_new(const loom_func *workload,
-                                 const loom_runner_options *o,
-                                 LOOM_GIVE loom_tune_runner **out, loom_diag *d) {
-  loom_tune_runner *tr = calloc(1, sizeof *tr);
-  if (!tr)
+/* The C backend's runner: o is the caller's, read at each run. */
+loom_status tune_c_runner_new(const loom_func *workload,
+                              const loom_runner_options *o, void **out,
+                              loom_diag *d) {
+  runner *r = calloc(1, sizeof *r);
+  if (!r)
     return LOOM_NOMEM;
-  if (o)
-    tr->o = *o;
-  tr->r.f = workload;
-  tr->r.o = &tr->o;
-  loom_status st = setup(&tr->r, d);
+  r->f = workload;
+  r->o = o;
+  loom_status st = setup(r, d);
   if (st != LOOM_OK) {
-    loom_tune_runner_free(tr);
+    tune_c_runner_free(r);
     return st;
   }
-  *out = tr;
+  *out = r;
   return LOOM_OK;
 }
 
-void loom_tune_runner_free(LOOM_TAKE loom_tune_runner *tr) {
-  if (!tr)
+void tune_c_runner_free(void *p) {
+  runner *r = p;
+  if (!r)
     return;
-  teardown(&tr->r);
-  free(tr);
+  teardown(r);
+  free(r);
 }
 
-void loom_tune_runner_set_timeout(loom_tune_runner *tr, double timeout_ms) {
-  tr->o.timeout_ms = timeout_ms;
-}
-
-void loom_tune_runner_set_best(loom_tune_runner *tr, double best_ms) {
-  tr->o.best_ms = best_ms;
-}
-
-loom_status loom_tune_runner_run(loom_tune_runner *tr, const loom_kernel *kernels,
-                                 int n, loom_measured *out, loom_diag *d) {
-  runner *r = &tr->r;
+loom_status tune_c_runner_run(void *p, const loom_kernel *kernels, int n,
+                              loom_measured *out, loom_diag *d) {
+  runner *r = p;
   loom_status st = LOOM_OK;
-  memset(out, 0, (size_t)n * sizeof *out);
   for (int i = 0; i < n && st == LOOM_OK; i++) {
     r->kernel = kernels[i];
     out[i].error = kernels[i] ? measure(r, &out[i]) : strdup("not built");
     if (!out[i].error && !out[i].is_stopped && r->o->check && (st = expect(r, d)) == LOOM_OK)
       out[i].error = check(r);
   }
-  return st;
-}
-
-loom_status loom_tune_run(const loom_func *workload, const loom_kernel *kernels,
-                          int n, const loom_runner_options *o,
-                          loom_measured *out, loom_diag *d) {
-  loom_tune_runner *tr;
-  memset(out, 0, (size_t)n * sizeof *out);
-  TRY(loom_tune_runner_new(workload, o, &tr, d));
-  loom_status st = loom_tune_runner_run(tr, kernels, n, out, d);
-  loom_tune_runner_free(tr);
   return st;
 }
 

@@ -771,7 +771,10 @@ static loom_status run_search(search *S, loom_diag *d) {
                            S->task->func->name);
   if (S->db)
     TRY(loom_db_commit_workload(S->db, S->task->anon, &S->workload, d));
-  TRY(loom_tune_runner_new(S->mod->funcs[0], &S->o->runner, &S->runner, d));
+  loom_runner_options ro = S->o->runner;
+  if (!ro.target)
+    ro.target = &S->target;
+  TRY(loom_tune_runner_new(S->mod->funcs[0], &ro, &S->runner, d));
   if (!S->o->skip_baseline)
     TRY(baseline(S, d));
   if (S->o->strategy == LOOM_SEARCH_EVOLUTIONARY)

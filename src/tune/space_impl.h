@@ -147,6 +147,6 @@ loom_status space_disallow_dynamic_loop(loom_sched *s, loom_diag *d);
 loom_status space_rewrite_parallel_vectorize_unroll(loom_sched *s,
                                                     loom_diag *d);
 loom_status space_rewrite_reduction_block(loom_sched *s, loom_diag *d);
-loom_status space_verify(loom_sched *s, loom_diag *d);
+loom_status space_verify(loom_sched *s, const loom_target *t, loom_diag *d);
 
 #endif

@@ -6,6 +6,18 @@
 #include "loom/db.h"
 #include "loom/tune.h"
 
+/* ---- the C backend (build.c, run.c, backend.c) ----------------------------- */
+
+loom_status tune_c_build(const loom_func *const *funcs, int n,
+                         const loom_builder_options *o, loom_build_set *out);
+void tune_c_build_free(loom_build_set *b);
+loom_status tune_c_runner_new(const loom_func *workload,
+                              const loom_runner_options *o, void **runner,
+                              loom_diag *d);
+loom_status tune_c_runner_run(void *runner, const loom_kernel *kernels, int n,
+                              loom_measured *out, loom_diag *d);
+void tune_c_runner_free(void *runner);
+
 /* A candidate for the best, measured again before it is named (finalists.c). */
 typedef struct tune_finalist {
   const loom_func *func; /* the scheduled function */

@@ -92,6 +92,26 @@ int main(void) {
     CHECK((b.items[k].kernel != NULL) == (k != N_GOOD));
   CHECK_CONTAINS(b.items[N_GOOD].error, "cannot call extern function nowhere");
 
+  /* The build and the postprocessors' check are the target's backend's:
+   * the C backend for a cpu, which refuses what its code generator cannot
+   * print, as the build did. */
+  const loom_backend *be = loom_tune_backend(NULL);
+  CHECK(be && !strcmp(be->name, "c") && be->target == LOOM_TARGET_CPU);
+  CHECK(b.backend == be);
+  loom_target cpu;
+  loom_target_detect(&cpu);
+  CHECK(loom_tune_backend(&cpu) == be);
+  loom_module one = {.funcs = (loom_func **)&cands[N_GOOD], .n_funcs = 1};
+  loom_diag cd;
+  loom_diag_init(&cd);
+  CHECK(be->check(&one, &cd) == LOOM_ERROR);
+  CHECK_CONTAINS(cd.msg, "cannot call extern function nowhere");
+  loom_diag_free(&cd);
+  loom_diag_init(&cd);
+  one.funcs = (loom_func **)&cands[0];
+  CHECK(be->check(&one, &cd) == LOOM_OK);
+  loom_diag_free(&cd);
+
   /* The same build in the background, the compiler niced, gives the same
    * kernels and errors. */
   loom_tune_build_job *job;

@@ -2,8 +2,8 @@
  * mark: DisallowDynamicLoop, RewriteParallelVectorizeUnroll,
  * RewriteReductionBlock, and a final check that the candidate verifies,
  * lowers and prints as C. (RewriteLayout has no counterpart yet.) */
-#include "loom/codegen.h"
 #include "loom/lower.h"
+#include "loom/tune.h"
 #include "tune/space_impl.h"
 
 #include <string.h>
@@ -52,29 +52,20 @@ loom_status space_disallow_dynamic_loop(loom_sched *s, loom_diag *d) {
   return LOOM_OK;
 }
 
-loom_status space_verify(loom_sched *s, loom_diag *d) {
+loom_status space_verify(loom_sched *s, const loom_target *t, loom_diag *d) {
   const loom_module *m = loom_sched_module(s);
-  loom_status st = loom_ir_verify_module(m, d);
-  if (st != LOOM_OK)
-    return st;
-  loom_buf c;
-  loom_buf_init(&c);
-  st = loom_codegen_c_module(m, &c, d);
-  if (st == LOOM_OK && c.has_failed)
-    st = LOOM_NOMEM;
-  loom_buf_free(&c);
-  return st;
+  TRY(loom_ir_verify_module(m, d));
+  return loom_tune_backend(t)->check(m, d);
 }
 
 loom_status loom_space_postprocess(loom_sched *s, const loom_target *t,
                                    loom_diag *d) {
-  (void)t;
   TRY(loom_sched_apply(s, LOOM_INST_ENTER_POSTPROC, NULL, 0, NULL, 0,
                        loom_tval_none(), (loom_loc){0}, NULL, NULL, d));
   TRY(space_disallow_dynamic_loop(s, d));
   TRY(space_rewrite_parallel_vectorize_unroll(s, d));
   TRY(space_rewrite_reduction_block(s, d));
-  return space_verify(s, d);
+  return space_verify(s, t, d);
 }
 
 loom_trace loom_space_strip_postproc(const loom_trace *t) {
