@@ -456,6 +456,11 @@ LOOM_API loom_scope_kind loom_ir_scope_kind(const char *scope);
  * so: each thread computes its own part; local memory is the thread's. */
 LOOM_API bool loom_ir_scope_is_shared_by(const char *scope, const char *thread);
 
+/* Whether a buffer of this scope may be allocated inside a loop bound to the
+ * thread: not global memory (it lives outside every kernel, above blockIdx,
+ * where TVM places it), nor memory the loop's threads share (above). */
+LOOM_API bool loom_ir_scope_fits_inside(const char *scope, const char *thread);
+
 /* ---- well-formedness ------------------------------------------------------- */
 
 /* Checks the invariants every pass may rely on: every variable and buffer is

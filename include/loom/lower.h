@@ -30,6 +30,39 @@
 
 #include "loom/ir.h"
 
+/* ---- passes ----------------------------------------------------------------
+ * Lowering is an ordered list of passes, each from a module to a module.
+ * Loom's own, by name (loom_lower_pass_named):
+ *
+ *   "flatten"    allocations placed and compacted, then blocks removed and
+ *                buffers flattened (the first three points above);
+ *   "flatten-in-place"  the same, every allocation left where and as large
+ *                as the program declares it;
+ *   "scalarize"  statements holding vectors turned into loops over lanes.
+ *
+ * The C backend runs flatten then scalarize (loom_lower_func). Another
+ * backend runs its own list: these passes with its own between or after
+ * them (a host/device split, thread synchronization), each a struct like
+ * these with a context of its own. */
+typedef struct loom_lower_pass {
+  const char *name;
+  loom_status (*run)(const void *ctx, loom_arena *a, const loom_module *in,
+                     LOOM_GIVE loom_module **out, loom_diag *d);
+  const void *ctx;
+} loom_lower_pass;
+
+/* One of Loom's passes; NULL for an unknown name. */
+LOOM_API const loom_lower_pass *loom_lower_pass_named(const char *name);
+
+/* Runs passes[0..n) in order on m, in arena a; *out is m itself when n is
+ * 0. Stops at the first pass that fails, whose d then says why. */
+LOOM_API loom_status loom_lower_module(loom_arena *a, const loom_module *m,
+                                       const loom_lower_pass *const *passes,
+                                       int n, LOOM_GIVE loom_module **out,
+                                       loom_diag *d);
+
+/* ---- one function, as the C backend lowers it ------------------------------ */
+
 /* Lowers f into new nodes in arena a (sharing nothing mutable with f).
  * Fails with d, located at the statement, on what the lowered form cannot
  * express: a match_buffer view with more dimensions than its region, a

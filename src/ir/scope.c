@@ -36,6 +36,11 @@ loom_scope_kind loom_ir_scope_kind(const char *scope) {
   return LOOM_SCOPE_NONE;
 }
 
+bool loom_ir_scope_fits_inside(const char *scope, const char *thread) {
+  return loom_ir_scope_kind(scope) != LOOM_SCOPE_GLOBAL &&
+         !loom_ir_scope_is_shared_by(scope, thread);
+}
+
 /* TVM's thread ranks: blockIdx 0; threadIdx and vthread 1. */
 bool loom_ir_scope_is_shared_by(const char *scope, const char *thread) {
   if (!thread)

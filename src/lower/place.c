@@ -1,6 +1,7 @@
 /* Allocation placement: each buffer a block allocates moves down to the
  * lowest loop or block that holds every use of it (the lowest common
- * ancestor, as TVM's PlanAndUpdateBufferAllocationLocation does), so that
+ * ancestor, as TVM's PlanAndUpdateBufferAllocationLocation does, and no
+ * lower than its storage scope allows under thread-bound loops), so that
  * compaction (compact.c) can shrink it to what one iteration touches and a
  * parallel loop gives each thread its own copy.
  *
@@ -293,8 +294,14 @@ static loom_status place_one(placer *P, loom_stmt **body) {
       target = i;
     } else if (s->kind == LOOM_STMT_FOR) {
       /* A vectorized loop's iterations run interleaved (the C backend
-       * marks it ivdep), which a buffer fresh in each would not survive. */
-      if (s->u.loop.kind == LOOM_FOR_VECTORIZED || !is_private_to(P, s))
+       * marks it ivdep), which a buffer fresh in each would not survive.
+       * Under a thread-bound loop, the storage scope says whether the
+       * buffer may live there: shared memory stays above the threads that
+       * share it, global memory above them all. */
+      if (s->u.loop.kind == LOOM_FOR_VECTORIZED ||
+          (s->u.loop.kind == LOOM_FOR_THREAD_BINDING &&
+           !loom_ir_scope_fits_inside(P->b->scope, s->u.loop.thread)) ||
+          !is_private_to(P, s))
         break;
       target = i;
     }

@@ -32,5 +32,14 @@ int main(void) {
   for (size_t i = 0; i < sizeof shared_by / sizeof *shared_by; i++)
     CHECK(loom_ir_scope_is_shared_by(shared_by[i].scope, shared_by[i].thread) ==
           shared_by[i].want);
+  /* Where an allocation may go: never inside a thread loop for global
+   * memory, not inside the threads that share it for shared and warp. */
+  CHECK(!loom_ir_scope_fits_inside("global", "threadIdx.x"));
+  CHECK(!loom_ir_scope_fits_inside(NULL, "blockIdx.x"));
+  CHECK(loom_ir_scope_fits_inside("shared", "blockIdx.x"));
+  CHECK(!loom_ir_scope_fits_inside("shared", "threadIdx.x"));
+  CHECK(loom_ir_scope_fits_inside("warp", "threadIdx.y"));
+  CHECK(!loom_ir_scope_fits_inside("warp", "threadIdx.x"));
+  CHECK(loom_ir_scope_fits_inside("local", "threadIdx.x"));
   return test_summary("scope");
 }

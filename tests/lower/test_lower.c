@@ -154,10 +154,67 @@ static void test_symbols(void) {
   CHECK(loom_codegen_c_symbol("a_very_long_name", buf, 8) == NULL);
 }
 
+/* A pass of a backend's own, between Loom's: it sees the module the passes
+ * before it made and hands on its own. */
+static int n_seen_blocks;
+static loom_status count_blocks(const void *ctx, loom_arena *a,
+                                const loom_module *in, loom_module **out,
+                                loom_diag *d) {
+  (void)ctx, (void)a, (void)d;
+  for (int i = 0; i < in->n_funcs; i++)
+    n_seen_blocks += in->funcs[i]->body->kind == LOOM_STMT_BLOCK_REALIZE;
+  *out = (loom_module *)in;
+  return LOOM_OK;
+}
+
+static loom_status refuse(const void *ctx, loom_arena *a,
+                          const loom_module *in, loom_module **out,
+                          loom_diag *d) {
+  (void)a, (void)in, (void)out;
+  return loom_diag_error(d, (loom_loc){0}, "%s", (const char *)ctx);
+}
+
+static void test_pipeline(const char *root) {
+  loom_arena *a = loom_arena_new();
+  char path[1024];
+  snprintf(path, sizeof path, "%s/examples/matmul_16.py", root);
+  char *text;
+  size_t len;
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_module *m = NULL, *out = NULL;
+  CHECK(loom_read_file(path, &text, &len, &d) == LOOM_OK);
+  CHECK(loom_script_read(text, len, path, a, &m, &d) == LOOM_OK);
+  CHECK(loom_lower_pass_named("nothing") == NULL);
+  const loom_lower_pass *flatten = loom_lower_pass_named("flatten");
+  const loom_lower_pass *scalarize = loom_lower_pass_named("scalarize");
+  CHECK(flatten && scalarize && !strcmp(flatten->name, "flatten"));
+  loom_lower_pass counter = {"count-blocks", count_blocks, NULL};
+  const loom_lower_pass *list[] = {&counter, flatten, &counter, scalarize};
+  n_seen_blocks = 0;
+  CHECK(m && loom_lower_module(a, m, list, 4, &out, &d) == LOOM_OK);
+  CHECK(n_seen_blocks == 1); /* the root block, before flatten only */
+  CHECK(out && out != m && out->n_funcs == 1);
+  /* The list of the C backend gives what loom_lower_func gives. */
+  loom_func *lf = NULL;
+  CHECK(m && loom_lower_func(a, m->funcs[0], &lf, &d) == LOOM_OK);
+  CHECK(lf && out && loom_ir_equal_func(lf, out->funcs[0], NULL));
+  /* The first pass that fails stops the list, and says why. */
+  loom_lower_pass no = {"refuse", refuse, "no shared memory here"};
+  const loom_lower_pass *bad[] = {flatten, &no, scalarize};
+  CHECK(m && loom_lower_module(a, m, bad, 3, &out, &d) == LOOM_ERROR);
+  CHECK_CONTAINS(d.msg, "no shared memory here");
+  CHECK(m && loom_lower_module(a, m, NULL, 0, &out, &d) == LOOM_OK && out == m);
+  loom_diag_free(&d);
+  free(text);
+  loom_arena_free(a);
+}
+
 int main(int argc, char **argv) {
   const char *root = argc > 1 ? argv[1] : ".";
   check_dir(root, "tests/codegen/cases");
   check_dir(root, "tests/script/cases");
   test_symbols();
+  test_pipeline(root);
   return test_summary("lower");
 }
