@@ -327,6 +327,20 @@ typedef struct stay_case {
   int64_t size;
 } stay_case;
 
+/* Each thread of 4 blocks of 16 writes and reads its own element of t. */
+#define THREADED(scope)                                                        \
+  "@T.prim_func\n"                                                             \
+  "def main(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n" \
+  "    t = T.alloc_buffer((64,), scope=\"" scope "\")\n"                        \
+  "    for bx in T.thread_binding(4, thread=\"blockIdx.x\"):\n"                 \
+  "        for tx in T.thread_binding(16, thread=\"threadIdx.x\"):\n"           \
+  "            with T.block(\"w\"):\n"                                          \
+  "                vi = T.axis.spatial(64, bx * 16 + tx)\n"                     \
+  "                t[vi] = A[vi] * T.float32(2.0)\n"                            \
+  "            with T.block(\"r\"):\n"                                          \
+  "                vi = T.axis.spatial(64, bx * 16 + tx)\n"                     \
+  "                B[vi] = t[vi] + T.float32(1.0)\n"
+
 static const stay_case stay_cases[] = {
   /* Iteration i reads what iteration i - 1 wrote. */
   {"previous", "@T.prim_func\n"
@@ -367,47 +381,12 @@ static const stay_case stay_cases[] = {
    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
    "            B[vi, vj] = t[vj] + A[vi]\n",
    "t", 4},
-  /* Under thread-bound loops the scope decides: shared memory goes into the
-   * block loop, not into the threads that share it. */
-  {"shared", "@T.prim_func\n"
-   "def main(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n"
-   "    t = T.alloc_buffer((64,), scope=\"shared\")\n"
-   "    for bx in T.thread_binding(4, thread=\"blockIdx.x\"):\n"
-   "        for tx in T.thread_binding(16, thread=\"threadIdx.x\"):\n"
-   "            with T.block(\"w\"):\n"
-   "                vi = T.axis.spatial(64, bx * 16 + tx)\n"
-   "                t[vi] = A[vi] * T.float32(2.0)\n"
-   "            with T.block(\"r\"):\n"
-   "                vi = T.axis.spatial(64, bx * 16 + tx)\n"
-   "                B[vi] = t[vi] + T.float32(1.0)\n",
-   "t", 16},
-  /* Under thread-bound loops the scope decides: local memory is each thread's. */
-  {"local", "@T.prim_func\n"
-   "def main(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n"
-   "    t = T.alloc_buffer((64,), scope=\"local\")\n"
-   "    for bx in T.thread_binding(4, thread=\"blockIdx.x\"):\n"
-   "        for tx in T.thread_binding(16, thread=\"threadIdx.x\"):\n"
-   "            with T.block(\"w\"):\n"
-   "                vi = T.axis.spatial(64, bx * 16 + tx)\n"
-   "                t[vi] = A[vi] * T.float32(2.0)\n"
-   "            with T.block(\"r\"):\n"
-   "                vi = T.axis.spatial(64, bx * 16 + tx)\n"
-   "                B[vi] = t[vi] + T.float32(1.0)\n",
-   "t", 1},
-  /* Under thread-bound loops the scope decides: global memory stays above every
-   * thread loop. */
-  {"global", "@T.prim_func\n"
-   "def main(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n"
-   "    t = T.alloc_buffer((64,), scope=\"global\")\n"
-   "    for bx in T.thread_binding(4, thread=\"blockIdx.x\"):\n"
-   "        for tx in T.thread_binding(16, thread=\"threadIdx.x\"):\n"
-   "            with T.block(\"w\"):\n"
-   "                vi = T.axis.spatial(64, bx * 16 + tx)\n"
-   "                t[vi] = A[vi] * T.float32(2.0)\n"
-   "            with T.block(\"r\"):\n"
-   "                vi = T.axis.spatial(64, bx * 16 + tx)\n"
-   "                B[vi] = t[vi] + T.float32(1.0)\n",
-   "t", 64},
+  /* Under thread-bound loops the scope decides: shared memory goes into
+   * the block loop, not into the threads that share it; local memory is
+   * each thread's; global memory stays above every thread loop. */
+  {"shared", THREADED("shared"), "t", 16},
+  {"local", THREADED("local"), "t", 1},
+  {"global", THREADED("global"), "t", 64},
 };
 
 static void test_stays(void) {
