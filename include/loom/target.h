@@ -16,6 +16,7 @@
 
 typedef enum {
   LOOM_TARGET_CPU,
+  LOOM_TARGET_CUDA,
   LOOM_TARGET_KIND_COUNT_
 } loom_target_kind;
 
@@ -27,9 +28,39 @@ typedef struct loom_cpu_desc {
   int64_t l1d_bytes, l2_bytes, l3_bytes; /* per core for L1/L2; 0 when unknown */
 } loom_cpu_desc;
 
+/* The tensor-core instructions a GPU has, by operand type (the accumulator
+ * is float32, or int32 for integers): mma.sync m16n8k16 for float16 and
+ * bfloat16 and m16n8k32 for int8 from sm_80, m16n8k32 for the float8 types
+ * from sm_89, and Hopper's asynchronous warpgroup wgmma (m64nNk16) on sm_90. */
+enum {
+  LOOM_TC_F16 = 1,
+  LOOM_TC_BF16 = 2,
+  LOOM_TC_INT8 = 4,
+  LOOM_TC_FP8 = 8,
+  LOOM_TC_WGMMA = 16,
+};
+
+/* An NVIDIA GPU, as the driver reports it (cuDeviceGetAttribute) or as a
+ * named architecture's preset gives it. Sizes in bytes. */
+typedef struct loom_gpu_desc {
+  int sm;                       /* compute capability, major * 10 + minor: 80, 90 */
+  bool is_detected;             /* read off a GPU of this machine */
+  int multiprocessors;
+  int max_threads_per_block, max_threads_per_sm, warp_size;
+  int64_t shared_per_block;     /* static shared memory of a block */
+  int64_t shared_per_block_optin; /* dynamic, with the opt-in attribute */
+  int64_t shared_per_sm;
+  int regs_per_sm, regs_per_block, regs_per_thread; /* 32-bit registers */
+  int64_t l2_bytes;
+  int bandwidth_gbps;           /* device memory, GB/s */
+  int clock_mhz;                /* SM clock */
+  unsigned tensor_cores;        /* LOOM_TC_* */
+} loom_gpu_desc;
+
 typedef struct loom_target {
   loom_target_kind kind;
   loom_cpu_desc cpu;    /* kind cpu */
+  loom_gpu_desc gpu;    /* kind cuda */
 
   /* What the design space reads besides the hardware. Each kind sets its
    * defaults; the textual form overrides them. None is part of the key. */
@@ -54,7 +85,9 @@ typedef struct loom_target {
 #define LOOM_TARGET_KEY_MAX 512
 
 /* The CPU this runs on, read at run time; never fails: what cannot be read
- * gets a conservative value (16-byte vectors, one core). */
+ * gets a conservative value (16-byte vectors, one core). A cuda target is
+ * read with loom_target_parse("cuda", ...): the GPU of this machine when the
+ * driver finds one (gpu.is_detected), else the sm_90 preset. */
 LOOM_API void loom_target_detect(loom_target *t);
 
 /* A target from its textual form: the kind's detected machine (or, for a kind
@@ -69,7 +102,7 @@ LOOM_API loom_status loom_target_parse(const char *spec, loom_target *t,
  * truncated to n bytes. Parsing the key gives a target with the same key. */
 LOOM_API void loom_target_key(const loom_target *t, char *buf, size_t n);
 
-/* The name of a kind: "cpu". */
+/* The name of a kind: "cpu", "cuda". */
 LOOM_API const char *loom_target_kind_name(loom_target_kind k);
 
 /* The C compiler flags for code that runs on t (a cpu, this machine):

@@ -162,8 +162,13 @@ typedef struct loom_backend {
   void (*runner_free)(void *runner);
 } loom_backend;
 
-/* The backend of t's kind (NULL t: this machine's CPU). */
+/* The backend of t's kind (NULL t: this machine's CPU); NULL for a kind
+ * without one (cuda), for which builds fail each candidate and runners and
+ * checks fail with a diagnostic saying so. */
 LOOM_API const loom_backend *loom_tune_backend(const loom_target *t);
+/* The backend's check of m, or the diagnostic that t has no backend. */
+LOOM_API loom_status loom_tune_check(const loom_target *t,
+                                     const loom_module *m, loom_diag *d);
 
 /* Float operations of one call of f (for GFLOP/s): float arithmetic and
  * math in stored values times the constant trip counts around them. */

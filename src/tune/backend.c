@@ -38,12 +38,52 @@ const loom_backend *loom_tune_backend(const loom_target *t) {
   return backends[t ? t->kind : LOOM_TARGET_CPU];
 }
 
+/* Why a target has no backend, for its diagnostics. */
+static loom_status no_backend(const loom_target *t, loom_diag *d) {
+  return loom_diag_error(d, (loom_loc){0},
+                         "Loom has no backend for %s targets: only cpu "
+                         "programs are built and run",
+                         loom_target_kind_name(t->kind));
+}
+
+loom_status loom_tune_check(const loom_target *t, const loom_module *m,
+                            loom_diag *d) {
+  const loom_backend *be = loom_tune_backend(t);
+  return be ? be->check(m, d) : no_backend(t, d);
+}
+
 /* ---- building -------------------------------------------------------------- */
+
+/* A build where each candidate fails for want of a backend. */
+static loom_status no_backend_build(const loom_target *t, int n,
+                                    loom_build_set *out) {
+  memset(out, 0, sizeof *out);
+  out->items = calloc((size_t)(n ? n : 1), sizeof *out->items);
+  if (!out->items)
+    return LOOM_NOMEM;
+  out->n = n;
+  for (int i = 0; i < n; i++) {
+    loom_diag d;
+    loom_diag_init(&d);
+    no_backend(t, &d);
+    out->items[i].error = d.msg ? strdup(d.msg) : NULL;
+    loom_diag_free(&d);
+  }
+  return LOOM_OK;
+}
+
+static void free_items(loom_build_set *b) {
+  for (int i = 0; b->items && i < b->n; i++)
+    free(b->items[i].error);
+  free(b->items);
+}
 
 loom_status loom_tune_build(const loom_func *const *funcs, int n,
                             const loom_builder_options *o,
                             loom_build_set *out) {
   const loom_backend *be = loom_tune_backend(o ? o->target : NULL);
+  if (!be)
+    return no_backend_build(o->target, n, out);
   loom_status st = be->build(funcs, n, o, out);
   out->backend = be;
   return st;
@@ -52,6 +92,8 @@ loom_status loom_tune_build(const loom_func *const *funcs, int n,
 void loom_tune_build_free(loom_build_set *b) {
   if (b->backend)
     b->backend->build_free(b);
+  else
+    free_items(b);
   memset(b, 0, sizeof *b);
 }
 
@@ -123,7 +165,9 @@ loom_status loom_tune_runner_new(const loom_func *workload,
   if (o)
     tr->o = *o;
   tr->backend = loom_tune_backend(tr->o.target);
-  loom_status st = tr->backend->runner_new(workload, &tr->o, &tr->impl, d);
+  loom_status st = tr->backend ? tr->backend->runner_new(workload, &tr->o,
+                                                         &tr->impl, d)
+                               : no_backend(tr->o.target, d);
   if (st != LOOM_OK) {
     free(tr);
     return st;

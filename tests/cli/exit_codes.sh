@@ -35,6 +35,10 @@ expect "equal itself" 0 "$loom" equal "$root/examples/matmul.py" "$root/examples
 expect "run on a target" 0 "$loom" run "$root/examples/matmul_16.py" --target "cpu -vector-bytes=16" --repeat 1
 expect "run unknown target" 2 "$loom" run "$root/examples/matmul_16.py" --target gpu
 expect_err "target diagnostic" "^<target>:1:1: error: unknown target 'gpu'"
+expect "run on a cuda target" 1 "$loom" run "$root/examples/matmul_16.py" --target "cuda -arch=sm_80"
+expect_err "no cuda backend" "no backend for cuda targets"
+expect "space on a cuda target" 1 "$loom" space "$root/examples/matmul_16.py" --target cuda
+expect_err "no cuda rules" "design space rules are for cpu targets, not cuda"
 
 printf '@T.prim_func\ndef main(A: T.Buffer((4,), "float32")):\n    for i in range(4):\n        A[i] = A[i] +\n' >"$tmp/bad.py"
 expect "syntax error" 1 "$loom" fmt "$tmp/bad.py"

@@ -14,6 +14,58 @@ static void check_error(const char *spec, int col, const char *msg) {
   loom_diag_free(&d);
 }
 
+/* A GPU: the driver's when there is one, a named architecture's figures
+ * when asked for, overridden by options whichever comes first. */
+static void check_cuda(void) {
+  loom_target t;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_target_parse("cuda", &t, &d) == LOOM_OK);
+  CHECK(t.kind == LOOM_TARGET_CUDA && !strcmp(loom_target_kind_name(t.kind), "cuda"));
+  if (t.gpu.is_detected) {
+    CHECK(t.gpu.sm >= 50 && t.gpu.multiprocessors > 0 && t.gpu.warp_size == 32);
+    CHECK(t.gpu.shared_per_block_optin >= t.gpu.shared_per_block);
+    CHECK(t.gpu.bandwidth_gbps > 0 && t.gpu.l2_bytes > 0);
+  } else {
+    CHECK(t.gpu.sm == 90 && t.gpu.multiprocessors == 132);
+  }
+  CHECK(loom_target_parse("cuda -arch=sm_80", &t, &d) == LOOM_OK);
+  if (!t.gpu.is_detected) {
+    CHECK(t.gpu.sm == 80 && t.gpu.multiprocessors == 108 &&
+          t.gpu.shared_per_block_optin == 163 * 1024 &&
+          t.gpu.l2_bytes == 40 << 20);
+    char key[LOOM_TARGET_KEY_MAX];
+    loom_target_key(&t, key, sizeof key);
+    CHECK_STREQ(key, "cuda -arch=sm_80 -multiprocessors=108 -max-threads-per-block=1024 "
+                     "-max-threads-per-sm=2048 -warp-size=32 -shared-per-block=49152 "
+                     "-shared-per-block-optin=166912 -shared-per-sm=167936 "
+                     "-regs-per-sm=65536 -regs-per-block=65536 -regs-per-thread=255 "
+                     "-l2-bytes=41943040 -bandwidth-gbps=2039 -clock-mhz=1410");
+  }
+  CHECK((t.gpu.tensor_cores & (LOOM_TC_F16 | LOOM_TC_BF16 | LOOM_TC_INT8)) ==
+        (LOOM_TC_F16 | LOOM_TC_BF16 | LOOM_TC_INT8));
+  CHECK(!(t.gpu.tensor_cores & LOOM_TC_WGMMA));
+  CHECK(loom_target_parse("cuda -arch=sm_90a", &t, &d) == LOOM_OK);
+  CHECK(t.gpu.sm == 90 && (t.gpu.tensor_cores & LOOM_TC_WGMMA) &&
+        (t.gpu.tensor_cores & LOOM_TC_FP8));
+  /* The architecture goes first wherever it is written. */
+  CHECK(loom_target_parse("cuda -multiprocessors=100 -arch=sm_80 "
+                          "-max-innermost-factor=16",
+                          &t, &d) == LOOM_OK);
+  CHECK(t.gpu.sm == 80 && t.gpu.multiprocessors == 100 &&
+        t.max_innermost_factor == 16);
+  /* Keys read back, and differ between machines and kinds. */
+  char key[LOOM_TARGET_KEY_MAX], again[LOOM_TARGET_KEY_MAX];
+  loom_target_key(&t, key, sizeof key);
+  CHECK(loom_target_parse(key, &t, &d) == LOOM_OK);
+  loom_target_key(&t, again, sizeof again);
+  CHECK_STREQ(again, key);
+  CHECK(loom_target_parse("cuda -arch=sm_90", &t, &d) == LOOM_OK);
+  loom_target_key(&t, again, sizeof again);
+  CHECK(strcmp(again, key) != 0 && !strncmp(again, "cuda -arch=sm_90 ", 17));
+  loom_diag_free(&d);
+}
+
 /* The key of the target spec reads as. */
 static void key_of(const char *spec, char key[LOOM_TARGET_KEY_MAX]) {
   loom_target t;
@@ -102,7 +154,15 @@ int main(void) {
   CHECK_STREQ(tiny, "cpu -co");
   loom_diag_free(&d);
 
+  check_cuda();
+
   check_error("gpu", 1, "unknown target 'gpu'");
+  check_error("cuda -arch=sm_75", 12, "no preset for architecture 'sm_75' (known: sm_80");
+  check_error("cuda -arch=90", 12, "an architecture such as sm_90, not '90'");
+  check_error("cuda -arch=sm_9", 12, "an architecture such as sm_90");
+  check_error("cuda -cores=2", 7, "a cuda target knows -arch, -multiprocessors");
+  check_error("cuda -warp-size=33", 17, "power of two");
+  check_error("cuda -regs-per-sm=0", 19, "between 1 and 1073741824");
   check_error("cpux", 1, "unknown target");
   check_error("cpu -threads=4", 6, "unknown target option '-threads'");
   check_error("cpu -threads=4", 6, "knows -cores, -vector-bytes, -fma");

@@ -55,7 +55,7 @@ loom_status space_disallow_dynamic_loop(loom_sched *s, loom_diag *d) {
 loom_status space_verify(loom_sched *s, const loom_target *t, loom_diag *d) {
   const loom_module *m = loom_sched_module(s);
   TRY(loom_ir_verify_module(m, d));
-  return loom_tune_backend(t)->check(m, d);
+  return loom_tune_check(t, m, d);
 }
 
 loom_status loom_space_postprocess(loom_sched *s, const loom_target *t,

@@ -171,6 +171,11 @@ loom_status loom_space_generate_with(const loom_module *m,
   *spaces = NULL;
   *n_spaces = 0;
   loom_loc nowhere = {0};
+  if (t && t->kind != LOOM_TARGET_CPU)
+    return loom_diag_error(d, nowhere,
+                           "the design space rules are for cpu targets, not "
+                           "%s (give the space as a schedule script)",
+                           loom_target_kind_name(t->kind));
   if (!m || m->n_funcs != 1)
     return loom_diag_error(d, nowhere,
                            "the design space needs a module of one function, "
