@@ -15,14 +15,16 @@ all:
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build build -j $(JOBS)
 
+# CUDA C is compiled with NVRTC, no GPU needed: scripts/nvrtc.sh finds the
+# CUDA toolkit's or installs PyPI's into build/nvrtc-venv.
 test: all
-	cd build && ctest --output-on-failure -j $(JOBS)
+	cd build && LOOM_NVRTC="$$(../scripts/nvrtc.sh)" ctest --output-on-failure -j $(JOBS)
 
 test-asan:
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLOOM_SANITIZE=ON >/dev/null
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j $(JOBS)
+	cd build-asan && LOOM_NVRTC="$$(../scripts/nvrtc.sh)" ASAN_OPTIONS=detect_leaks=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
 fuzz:
 	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DLOOM_FUZZ=ON >/dev/null

@@ -86,6 +86,44 @@ LOOM_API loom_status loom_runtime_compile(const char *src, size_t len,
 LOOM_API void *loom_runtime_lib_symbol(loom_runtime_lib *lib, const char *name);
 LOOM_API void loom_runtime_lib_free(LOOM_TAKE loom_runtime_lib *lib);
 
+/* ---- CUDA C to cubins (src/runtime/nvrtc.c) ---------------------------------
+ * NVRTC is opened at run time: $LOOM_NVRTC (the library's path) when set,
+ * else libnvrtc.so.13, .12 or libnvrtc.so on the loader's path, else the
+ * CUDA toolkit's (/usr/local/cuda/lib64). The CUDA headers kernels include
+ * (cuda_fp16.h, cuda_bf16.h) come from $LOOM_CUDA_INCLUDE, else the include
+ * folder beside the library (LIB/../include), where both the toolkit and
+ * the nvidia-cuda-runtime wheel keep them. No GPU is needed to compile. */
+typedef struct loom_runtime_nvrtc loom_runtime_nvrtc;
+
+/* Opens NVRTC; LOOM_ERROR, saying where it looked, when it is not there. */
+LOOM_API loom_status loom_runtime_nvrtc_open(LOOM_GIVE loom_runtime_nvrtc **out,
+                                             loom_diag *d);
+LOOM_API void loom_runtime_nvrtc_close(LOOM_TAKE loom_runtime_nvrtc *nv);
+/* The opened library's path and its version, for messages. */
+LOOM_API const char *loom_runtime_nvrtc_path(const loom_runtime_nvrtc *nv);
+LOOM_API void loom_runtime_nvrtc_version(const loom_runtime_nvrtc *nv,
+                                         int *major, int *minor);
+
+/* A compiled module, and what ptxas said of it. */
+typedef struct loom_runtime_cubin {
+  void *data;           /* heap: an ELF image for cuModuleLoadData */
+  size_t size;
+  char *log;            /* heap: NVRTC's and ptxas's messages */
+  int max_registers;    /* the most any kernel in it uses per thread */
+  int64_t spill_bytes;  /* spill stores and loads, summed over its kernels */
+} loom_runtime_cubin;
+
+/* Compiles the CUDA C src (named name in messages) to a cubin for compute
+ * capability sm (80: sm_80). A compile error is LOOM_ERROR with NVRTC's log
+ * in d's notes; LOOM_NOMEM when memory runs out. Safe to call from several
+ * threads at once. */
+LOOM_API loom_status loom_runtime_nvrtc_compile(loom_runtime_nvrtc *nv,
+                                                const char *src,
+                                                const char *name, int sm,
+                                                loom_runtime_cubin *out,
+                                                loom_diag *d);
+LOOM_API void loom_runtime_cubin_free(loom_runtime_cubin *c);
+
 /* ---- timing ----------------------------------------------------------------
  * warmup calls first; then repeat measurements, each running the call number
  * times and dividing. number == 0 picks it so that one measurement lasts at
