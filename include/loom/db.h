@@ -56,11 +56,19 @@ typedef struct loom_db_records {
 LOOM_API void loom_db_records_free(loom_db_records *r);
 /* A re-measurement: the successful records of workload on target with
  * this trace get ms[0..n) added to their latencies and their mean
- * recomputed, in one transaction. Nothing measured before is dropped. */
+ * recomputed, in one transaction. Nothing measured before is dropped; a
+ * disqualified record (loom_db_disqualify) stays a failure. */
 LOOM_API loom_status loom_db_add_latencies(loom_db *db, int64_t workload,
                                            const char *target,
                                            const char *trace, const double *ms,
                                            int n, loom_diag *d);
+/* A schedule found wrong when measured again (a wrong result, a crash, a
+ * time-out: a race, say, right once and wrong later): the successful
+ * records of workload on target with this trace become failures with this
+ * error, their latencies kept, in one transaction. */
+LOOM_API loom_status loom_db_disqualify(loom_db *db, int64_t workload,
+                                        const char *target, const char *trace,
+                                        const char *error, loom_diag *d);
 /* The k fastest successful records of a workload on target (NULL: any), by
  * mean latency. */
 LOOM_API loom_status loom_db_top_k(loom_db *db, int64_t workload,

@@ -294,6 +294,8 @@ typedef struct loom_tune_result {
   char *best_trace;            /* heap; the best schedule as a script */
   int trials, failures;
   int remeasured;              /* finalists measured again (0: none) */
+  int disqualified;            /* finalists out: they failed being measured
+                                  again, and their records are failures */
   /* Candidates dropped before measuring: a replay or a postprocessor
    * refused them. They are not trials. */
   int rejected;

@@ -146,9 +146,9 @@ static int tune_task(const tune_opts *o, const loom_task *t, const char *space,
     loom_buf_puts(&b, "{\"task\": ");
     loom_json_print_str(t->func->name, &b);
     loom_buf_printf(&b, ", \"weight\": %d, \"trials\": %d, \"failures\": %d, "
-                    "\"rejected\": %d, \"best_ms\": %.17g, \"baseline_ms\": %.17g, "
-                    "\"gflops\": %.17g, \"trace\": ", t->weight, r.trials, r.failures,
-                    r.rejected, r.best_ms,
+                    "\"rejected\": %d, \"disqualified\": %d, \"best_ms\": %.17g, "
+                    "\"baseline_ms\": %.17g, \"gflops\": %.17g, \"trace\": ",
+                    t->weight, r.trials, r.failures, r.rejected, r.disqualified, r.best_ms,
                     r.baseline_ms, r.best_ms > 0 ? flops / (r.best_ms * 1e6) : 0.0);
     if (r.best_trace)
       loom_json_print_str(r.best_trace, &b);
@@ -172,6 +172,10 @@ static int tune_task(const tune_opts *o, const loom_task *t, const char *space,
     if (*r.best_trace && r.best_trace[strlen(r.best_trace) - 1] != '\n')
       putchar('\n');
   }
+  if (rc == 0 && r.disqualified)
+    fprintf(stderr, "[%s] %d finalists failed when measured again and are out; "
+                    "their records are failures now\n",
+            t->func->name, r.disqualified);
   if (rc == 0 && r.rejections)
     fprintf(stderr, "[%s] %d candidates rejected before measuring; first reasons:\n%s",
             t->func->name, r.rejected, r.rejections);

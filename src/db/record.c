@@ -36,9 +36,14 @@ static loom_status insert(loom_db *db, sqlite3_stmt *st, const loom_db_record *r
   sqlite3_bind_int64(st, 1, r->workload);
   sqlite3_bind_text(st, 2, r->target, -1, SQLITE_STATIC);
   sqlite3_bind_text(st, 3, r->trace, -1, SQLITE_STATIC);
+  /* A failure may keep the latencies it had before it was found wrong;
+   * only a success has a mean, which is what the top-k query ranks. */
   if (r->n_latencies) {
     sqlite3_bind_text(st, 4, lat.data, (int)lat.len, SQLITE_TRANSIENT);
-    sqlite3_bind_double(st, 5, mean);
+    if (r->error)
+      sqlite3_bind_null(st, 5);
+    else
+      sqlite3_bind_double(st, 5, mean);
   } else {
     sqlite3_bind_null(st, 4);
     sqlite3_bind_null(st, 5);
@@ -285,7 +290,8 @@ loom_status loom_db_add_latencies(loom_db *db, int64_t workload, const char *tar
   sqlite3_stmt *sel = NULL, *upd = NULL;
   TRY(db_begin(db, d));
   loom_status s = db_prepare(db, "SELECT id, latencies FROM record WHERE workload = ?1 "
-                                 "AND target = ?2 AND trace = ?3 AND latencies IS NOT NULL",
+                                 "AND target = ?2 AND trace = ?3 AND latencies IS NOT NULL "
+                                 "AND error IS NULL",
                              &sel, d);
   if (s == LOOM_OK)
     s = db_prepare(db, "UPDATE record SET latencies = ?1, mean_ms = ?2 WHERE id = ?3",
@@ -308,5 +314,26 @@ loom_status loom_db_add_latencies(loom_db *db, int64_t workload, const char *tar
   free(rows);
   sqlite3_finalize(sel);
   sqlite3_finalize(upd);
+  return s == LOOM_OK ? db_commit(db, d) : (db_rollback(db), s);
+}
+
+loom_status loom_db_disqualify(loom_db *db, int64_t workload, const char *target,
+                               const char *trace, const char *error,
+                               loom_diag *d) {
+  sqlite3_stmt *st = NULL;
+  TRY(db_begin(db, d));
+  loom_status s = db_prepare(db, "UPDATE record SET error = ?4, mean_ms = NULL "
+                                 "WHERE workload = ?1 AND target = ?2 AND trace = ?3 "
+                                 "AND error IS NULL",
+                             &st, d);
+  if (s == LOOM_OK) {
+    sqlite3_bind_int64(st, 1, workload);
+    sqlite3_bind_text(st, 2, target, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, trace, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, error, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_DONE)
+      s = db_error(db, d, "disqualifying a record");
+  }
+  sqlite3_finalize(st);
   return s == LOOM_OK ? db_commit(db, d) : (db_rollback(db), s);
 }

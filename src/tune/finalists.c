@@ -4,10 +4,26 @@
  * lucky one (the winner's curse): a kernel 1% slower, or the untouched
  * function itself, can take the place of a better one. Measuring the few
  * that could be best again, in turns, and ranking by the mean of every
- * measurement keeps luck from naming the best. */
+ * measurement keeps luck from naming the best. A finalist that fails any of
+ * it is out: a kernel with a race may be right once and wrong later. */
 #include "tune/tune_impl.h"
 
 #include <stdlib.h>
+
+/* Marks f out, with why. */
+static loom_status disqualify(tune_finalist *f, const char *what,
+                              const char *why) {
+  loom_buf b;
+  loom_buf_init(&b);
+  loom_buf_printf(&b, "disqualified: its %s again failed: %s", what,
+                  why ? why : "no reason given");
+  if (b.has_failed) {
+    loom_buf_free(&b);
+    return LOOM_NOMEM;
+  }
+  f->error = loom_buf_take(&b);
+  return LOOM_OK;
+}
 
 loom_status tune_remeasure(loom_tune_runner *runner, const loom_builder_options *bo,
                            loom_db *db, int64_t workload, const char *target,
@@ -29,17 +45,27 @@ loom_status tune_remeasure(loom_tune_runner *runner, const loom_builder_options 
   loom_status st = loom_tune_build(funcs, n, bo, &b);
   /* No stop: every finalist runs to its end. */
   loom_tune_runner_set_best(runner, 0);
+  for (int i = 0; i < n && st == LOOM_OK; i++)
+    if (!b.items[i].kernel)
+      st = disqualify(&f[i], "build", b.items[i].error);
   for (int r = 0; r < rounds && st == LOOM_OK; r++)
     for (int i = 0; i < n && st == LOOM_OK; i++) {
-      if (!b.items[i].kernel)
+      if (f[i].error)
         continue;
       loom_measured m;
       st = loom_tune_runner_run(runner, &b.items[i].kernel, 1, &m, d);
-      if (st == LOOM_OK && !m.error && m.timing.median_ms > 0)
+      if (st == LOOM_OK && m.error)
+        st = disqualify(&f[i], "measurement", m.error);
+      else if (st == LOOM_OK && m.timing.median_ms > 0)
         got[i * rounds + n_got[i]++] = m.timing.median_ms;
       loom_tune_measured_free(&m, 1);
     }
   for (int i = 0; i < n && st == LOOM_OK; i++) {
+    if (f[i].error) {
+      if (db && f[i].trace)
+        st = loom_db_disqualify(db, workload, target, f[i].trace, f[i].error, d);
+      continue;
+    }
     if (n_got[i] == 0)
       continue;
     double sum = f[i].ms;

@@ -725,8 +725,8 @@ static loom_status choose_best(search *S, loom_diag *d) {
   int n = 0;
   for (int i = 0; i < S->n_parents && n < FINALISTS && S->parents[i].ms <= limit; i++) {
     scheds[n] = S->parents[i].s;
-    f[n++] = (tune_finalist){loom_sched_module(S->parents[i].s)->funcs[0], NULL,
-                             S->parents[i].ms};
+    f[n++] = (tune_finalist){.func = loom_sched_module(S->parents[i].s)->funcs[0],
+                             .ms = S->parents[i].ms};
   }
   bool has_plain = false; /* a parent from the database may be the function as written */
   for (int i = 0; i < n; i++)
@@ -735,7 +735,7 @@ static loom_status choose_best(search *S, loom_diag *d) {
   if (!has_plain && S->res->baseline_ms > 0 && S->res->baseline_ms <= limit &&
       (plain = loom_sched_new(S->mod, 0))) {
     scheds[n] = plain;
-    f[n++] = (tune_finalist){S->mod->funcs[0], NULL, S->res->baseline_ms};
+    f[n++] = (tune_finalist){.func = S->mod->funcs[0], .ms = S->res->baseline_ms};
   }
   bool is_choice = n >= 2;
   loom_status st = LOOM_OK;
@@ -745,19 +745,24 @@ static loom_status choose_best(search *S, loom_diag *d) {
   if (is_choice && st == LOOM_OK)
     st = tune_remeasure(S->runner, &S->builder, S->db, S->workload, S->target_key,
                         f, n, rounds, d);
-  int best = 0;
-  for (int i = 1; st == LOOM_OK && i < n; i++)
-    if (f[i].ms < f[best].ms)
+  int best = -1;
+  for (int i = 0; st == LOOM_OK && i < n; i++) {
+    S->res->disqualified += f[i].error != NULL;
+    if (!f[i].error && (best < 0 || f[i].ms < f[best].ms))
       best = i;
+  }
   if (is_choice && st == LOOM_OK) {
-    S->res->best_ms = f[best].ms;
     S->res->remeasured = n;
     loom_sched_free(S->best);
-    S->best = loom_sched_copy(scheds[best]);
+    /* Every finalist out: the function as written is what stands. */
+    S->best = best >= 0 ? loom_sched_copy(scheds[best]) : loom_sched_new(S->mod, 0);
+    S->res->best_ms = best >= 0 ? f[best].ms : S->res->baseline_ms;
     st = S->best ? LOOM_OK : LOOM_NOMEM;
   }
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
     free((char *)f[i].trace);
+    free(f[i].error);
+  }
   loom_sched_free(plain);
   return st;
 }

@@ -23,12 +23,16 @@ typedef struct tune_finalist {
   const loom_func *func; /* the scheduled function */
   const char *trace;     /* its trace as JSON, as its record holds it */
   double ms;             /* its latency so far; on return, the mean of all */
+  char *error;           /* heap; on return, why it is out (NULL: it is not) */
 } tune_finalist;
 
 /* Builds the finalists and measures each `rounds` more times, taking turns
  * so that a burst of load elsewhere slows them alike; adds the new
  * latencies to their records in db (when not NULL). A finalist that fails
- * now keeps its old latency. */
+ * to build or fails any measurement now (a wrong result, a crash, a
+ * time-out) is out: its error is set, it is measured no more, and its
+ * records in db are disqualified, so that neither this search nor a later
+ * apply can name it best. */
 loom_status tune_remeasure(loom_tune_runner *runner, const loom_builder_options *bo,
                            loom_db *db, int64_t workload, const char *target,
                            tune_finalist *f, int n, int rounds, loom_diag *d);
