@@ -233,7 +233,8 @@ static void learn(search *S, const cand *cands, const loom_measured *m, int n) {
   double *lat = calloc((size_t)n, sizeof *lat);
   int k = 0;
   for (int i = 0; in && lat && i < n; i++) {
-    if (!cands[i].rows)
+    /* A stopped candidate's time is only a lower bound: no label. */
+    if (!cands[i].rows || m[i].is_stopped)
       continue;
     in[k] = (loom_model_input){cands[i].rows, cands[i].n_rows};
     lat[k++] = m[i].error ? NAN : m[i].timing.median_ms;
@@ -500,9 +501,17 @@ static loom_status record(search *S, loom_sched *s, const loom_measured *m,
   if (!json)
     return LOOM_NOMEM;
   double ms = m->timing.median_ms;
+  /* A stopped candidate keeps the time it ran as a failure's latency: a
+   * lower bound, unchecked, that no ranking may take for a measurement. */
+  char stopped[160];
+  if (m->is_stopped)
+    snprintf(stopped, sizeof stopped,
+             "stopped: its first call ran %.6g ms, past %.3gx the best so "
+             "far; not checked",
+             ms, S->o->runner.stop_ratio > 0 ? S->o->runner.stop_ratio : 3.0);
   loom_db_record r = {.workload = S->workload, .target = S->target_key, .trace = json,
                       .latencies_ms = &ms, .n_latencies = m->error ? 0 : 1,
-                      .error = m->error};
+                      .error = m->is_stopped ? stopped : m->error};
   loom_status st = loom_db_commit_records(S->db, &r, 1, d);
   free(json);
   return st;
@@ -577,12 +586,13 @@ static loom_status measure(search *S, cand *cands, int n, loom_build_set *bs,
     S->res->trials++;
     free(cands[i].rows);
     cands[i].rows = NULL;
-    if (st != LOOM_OK || m[i].error) {
-      S->res->failures += st == LOOM_OK;
+    S->res->stopped += st == LOOM_OK && !m[i].error && m[i].is_stopped;
+    /* Neither a failure nor a stopped candidate is a parent or the best. */
+    if (st != LOOM_OK || m[i].error || m[i].is_stopped) {
+      S->res->failures += st == LOOM_OK && m[i].error;
       loom_sched_free(cands[i].s);
       continue;
     }
-    S->res->stopped += m[i].is_stopped;
     double ms = m[i].timing.median_ms;
     if (!S->best || ms < S->res->best_ms) {
       S->res->best_ms = ms;
