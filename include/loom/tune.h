@@ -90,7 +90,9 @@ typedef struct loom_runner_options {
   const int64_t *scalars;/* per parameter of the workload; NULL when none */
   const loom_target *target; /* whose backend measures; NULL: this machine */
   int threads;           /* OpenMP threads of parallel loops; 0: the default */
-  void (*set_threads)(int); /* how to set them: loom_set_num_threads of a lib */
+  /* How to set them; NULL: the C runner finds loom_set_num_threads in the
+   * library of each kernel it measures. */
+  void (*set_threads)(int);
   /* Called once the inputs are seeded, to change some (NULL: none): values
    * that must be valid indices, say. inputs has one array per parameter
    * (NULL for scalars). */

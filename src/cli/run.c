@@ -160,8 +160,7 @@ static int run_func(const cli_program *p, const loom_build_set *b, int i,
         .repeat = o->repeat, .min_repeat_ms = 10, .timeout_ms = o->timeout_ms,
         .long_call_ms = 1e300, /* the user asked for --repeat runs */
         .seed = o->seed, .check = o->is_verify, .scalars = scalars, .target = &o->tg,
-        .threads = o->threads, .fill_hook = apply_ranges, .fill_ctx = (void *)o,
-        .set_threads = (void (*)(int))loom_runtime_lib_symbol(b->libs[0], "loom_set_num_threads")};
+        .threads = o->threads, .fill_hook = apply_ranges, .fill_ctx = (void *)o};
     loom_measured m;
     loom_kernel k = b->items[i].kernel;
     if (loom_tune_run(f, &k, 1, &ro, &m, &d) != LOOM_OK) {

@@ -2,9 +2,11 @@
  * process per candidate. The child calls the kernel once on the shared arrays the parent
  * checks, then times it on private copies of the inputs, so a kernel that
  * updates in place is checked after exactly one call. */
+#define _GNU_SOURCE /* dladdr */
 #include "loom/interp.h"
 #include "tune/tune_impl.h"
 
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,11 +114,32 @@ static int timed_call(void *ctx) {
   return r->kernel(r->timed_args, r->shapes) ? 1 : 0;
 }
 
+typedef void (*threads_fn)(int);
+
+/* loom_set_num_threads of the library the kernel lives in: the C backend
+ * defines it in every file it makes. NULL when it cannot be found. */
+static threads_fn threads_setter(loom_kernel k) {
+  Dl_info info;
+  if (!dladdr((void *)k, &info) || !info.dli_fname)
+    return NULL;
+  void *lib = dlopen(info.dli_fname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (!lib)
+    return NULL;
+  threads_fn set = (threads_fn)dlsym(lib, "loom_set_num_threads");
+  dlclose(lib); /* the reference RTLD_NOLOAD took; the kernel's stays */
+  return set;
+}
+
 static int child_main(void *ctx) {
   runner *r = ctx;
   const loom_func *f = r->f;
-  if (r->o->set_threads && r->o->threads > 0)
-    r->o->set_threads(r->o->threads);
+  /* The kernel runs at the thread count it is measured for, in tuning as
+   * in `loom run`. */
+  if (r->o->threads > 0) {
+    threads_fn set = r->o->set_threads ? r->o->set_threads : threads_setter(r->kernel);
+    if (set)
+      set(r->o->threads);
+  }
   for (int i = 0; i < f->n_params; i++) {
     r->timed_args[i] = r->args[i];
     if (!r->arrays[i])

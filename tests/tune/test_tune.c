@@ -183,6 +183,31 @@ int main(void) {
     CHECK_CONTAINS(b.items[k].error, "C compiler");
   }
   loom_tune_build_free(&b);
+
+  /* The thread count: the runner sets it through loom_set_num_threads of
+   * the kernel's own library, in tuning as in `loom run`, without being
+   * handed the setter. This kernel fails unless it was set to 3. */
+  static const char *threads_src =
+      "#include <stdint.h>\n"
+      "static int n_threads;\n"
+      "void loom_set_num_threads(int n) { n_threads = n; }\n"
+      "int32_t kern(void *const *args, const int64_t *const *shapes) {\n"
+      "  (void)args, (void)shapes;\n"
+      "  return n_threads == 3 ? 0 : 7;\n"
+      "}\n";
+  loom_runtime_lib *lib;
+  CHECK(loom_runtime_compile(threads_src, strlen(threads_src), NULL, &lib, NULL, &d) == LOOM_OK);
+  loom_kernel k3 = lib ? (loom_kernel)loom_runtime_lib_symbol(lib, "kern") : NULL;
+  CHECK(k3 != NULL);
+  loom_runner_options to = {.repeat = 1, .timeout_ms = 5000, .threads = 3};
+  CHECK(loom_tune_run(w, &k3, 1, &to, m, &d) == LOOM_OK);
+  CHECK(m[0].error == NULL);
+  loom_tune_measured_free(m, 1);
+  to.threads = 2;
+  CHECK(loom_tune_run(w, &k3, 1, &to, m, &d) == LOOM_OK);
+  CHECK_CONTAINS(m[0].error, "7");
+  loom_tune_measured_free(m, 1);
+  loom_runtime_lib_free(lib);
   loom_diag_free(&d);
   loom_arena_free(a);
   return test_summary("tune");
