@@ -208,6 +208,30 @@ int main(void) {
   CHECK_CONTAINS(m[0].error, "7");
   loom_tune_measured_free(m, 1);
   loom_runtime_lib_free(lib);
+
+  /* Outputs of small values are held to their own scale: 5% off on values
+   * near 1e-3 (a softmax's) is a wrong result, which an absolute tolerance
+   * of 1e-4 let through. */
+  const char *small =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n"
+      "    for i in range(64):\n"
+      "        with T.block(\"B\"):\n"
+      "            vi = T.axis.spatial(64, i)\n"
+      "            B[vi] = A[vi] * T.float32(%s)\n";
+  char text[2][512];
+  snprintf(text[0], sizeof text[0], small, "0.001");
+  snprintf(text[1], sizeof text[1], small, "0.00105");
+  const loom_func *scaled[2] = {read_func(a, text[0]), read_func(a, text[1])};
+  CHECK(scaled[0] && scaled[1]);
+  CHECK(loom_tune_build(scaled, 2, &bo, &b) == LOOM_OK);
+  loom_kernel ks[2] = {b.items[0].kernel, b.items[1].kernel};
+  loom_runner_options so = {.repeat = 1, .timeout_ms = 5000, .check = true, .seed = 2};
+  CHECK(loom_tune_run(scaled[0], ks, 2, &so, m, &d) == LOOM_OK);
+  CHECK(m[0].error == NULL);
+  CHECK_CONTAINS(m[1].error, "wrong result: B differs from the interpreter");
+  loom_tune_measured_free(m, 2);
+  loom_tune_build_free(&b);
   loom_diag_free(&d);
   loom_arena_free(a);
   return test_summary("tune");
