@@ -42,9 +42,12 @@ static int test_checks, test_failures;
     }                                                                          \
   } while (0)
 
+/* A test that made no check proves nothing: it fails. */
 static inline int test_summary(const char *name) {
   printf("%s: %d checks, %d failed\n", name, test_checks, test_failures);
-  return test_failures ? 1 : 0;
+  if (test_checks == 0)
+    printf("%s: no check was made\n", name);
+  return test_failures || test_checks == 0 ? 1 : 0;
 }
 
 #endif

@@ -1,81 +1,15 @@
 /* The reference interpreter on small programs with hand-checked results:
- * matmul, reduction init, predicates, softmax and the seed programs against C
- * references, dtype semantics (wrap-around, floor vs trunc division, float16
+ * matmul, reduction init and predicates against C references (softmax and
+ * the seed programs of the corpus are test_corpus.c's), dtype semantics (wrap-around, floor vs trunc division, float16
  * and bfloat16 rounding) and runtime errors with their locations. */
 #include "interp/interp_impl.h"
+#include "interp/prog.h"
 #include "loom/interp.h"
 #include "loom/script.h"
 #include "test.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-static const char *root;
-
-/* One program read from text, with arrays for its first function. */
-typedef struct prog {
-  loom_arena *arena;
-  loom_module *m;
-  const loom_func *f;
-  loom_interp_array *args[8];
-  char *text;
-} prog;
-
-static int prog_load(prog *p, const char *text) {
-  memset(p, 0, sizeof *p);
-  p->arena = loom_arena_new();
-  loom_diag d;
-  loom_diag_init(&d);
-  if (loom_script_read(text, strlen(text), "t.py", p->arena, &p->m, &d) != LOOM_OK) {
-    fprintf(stderr, "read failed: %s (line %d)\n", d.msg, d.loc.line);
-    loom_diag_free(&d);
-    return 0;
-  }
-  p->f = p->m->funcs[0];
-  if (loom_interp_alloc_args(p->f, NULL, p->args, &d) != LOOM_OK) {
-    fprintf(stderr, "alloc failed: %s\n", d.msg);
-    loom_diag_free(&d);
-    return 0;
-  }
-  loom_diag_free(&d);
-  return 1;
-}
-
-static int prog_load_file(prog *p, const char *path) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp)
-    return 0;
-  static char buf[1 << 16];
-  size_t n = fread(buf, 1, sizeof buf - 1, fp);
-  fclose(fp);
-  buf[n] = 0;
-  return prog_load(p, buf);
-}
-
-/* Runs; returns the status and leaves the message in d (caller frees). */
-static loom_status prog_run(prog *p, loom_diag *d) {
-  loom_diag_init(d);
-  return loom_interp_run(p->f, p->args, NULL, d);
-}
-
-static int prog_run_ok(prog *p) {
-  loom_diag d;
-  loom_status st = prog_run(p, &d);
-  if (st != LOOM_OK)
-    fprintf(stderr, "run failed: %s\n", d.msg ? d.msg : "?");
-  loom_diag_free(&d);
-  return st == LOOM_OK;
-}
-
-static void prog_free(prog *p) {
-  if (p->f)
-    loom_interp_free_args(p->f, p->args);
-  loom_arena_free(p->arena);
-}
-
-static double get(const loom_interp_array *a, int64_t i) {
-  return loom_interp_array_get(a, i);
-}
 
 static void test_matmul(void) {
   prog p;
@@ -158,98 +92,6 @@ static void test_predicate(void) {
   for (int i = 0; i < 10; i++)
     CHECK(get(p.args[0], i) == i * 2);
   prog_free(&p);
-}
-
-static void test_softmax(void) {
-  char path[1024];
-  snprintf(path, sizeof path, "/work/shared/corpus/softmax.py");
-  prog p;
-  if (!prog_load_file(&p, path)) {
-    printf("softmax: skipped (no %s)\n", path);
-    return;
-  }
-  loom_rng r;
-  loom_rng_seed(&r, 1);
-  loom_interp_fill_random(p.args[0], &r);
-  CHECK(prog_run_ok(&p));
-  loom_interp_array *ref = loom_interp_array_new(LOOM_FLOAT32, p.args[1]->shape, 2);
-  for (int i = 0; i < 128; i++) {
-    float m = -INFINITY, s = 0;
-    for (int k = 0; k < 1000; k++)
-      m = fmaxf(m, (float)get(p.args[0], i * 1000 + k));
-    for (int k = 0; k < 1000; k++)
-      s += expf((float)get(p.args[0], i * 1000 + k) - m);
-    for (int j = 0; j < 1000; j++)
-      loom_interp_array_set(ref, i * 1000 + j,
-                            expf((float)get(p.args[0], i * 1000 + j) - m) / s);
-  }
-  char *why = NULL;
-  CHECK(loom_interp_compare(p.args[1], ref, 1e-5, 1e-7, &why));
-  if (why)
-    fprintf(stderr, "softmax: %s\n", why);
-  free(why);
-  loom_interp_array_free(ref);
-  prog_free(&p);
-}
-
-static double f16(double x) { return loom_interp_f16_value(loom_interp_f16_bits(x)); }
-
-static int load_seed(prog *p, const char *name) {
-  char path[1024];
-  snprintf(path, sizeof path, "/work/shared/corpus/%s", name);
-  if (!prog_load_file(p, path)) {
-    printf("%s: skipped\n", name);
-    return 0;
-  }
-  loom_rng r;
-  loom_rng_seed(&r, 3);
-  for (int i = 0; i < p->f->n_params; i++)
-    loom_interp_fill_random(p->args[i], &r);
-  return 1;
-}
-
-static void test_seeds(void) {
-  prog p;
-  if (load_seed(&p, "seed_prefix_sum.py")) {
-    CHECK(prog_run_ok(&p));
-    double acc = 0;
-    int is_ok = get(p.args[1], 0) == 0;
-    for (int i = 0; i < 99; i++) {
-      acc = f16(acc + get(p.args[0], i + 1));
-      is_ok &= get(p.args[1], i + 1) == acc;
-    }
-    CHECK(is_ok);
-    prog_free(&p);
-  }
-  if (load_seed(&p, "seed_inplace.py")) {
-    double before[100];
-    for (int i = 0; i < 100; i++)
-      before[i] = get(p.args[1], i);
-    CHECK(prog_run_ok(&p));
-    int is_ok = 1;
-    for (int i = 0; i < 100; i++)
-      is_ok &= get(p.args[1], i) == f16(before[i] + get(p.args[0], i));
-    CHECK(is_ok);
-    prog_free(&p);
-  }
-  if (load_seed(&p, "seed_loop_from_one.py")) {
-    double b0 = get(p.args[1], 0);
-    CHECK(prog_run_ok(&p));
-    int is_ok = get(p.args[1], 0) == b0;
-    for (int i = 1; i < 100; i++)
-      is_ok &= get(p.args[1], i) == f16(get(p.args[0], i) + 1);
-    CHECK(is_ok);
-    prog_free(&p);
-  }
-  if (load_seed(&p, "seed_branches.py")) {
-    CHECK(prog_run_ok(&p));
-    int is_ok = 1;
-    for (int i = 0; i < 100; i++)
-      for (int j = 0; j < 100; j++)
-        is_ok &= get(p.args[0], i * 100 + j) == (i % 2 == 0 ? 1 : 2);
-    CHECK(is_ok);
-    prog_free(&p);
-  }
 }
 
 static void test_int_semantics(void) {
@@ -597,13 +439,10 @@ static void test_float32_rounding(void) {
         (ilane){.f = decode_float(0xffc00001u, 23, 8)}.u);
 }
 
-int main(int argc, char **argv) {
-  root = argc > 1 ? argv[1] : ".";
+int main(void) {
   test_matmul();
   test_split_reduction_init();
   test_predicate();
-  test_softmax();
-  test_seeds();
   test_int_semantics();
   test_float16_bfloat16();
   test_out_of_bounds();
