@@ -1,8 +1,11 @@
 /* `loom run FILE [--func NAME] [--target SPEC] [--seed N] [--repeat N]
- * [--verify] [--arg NAME=VALUE]... [--threads N] [--timeout MS]`: builds
- * FILE with the C backend, runs each function on seeded random inputs in a
- * child process (a crash or a hang is reported, not suffered), times it and,
- * with --verify, compares every buffer with the reference interpreter.
+ * [--verify] [--against FILE] [--arg NAME=VALUE]... [--threads N]
+ * [--timeout MS]`: builds FILE with the C backend, runs each function on
+ * seeded random inputs in a child process (a crash or a hang is reported,
+ * not suffered), times it and, with --verify, compares every buffer with the
+ * reference interpreter: on FILE's function, or with --against on the
+ * function of the same name in another file (the program before it was
+ * scheduled), so that a schedule that changed the meaning is caught.
  *
  * The inputs are those `loom interp --seed N` uses: one generator seeded
  * with N fills the buffer parameters in order. */
@@ -17,8 +20,9 @@
 #define MAX_ARGS 64
 
 typedef struct run_opts {
-  const char *file, *func, *target;
+  const char *file, *func, *target, *against;
   loom_target tg;
+  const loom_module *reference; /* --against's program, else NULL */
   uint64_t seed;
   int repeat, threads;
   double timeout_ms;
@@ -42,8 +46,9 @@ static int parse_opts(int argc, char **argv, run_opts *o) {
       o->is_verify = true;
       continue;
     }
-    static const char *const with_value[] = {"--func", "--target", "--seed", "--repeat",
-                                             "--threads", "--timeout", "--arg", "--range"};
+    static const char *const with_value[] = {"--func",    "--target",  "--seed",
+                                             "--repeat",  "--threads", "--timeout",
+                                             "--arg",     "--range",   "--against"};
     for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
       if (!strcmp(a, with_value[k]) && i + 1 >= argc)
         return cli_usage_error("run", "%s needs a value", a);
@@ -51,6 +56,8 @@ static int parse_opts(int argc, char **argv, run_opts *o) {
       o->func = argv[++i];
     } else if (!strcmp(a, "--target")) {
       o->target = argv[++i];
+    } else if (!strcmp(a, "--against")) {
+      o->against = argv[++i];
     } else if (!strcmp(a, "--seed")) {
       if (!cli_parse_int(argv[++i], 0, INT64_MAX, &v))
         return cli_usage_error("run", "bad seed '%s' (a non-negative integer)", argv[i]);
@@ -140,6 +147,51 @@ static void apply_ranges(void *ctx, const loom_func *f, loom_interp_array **inpu
     }
 }
 
+/* Whether g takes what f takes: the same scalars, and buffers of the same
+ * dtypes and constant shapes, in order. */
+static bool same_signature(const loom_func *f, const loom_func *g) {
+  if (f->n_params != g->n_params)
+    return false;
+  for (int i = 0; i < f->n_params; i++) {
+    const loom_buffer *x = f->params[i].buffer, *y = g->params[i].buffer;
+    if (!x != !y)
+      return false;
+    if (!x) {
+      if (!loom_dtype_eq(f->params[i].var->dtype, g->params[i].var->dtype))
+        return false;
+      continue;
+    }
+    if (!loom_dtype_eq(x->dtype, y->dtype) || x->ndim != y->ndim)
+      return false;
+    for (int k = 0; k < x->ndim; k++) {
+      int64_t a, b;
+      bool ca = loom_ir_is_const_int(x->shape[k], &a);
+      bool cb = loom_ir_is_const_int(y->shape[k], &b);
+      if (ca != cb || (ca && a != b))
+        return false;
+    }
+  }
+  return true;
+}
+
+/* The function the interpreter checks f against: f, or --against's. */
+static const loom_func *reference_of(const loom_func *f, const run_opts *o) {
+  if (!o->reference)
+    return f;
+  const loom_func *g = loom_ir_module_find(o->reference, f->name);
+  if (!g) {
+    fprintf(stderr, "%s: error: no function named '%s' to check %s against\n",
+            o->against, f->name, o->file);
+    return NULL;
+  }
+  if (!same_signature(f, g)) {
+    fprintf(stderr, "%s: error: '%s' takes other parameters than %s's\n",
+            o->against, f->name, o->file);
+    return NULL;
+  }
+  return g;
+}
+
 /* Runs function i of the built module; returns the exit code. */
 static int run_func(const cli_program *p, const loom_build_set *b, int i,
                     const run_opts *o) {
@@ -153,7 +205,10 @@ static int run_func(const cli_program *p, const loom_build_set *b, int i,
     fprintf(stderr, "%s: error: out of memory\n", o->file);
     return EXIT_USER;
   }
-  if (!b->items[i].kernel) {
+  const loom_func *ref = reference_of(f, o);
+  if (!ref) {
+    /* said */
+  } else if (!b->items[i].kernel) {
     fprintf(stderr, "%s: error: %s: %s\n", o->file, f->name, b->items[i].error);
   } else if (scalar_values(f, o, scalars, &d)) {
     loom_runner_options ro = {
@@ -163,7 +218,7 @@ static int run_func(const cli_program *p, const loom_build_set *b, int i,
         .threads = o->threads, .fill_hook = apply_ranges, .fill_ctx = (void *)o};
     loom_measured m;
     loom_kernel k = b->items[i].kernel;
-    if (loom_tune_run(f, &k, 1, &ro, &m, &d) != LOOM_OK) {
+    if (loom_tune_run(ref, &k, 1, &ro, &m, &d) != LOOM_OK) {
       if (!d.has_error)
         fprintf(stderr, "%s: error: out of memory\n", o->file);
       else
@@ -171,8 +226,10 @@ static int run_func(const cli_program *p, const loom_build_set *b, int i,
     } else if (m.error) {
       fprintf(stderr, "%s: error: %s: %s\n", o->file, f->name, m.error);
     } else {
-      printf("%s: %.6f ms (n=%d)%s\n", f->name, m.timing.median_ms, m.timing.repeat,
-             o->is_verify ? "  verify: ok" : "");
+      printf("%s: %.6f ms (n=%d)%s%s%s\n", f->name, m.timing.median_ms,
+             m.timing.repeat, o->is_verify ? "  verify: ok" : "",
+             o->is_verify && o->reference ? " against " : "",
+             o->is_verify && o->reference ? o->against : "");
       rc = 0;
     }
     loom_tune_measured_free(&m, 1);
@@ -191,13 +248,23 @@ int cli_run(int argc, char **argv) {
     return rc;
   if ((rc = cli_target("run", o.target, &o.tg)))
     return rc;
-  cli_program p;
-  if ((rc = cli_load(o.file, &p)))
+  cli_program p, ref;
+  if (o.against) {
+    if ((rc = cli_load(o.against, &ref)))
+      return rc;
+    o.reference = ref.module;
+  }
+  if ((rc = cli_load(o.file, &p))) {
+    if (o.against)
+      cli_program_free(&ref);
     return rc;
+  }
   const loom_module *m = p.module;
   if (o.func && !loom_ir_module_find(m, o.func)) {
     fprintf(stderr, "%s: error: no function named '%s'\n", o.file, o.func);
     cli_program_free(&p);
+    if (o.against)
+      cli_program_free(&ref);
     return EXIT_USER;
   }
   /* One C file for the whole module, as the user would build it. */
@@ -214,5 +281,7 @@ int cli_run(int argc, char **argv) {
     }
   loom_tune_build_free(&b);
   cli_program_free(&p);
+  if (o.against)
+    cli_program_free(&ref);
   return rc;
 }

@@ -35,6 +35,17 @@ expect "equal itself" 0 "$loom" equal "$root/examples/matmul.py" "$root/examples
 expect "run on a target" 0 "$loom" run "$root/examples/matmul_16.py" --target "cpu -vector-bytes=16" --repeat 1
 expect "run unknown target" 2 "$loom" run "$root/examples/matmul_16.py" --target gpu
 expect_err "target diagnostic" "^<target>:1:1: error: unknown target 'gpu'"
+# --against: the interpreter runs the program as written, so a schedule that
+# changed the meaning is caught where the scheduled program's own
+# interpretation would agree with it.
+sed 's/T.float32(0.0)/T.float32(1.0)/' "$root/examples/matmul_16.py" >"$tmp/changed.py"
+expect "run against itself" 0 "$loom" run "$tmp/changed.py" --verify --repeat 1
+expect "run against the original" 1 "$loom" run "$tmp/changed.py" --verify --repeat 1 \
+  --against "$root/examples/matmul_16.py"
+expect_err "against message" "wrong result: C differs from the interpreter"
+expect "run against another signature" 1 "$loom" run "$tmp/changed.py" --verify --repeat 1 \
+  --against "$root/examples/matmul.py"
+expect_err "signature message" "takes other parameters"
 expect "run on a cuda target" 1 "$loom" run "$root/examples/matmul_16.py" --target "cuda -arch=sm_80"
 expect_err "no cuda backend" "no backend for cuda targets"
 expect "space on a cuda target" 1 "$loom" space "$root/examples/matmul_16.py" --target cuda

@@ -21,7 +21,8 @@ expect 0 "over the unscheduled" "$loom" tune "$cases/mm64.py" --space "$cases/mm
   --trials 10 --batch 5 --db "$tmp/t.db" --seed 3
 expect 0 "records=11 failures=0" "$loom" db list --db "$tmp/t.db"
 expect 0 "scheduled from the database" "$loom" apply "$cases/mm64.py" --db "$tmp/t.db" -o "$tmp/applied.py"
-expect 0 "verify: ok" "$loom" run "$tmp/applied.py" --verify --repeat 1
+expect 0 "verify: ok against" "$loom" run "$tmp/applied.py" --verify --repeat 1 \
+  --against "$cases/mm64.py"
 grep -q "T.vectorized" "$tmp/applied.py" || { echo "FAIL: the applied module is not scheduled"; fail=1; }
 expect 0 "no tuning record; left as written" "$loom" apply "$cases/mm64.py" --db "$tmp/empty.db"
 # Records are stored under the target's key: the hardware detected here, not
@@ -40,7 +41,8 @@ expect 1 "$tmp/bad.py:2:" "$loom" tune "$cases/mm64.py" --space "$tmp/bad.py" --
 # Without --space: the generated design spaces for the target.
 expect 0 "over the unscheduled" "$loom" tune "$cases/mm64.py" --trials 4 --db "$tmp/g.db" --target cpu
 expect 0 "scheduled from the database" "$loom" apply "$cases/mm64.py" --db "$tmp/g.db" -o "$tmp/gen.py"
-expect 0 "verify: ok" "$loom" run "$tmp/gen.py" --verify --repeat 1
+expect 0 "verify: ok against" "$loom" run "$tmp/gen.py" --verify --repeat 1 \
+  --against "$cases/mm64.py"
 expect 2 "bad --target 'gpu'" "$loom" tune "$cases/mm64.py" --trials 4 --target gpu
 expect 2 "missing --trials" "$loom" tune "$cases/mm64.py" --space "$cases/mm_space.py"
 expect 2 "unknown strategy 'greedy'" "$loom" tune "$cases/mm64.py" --space "$cases/mm_space.py" --trials 2 --strategy greedy
