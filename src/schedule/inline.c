@@ -220,7 +220,7 @@ loom_status sched_apply_compute_inline(sched_call *c) {
                     b->name, buf->name);
     goto out;
   }
-  if (sched_stmt_uses(a, f->body, buf->data) ||
+  if (loom_ir_stmt_uses(f->body, buf->data) ||
       any_match_buffer_of(f->body, buf)) {
     st = sched_fail(c, "buffer '%s' has an opaque access (%s.data) or is "
                        "matched into another block",

@@ -359,7 +359,7 @@ loom_status sched_apply_reverse_compute_inline(sched_call *c) {
   const loom_block *pb = pr->u.realize.block;
   const loom_stmt *cs = cb->body, *ps = pb->body;
   if (sched_is_param_buffer(func, buf) ||
-      sched_stmt_uses(a, func->body, buf->data)) {
+      loom_ir_stmt_uses(func->body, buf->data)) {
     st = sched_fail(c, "buffer '%s' is a parameter or has an opaque access",
                     buf->name);
     goto out;
