@@ -468,6 +468,8 @@ LOOM_API loom_stmt *loom_ir_substitute_stmt(loom_arena *a, loom_stmt *s,
 /* Does e (s, anywhere the walks above reach) read variable v? */
 LOOM_API bool loom_ir_expr_uses(const loom_expr *e, const loom_var *v);
 LOOM_API bool loom_ir_stmt_uses(const loom_stmt *s, const loom_var *v);
+/* Does s hold a statement of kind k (s itself included)? */
+LOOM_API bool loom_ir_stmt_has(const loom_stmt *s, loom_stmt_kind k);
 
 /* ---- structural equality and hashing ------------------------------------- */
 

@@ -133,7 +133,7 @@ bool loom_ir_visit_expr(const loom_ir_visitor *v, const loom_expr *e) {
   return expr(&w, (loom_expr *)e);
 }
 
-/* ---- uses of a variable ---------------------------------------------------- */
+/* ---- common questions -------------------------------------------------------- */
 
 static loom_visit find_var(void *ctx, loom_expr *e) {
   return e->kind == LOOM_EXPR_VAR && e->u.var == ctx ? LOOM_VISIT_STOP
@@ -147,5 +147,15 @@ bool loom_ir_expr_uses(const loom_expr *e, const loom_var *v) {
 
 bool loom_ir_stmt_uses(const loom_stmt *s, const loom_var *v) {
   loom_ir_visitor w = {.expr_pre = find_var, .ctx = (void *)v};
+  return !loom_ir_visit_stmt(&w, s);
+}
+
+static loom_visit find_kind(void *ctx, loom_stmt *s) {
+  return s->kind == *(const loom_stmt_kind *)ctx ? LOOM_VISIT_STOP
+                                                 : LOOM_VISIT_GO;
+}
+
+bool loom_ir_stmt_has(const loom_stmt *s, loom_stmt_kind k) {
+  loom_ir_visitor w = {.stmt_pre = find_kind, .ctx = &k};
   return !loom_ir_visit_stmt(&w, s);
 }

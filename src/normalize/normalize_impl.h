@@ -46,9 +46,6 @@ loom_stmt *norm_subst_stmt(loom_arena *a, loom_arith_ctx *ctx, loom_stmt *s,
                            const loom_var *const *vars, loom_expr *const *vals,
                            int n);
 
-/* Whether s holds a block realize, a buffer store. */
-bool norm_has_block(const loom_stmt *s);
-bool norm_has_store(const loom_stmt *s);
 
 /* Fills in the regions of block b (not yet shared) from the buffers in
  * `visible` that b does not define itself. Returns false when they cannot be

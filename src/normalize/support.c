@@ -1,5 +1,5 @@
 /* What the normalization passes share: visible buffers, substitution of
- * variables through statements, and a few questions about statements. */
+ * variables through statements, and rebuilding a statement's children. */
 #include "normalize/normalize_impl.h"
 
 #include <stdlib.h>
@@ -68,40 +68,6 @@ bool norm_infer_regions(loom_arena *a, loom_block *b, const norm_bufs *visible) 
   return ok;
 }
 
-/* ---- questions ----------------------------------------------------------------- */
-
-static bool has_kind(const loom_stmt *s, loom_stmt_kind k) {
-  if (!s)
-    return false;
-  if (s->kind == k)
-    return true;
-  switch (s->kind) {
-  case LOOM_STMT_FOR: return has_kind(s->u.loop.body, k);
-  case LOOM_STMT_BLOCK_REALIZE:
-    return has_kind(s->u.realize.block->init, k) ||
-           has_kind(s->u.realize.block->body, k);
-  case LOOM_STMT_IF:
-    return has_kind(s->u.if_.then_case, k) || has_kind(s->u.if_.else_case, k);
-  case LOOM_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n_stmts; i++)
-      if (has_kind(s->u.seq.stmts[i], k))
-        return true;
-    return false;
-  case LOOM_STMT_LET: return has_kind(s->u.let.body, k);
-  case LOOM_STMT_ALLOCATE:
-  case LOOM_STMT_DECL_BUFFER: return has_kind(s->u.alloc.body, k);
-  case LOOM_STMT_ATTR: return has_kind(s->u.attr.body, k);
-  case LOOM_STMT_ASSERT: return has_kind(s->u.assert_.body, k);
-  default: return false;
-  }
-}
-
-bool norm_has_block(const loom_stmt *s) {
-  return has_kind(s, LOOM_STMT_BLOCK_REALIZE);
-}
-
-bool norm_has_store(const loom_stmt *s) { return has_kind(s, LOOM_STMT_STORE); }
-
 /* ---- copies -------------------------------------------------------------------- */
 
 loom_func *norm_with_body(loom_arena *a, const loom_func *f, loom_stmt *body) {
@@ -144,63 +110,29 @@ loom_stmt *norm_subst_stmt(loom_arena *a, loom_arith_ctx *ctx, loom_stmt *s,
 
 /* ---- rebuilding ------------------------------------------------------------------ */
 
+typedef struct map_kids {
+  const loom_stmt *parent;
+  norm_child_fn fn;
+  void *arg;
+  bool has_failed;
+} map_kids;
+
+/* The parent's children go to fn; the parent is entered. */
+static loom_stmt *map_kid(void *ctx, loom_stmt *s) {
+  map_kids *k = ctx;
+  if (s == k->parent)
+    return NULL;
+  loom_stmt *r = k->has_failed ? s : k->fn(k->arg, s);
+  k->has_failed |= !r;
+  return r ? r : s;
+}
+
 loom_stmt *norm_map_children(loom_arena *a, loom_stmt *s, norm_child_fn fn,
                              void *arg) {
   if (!s)
     return s;
-  loom_stmt c = *s;
-  bool changed = false, has_failed = false;
-#define MAP(field)                                                             \
-  do {                                                                         \
-    if (s->field) {                                                            \
-      c.field = fn(arg, s->field);                                             \
-      has_failed |= !c.field;                                                  \
-      changed |= c.field != s->field;                                          \
-    }                                                                          \
-  } while (0)
-  switch (s->kind) {
-  case LOOM_STMT_FOR: MAP(u.loop.body); break;
-  case LOOM_STMT_BLOCK_REALIZE: {
-    loom_block b = *s->u.realize.block;
-    bool block_changed = false;
-    if (b.init) {
-      b.init = fn(arg, s->u.realize.block->init);
-      has_failed |= !b.init;
-      block_changed |= b.init != s->u.realize.block->init;
-    }
-    if (b.body) {
-      b.body = fn(arg, s->u.realize.block->body);
-      has_failed |= !b.body;
-      block_changed |= b.body != s->u.realize.block->body;
-    }
-    if (block_changed && !has_failed) {
-      c.u.realize.block = loom_arena_dup(a, &b, sizeof b);
-      has_failed |= !c.u.realize.block;
-      changed = true;
-    }
-    break;
-  }
-  case LOOM_STMT_IF:
-    MAP(u.if_.then_case);
-    MAP(u.if_.else_case);
-    break;
-  case LOOM_STMT_SEQ:
-    c.u.seq.stmts = loom_arena_alloc(a, (size_t)(s->u.seq.n_stmts + 1) *
-                                            sizeof *c.u.seq.stmts);
-    if (!c.u.seq.stmts)
-      return NULL;
-    for (int i = 0; i < s->u.seq.n_stmts; i++)
-      MAP(u.seq.stmts[i]);
-    break;
-  case LOOM_STMT_LET: MAP(u.let.body); break;
-  case LOOM_STMT_ALLOCATE:
-  case LOOM_STMT_DECL_BUFFER: MAP(u.alloc.body); break;
-  case LOOM_STMT_ATTR: MAP(u.attr.body); break;
-  case LOOM_STMT_ASSERT: MAP(u.assert_.body); break;
-  default: break;
-  }
-#undef MAP
-  if (has_failed)
-    return NULL;
-  return changed ? loom_arena_dup(a, &c, sizeof c) : s;
+  map_kids k = {s, fn, arg, false};
+  loom_ir_mutator m = {.stmt_pre = map_kid, .ctx = &k};
+  loom_stmt *r = loom_ir_mutate_stmt(a, &m, s);
+  return k.has_failed ? NULL : r;
 }

@@ -289,6 +289,13 @@ static void test_uses(void) {
   CHECK(g && g != f->body && loom_ir_stmt_uses(g, n) &&
         !loom_ir_stmt_uses(g, vj));
   CHECK(loom_ir_expr_uses(vals[0], n) && !loom_ir_expr_uses(vals[0], vj));
+  /* A kind anywhere, the statement itself included. */
+  loom_stmt *loop = f->body->u.realize.block->body->u.seq.stmts[0];
+  CHECK(loom_ir_stmt_has(f->body, LOOM_STMT_DECL_BUFFER));
+  CHECK(loom_ir_stmt_has(loop, LOOM_STMT_FOR) &&
+        loom_ir_stmt_has(loop, LOOM_STMT_LET));
+  CHECK(!loom_ir_stmt_has(loop, LOOM_STMT_BLOCK_REALIZE) &&
+        !loom_ir_stmt_has(NULL, LOOM_STMT_FOR));
 }
 
 /* ---- the mutator ------------------------------------------------------------------ */
