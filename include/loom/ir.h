@@ -351,12 +351,108 @@ LOOM_API loom_func *loom_ir_func_anonymous(loom_arena *a, const loom_func *f);
  * renaming); false also for trees nested deeper than 800 levels. */
 LOOM_API bool loom_ir_same_expr(const loom_expr *a, const loom_expr *b);
 
-/* ---- rewriting (src/ir/rewrite.c) ---------------------------------------- */
+/* ---- visiting and rewriting (src/ir/visit.c, src/ir/mutate.c) -----------
+ * One walk over statements and expressions for every pass that collects,
+ * finds, counts or rebuilds, so that a new statement kind is taught to the
+ * walk once (docs/ir.md). Children come in one fixed order, depth first:
+ *
+ *   FOR            min, extent, body
+ *   BLOCK_REALIZE  iter_values, predicate, then the block: the domain (min,
+ *                  extent) of each iter var, reads, writes (each range's
+ *                  min and extent), alloc_buffers, match_buffers (the
+ *                  source region's ranges, then the view), init, body
+ *   STORE          value, indices
+ *   IF             cond, then_case, else_case
+ *   SEQ            stmts, in order
+ *   EVALUATE       value
+ *   LET            value, body
+ *   ALLOCATE,
+ *   DECL_BUFFER    buffer, body
+ *   ATTR           value, body (not the node it is about, as in TVM)
+ *   ASSERT         cond, message, body
+ *
+ * and an expression's operands: a, b of a binary; a of NOT and CAST; cond,
+ * t, f of a select; a load's indices; a call's args; value, body of a let;
+ * base, stride of a ramp; value of a broadcast. Absent children (no
+ * predicate, init or else branch) are passed over. A buffer is a definition
+ * shared, by identity, with every access to it: the buffers a statement
+ * defines go to the visitor's buffer callback, and neither walk goes into a
+ * buffer's shape, strides or offset (an allocation's extents), which a
+ * caller that wants them visits itself; the mutator keeps buffers as they
+ * are. Loop and block annotations are constants and are not walked. The
+ * walks recurse: C stack depth is the tree's nesting depth. */
+
+typedef enum {
+  LOOM_VISIT_GO,   /* go on into the node's children */
+  LOOM_VISIT_SKIP, /* pass over the node's children */
+  LOOM_VISIT_STOP, /* end the whole walk */
+} loom_visit;
+
+/* A read-only walk. Each callback may be NULL. pre is called on a node
+ * before its children, post after them (also when pre skipped them, so a
+ * scope pushed in pre can be popped in post); post's SKIP is read as GO.
+ * buffer is called on each buffer a statement defines, where the order
+ * above places it (SKIP is read as GO). When expr_pre and expr_post are
+ * both NULL, expressions are not walked at all. */
+typedef struct loom_ir_visitor {
+  loom_visit (*stmt_pre)(void *ctx, loom_stmt *s);
+  loom_visit (*stmt_post)(void *ctx, loom_stmt *s);
+  loom_visit (*expr_pre)(void *ctx, loom_expr *e);
+  loom_visit (*expr_post)(void *ctx, loom_expr *e);
+  loom_visit (*buffer)(void *ctx, loom_buffer *b);
+  void *ctx;
+} loom_ir_visitor;
+
+/* Walk s (e) and everything under it; s may be NULL. Returns false when a
+ * callback stopped the walk, true when it ran to the end. */
+LOOM_API bool loom_ir_visit_stmt(const loom_ir_visitor *v, const loom_stmt *s);
+LOOM_API bool loom_ir_visit_expr(const loom_ir_visitor *v, const loom_expr *e);
 
 /* Called on each node of an expression, outermost first: returns the node's
  * replacement (used as is, not visited further), or NULL to go on into the
  * node's operands. */
 typedef loom_expr *(*loom_ir_expr_hook)(void *ctx, loom_expr *e);
+
+/* A rebuilding walk, in the order above. Every unchanged subtree is shared
+ * (a tree in which nothing changes comes back as itself); changed nodes are
+ * new nodes in the arena, never written in place. Each part may be NULL.
+ *
+ * - vars, values: each use of vars[i] becomes values[i] (not visited
+ *   further); checked before expr_pre.
+ * - expr_pre, stmt_pre: the node's replacement (used as is, not visited
+ *   further), or NULL to go on into the node's children.
+ * - expr_post, stmt_post: called on each node that pre did not replace,
+ *   after its children, with the node as rebuilt (the original when nothing
+ *   under it changed); return what to use in its place (the node itself to
+ *   keep it), or NULL when out of memory.
+ * - block_post: the same for a block, with the original block too.
+ * - index: called on each expression of integer index arithmetic or a
+ *   condition (a loop's min and extent, block bindings and predicate, iter
+ *   var domains, region bounds, store and load indices, if and assertion
+ *   conditions) after it was rebuilt, with the original; returns what to use
+ *   (e.g. e simplified when e != old), or NULL when out of memory.
+ * A pre callback that fails has no NULL to return: it records the failure
+ * in its ctx, returns the node itself, and its caller checks ctx. */
+typedef struct loom_ir_mutator {
+  const loom_var *const *vars;
+  loom_expr *const *values;
+  int n_vars;
+  loom_ir_expr_hook expr_pre;
+  loom_expr *(*expr_post)(void *ctx, loom_expr *e);
+  loom_expr *(*index)(void *ctx, const loom_expr *old, loom_expr *e);
+  loom_stmt *(*stmt_pre)(void *ctx, loom_stmt *s);
+  loom_stmt *(*stmt_post)(void *ctx, loom_stmt *s);
+  loom_block *(*block_post)(void *ctx, const loom_block *old, loom_block *b);
+  void *ctx;
+} loom_ir_mutator;
+
+/* s (e) rebuilt by m; NULL when s (e) is NULL or memory runs out. */
+LOOM_API loom_stmt *loom_ir_mutate_stmt(loom_arena *a,
+                                        const loom_ir_mutator *m,
+                                        loom_stmt *s);
+LOOM_API loom_expr *loom_ir_mutate_expr(loom_arena *a,
+                                        const loom_ir_mutator *m,
+                                        loom_expr *e);
 
 /* Rebuilds e with hook's replacements, sharing every unchanged subtree (e
  * itself when nothing changes). NULL when out of memory. */
@@ -366,8 +462,14 @@ LOOM_API loom_expr *loom_ir_rewrite_expr(loom_arena *a, loom_expr *e,
 LOOM_API loom_expr *loom_ir_substitute_expr(loom_arena *a, loom_expr *e,
                                             loom_var *const *vars,
                                             loom_expr *const *values, int n);
-/* Does e read variable v anywhere? */
+LOOM_API loom_stmt *loom_ir_substitute_stmt(loom_arena *a, loom_stmt *s,
+                                            loom_var *const *vars,
+                                            loom_expr *const *values, int n);
+/* Does e (s, anywhere the walks above reach) read variable v? */
 LOOM_API bool loom_ir_expr_uses(const loom_expr *e, const loom_var *v);
+LOOM_API bool loom_ir_stmt_uses(const loom_stmt *s, const loom_var *v);
+/* Does s hold a statement of kind k (s itself included)? */
+LOOM_API bool loom_ir_stmt_has(const loom_stmt *s, loom_stmt_kind k);
 
 /* ---- structural equality and hashing ------------------------------------- */
 

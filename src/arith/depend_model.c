@@ -813,7 +813,7 @@ static void walk_stmt(walk *w, loom_stmt *s, int depth) {
   case LOOM_STMT_ATTR: walk_stmt(w, s->u.attr.body, depth + 1); return;
   case LOOM_STMT_ASSERT: walk_stmt(w, s->u.assert_.body, depth + 1); return;
   case LOOM_STMT_EVALUATE: add_evaluate(w, s); return;
-  default: return;
+  case LOOM_STMT_COUNT_: return;
   }
 }
 

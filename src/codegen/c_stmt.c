@@ -84,8 +84,12 @@ static int64_t count_steps(const loom_stmt *s, int64_t limit, int depth) {
   case LOOM_STMT_DECL_BUFFER: return count_steps(s->u.alloc.body, limit, depth + 1);
   case LOOM_STMT_ATTR: return count_steps(s->u.attr.body, limit, depth + 1);
   case LOOM_STMT_ASSERT: return count_steps(s->u.assert_.body, limit, depth + 1);
-  default: return 1;
+  case LOOM_STMT_BLOCK_REALIZE: /* lowered away before the emitter */
+  case LOOM_STMT_STORE:
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_COUNT_: break;
   }
+  return 1;
 }
 
 /* pragma_auto_unroll_max_step on a loop (set by the tuner's

@@ -690,10 +690,10 @@ static snode *compile_kind(compiler *c, const loom_stmt *s,
       return NULL;
     n->run = exec_assert;
     return n;
-  default:
-    return error_stmt(c, s, loc, loom_arena_printf(c->arena, "cannot run a %s",
-                      loom_stmt_kind_name(s->kind)));
+  case LOOM_STMT_COUNT_: break;
   }
+  return error_stmt(c, s, loc, loom_arena_printf(c->arena, "cannot run a %s",
+                    loom_stmt_kind_name(s->kind)));
 }
 
 snode *compile_stmt(compiler *c, const loom_stmt *s, const loom_loc *loc,

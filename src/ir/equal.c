@@ -920,8 +920,9 @@ static bool eq_stmt_node(eq *q, const loom_stmt *a, const loom_stmt *b,
     *na = a->u.assert_.body;
     *nb = b->u.assert_.body;
     return push(q, field("body"));
-  default: return true;
+  case LOOM_STMT_COUNT_: break;
   }
+  return true; /* a kind outside the table: nothing more to compare */
 }
 
 /* Follows a chain of last children iteratively. */

@@ -479,7 +479,7 @@ static const loom_stmt *hash_stmt_node(hasher *h, const loom_stmt *s,
     hash_expr(h, s->u.assert_.cond);
     hash_expr(h, s->u.assert_.message);
     return s->u.assert_.body;
-  default: break;
+  case LOOM_STMT_COUNT_: break;
   }
   *has_tail = false;
   return NULL;

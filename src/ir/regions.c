@@ -270,44 +270,15 @@ static const ival *dom_of(const rctx *r, const loom_var *v) {
   return NULL;
 }
 
-static bool has_relaxed(const rctx *r, const loom_expr *e, int depth) {
-  if (!e)
-    return false;
-  if (depth > MAX_DEPTH)
-    return true;
-  switch (e->kind) {
-  case LOOM_EXPR_INT:
-  case LOOM_EXPR_FLOAT:
-  case LOOM_EXPR_STR: return false;
-  case LOOM_EXPR_VAR: return dom_of(r, e->u.var) != NULL;
-  case LOOM_EXPR_NOT:
-  case LOOM_EXPR_CAST: return has_relaxed(r, e->u.unary.a, depth + 1);
-  case LOOM_EXPR_SELECT:
-    return has_relaxed(r, e->u.select.cond, depth + 1) ||
-           has_relaxed(r, e->u.select.t, depth + 1) ||
-           has_relaxed(r, e->u.select.f, depth + 1);
-  case LOOM_EXPR_LOAD:
-    for (int i = 0; i < e->u.load.n_indices; i++)
-      if (has_relaxed(r, e->u.load.indices[i], depth + 1))
-        return true;
-    return false;
-  case LOOM_EXPR_CALL:
-    for (int i = 0; i < e->u.call.n_args; i++)
-      if (has_relaxed(r, e->u.call.args[i], depth + 1))
-        return true;
-    return false;
-  case LOOM_EXPR_LET:
-    return has_relaxed(r, e->u.let.value, depth + 1) ||
-           has_relaxed(r, e->u.let.body, depth + 1);
-  case LOOM_EXPR_RAMP:
-    return has_relaxed(r, e->u.ramp.base, depth + 1) ||
-           has_relaxed(r, e->u.ramp.stride, depth + 1);
-  case LOOM_EXPR_BROADCAST:
-    return has_relaxed(r, e->u.broadcast.value, depth + 1);
-  default:
-    return has_relaxed(r, e->u.bin.a, depth + 1) ||
-           has_relaxed(r, e->u.bin.b, depth + 1);
-  }
+static loom_visit stop_at_relaxed(void *ctx, loom_expr *e) {
+  return e->kind == LOOM_EXPR_VAR && dom_of(ctx, e->u.var) ? LOOM_VISIT_STOP
+                                                          : LOOM_VISIT_GO;
+}
+
+/* Whether e uses a loop inside the block. */
+static bool has_relaxed(const rctx *r, const loom_expr *e) {
+  loom_ir_visitor v = {.expr_pre = stop_at_relaxed, .ctx = (void *)r};
+  return !loom_ir_visit_expr(&v, e);
 }
 
 static int64_t floordiv64(int64_t x, int64_t k) {
@@ -437,7 +408,7 @@ static ival eval(rctx *r, loom_expr *e, int depth) {
   if (!e || depth > MAX_DEPTH || !loom_dtype_is_int(e->dtype) ||
       e->dtype.lanes != 1)
     return iv_bad();
-  if (!has_relaxed(r, e, 0))
+  if (!has_relaxed(r, e))
     return iv_point(linearize(r->a, e, depth));
   return eval_kind(r, e, depth);
 }
@@ -453,7 +424,7 @@ typedef struct item {
 
 static item item_of_index(rctx *r, loom_expr *idx) {
   item it = {DS_FULL, NULL, aff_bad(), aff_bad()};
-  if (!has_relaxed(r, idx, 0)) {
+  if (!has_relaxed(r, idx)) {
     it.st = DS_POINT;
     it.point = idx;
     return it;
@@ -681,8 +652,6 @@ static void opaque(rctx *r, const loom_var *v) {
       r->block->name, name);
 }
 
-static void visit_expr(rctx *r, loom_expr *e, int depth);
-
 static bool access_ptr(rctx *r, loom_expr *e) {
   loom_expr **args = e->u.call.args;
   int64_t mask;
@@ -704,123 +673,30 @@ static bool access_ptr(rctx *r, loom_expr *e) {
   return true;
 }
 
-static void visit_exprs(rctx *r, loom_expr **es, int n, int depth) {
-  for (int i = 0; i < n; i++)
-    visit_expr(r, es[i], depth + 1);
-}
-
-static void visit_expr(rctx *r, loom_expr *e, int depth) {
-  if (!e || depth > MAX_DEPTH || r->status != LOOM_OK)
-    return;
-  switch (e->kind) {
-  case LOOM_EXPR_INT:
-  case LOOM_EXPR_FLOAT:
-  case LOOM_EXPR_STR: return;
-  case LOOM_EXPR_VAR:
-    if (is_visible_data(r, e->u.var))
-      opaque(r, e->u.var);
-    return;
-  case LOOM_EXPR_NOT:
-  case LOOM_EXPR_CAST: visit_expr(r, e->u.unary.a, depth + 1); return;
-  case LOOM_EXPR_SELECT:
-    visit_expr(r, e->u.select.cond, depth + 1);
-    visit_expr(r, e->u.select.t, depth + 1);
-    visit_expr(r, e->u.select.f, depth + 1);
-    return;
-  case LOOM_EXPR_LOAD:
-    record_indices(r, &r->reads, e->u.load.buffer, e->u.load.indices,
-                   e->u.load.n_indices);
-    visit_exprs(r, e->u.load.indices, e->u.load.n_indices, depth);
-    return;
-  case LOOM_EXPR_CALL:
-    if (e->u.call.op == LOOM_OP_TVM_ACCESS_PTR && access_ptr(r, e))
-      return;
-    visit_exprs(r, e->u.call.args, e->u.call.n_args, depth);
-    return;
-  case LOOM_EXPR_LET:
-    visit_expr(r, e->u.let.value, depth + 1);
-    visit_expr(r, e->u.let.body, depth + 1);
-    return;
-  case LOOM_EXPR_RAMP:
-    visit_expr(r, e->u.ramp.base, depth + 1);
-    visit_expr(r, e->u.ramp.stride, depth + 1);
-    return;
-  case LOOM_EXPR_BROADCAST:
-    visit_expr(r, e->u.broadcast.value, depth + 1);
-    return;
-  default:
-    visit_expr(r, e->u.bin.a, depth + 1);
-    visit_expr(r, e->u.bin.b, depth + 1);
-    return;
-  }
-}
-
-/* e with the child block's iter vars replaced by their bindings. */
-static loom_expr *subst(rctx *r, loom_expr *e, const loom_block *b,
-                        loom_expr **values, int depth) {
-  if (!e || depth > MAX_DEPTH)
-    return e;
-  loom_arena *a = r->a;
-  switch (e->kind) {
-  case LOOM_EXPR_VAR:
-    for (int i = 0; i < b->n_iter_vars; i++)
-      if (b->iter_vars[i].var == e->u.var)
-        return values[i];
-    return e;
-  case LOOM_EXPR_INT:
-  case LOOM_EXPR_FLOAT:
-  case LOOM_EXPR_STR: return e;
-  case LOOM_EXPR_NOT:
-    return loom_ir_not(a, subst(r, e->u.unary.a, b, values, depth + 1));
-  case LOOM_EXPR_CAST:
-    return loom_ir_cast(a, e->dtype,
-                        subst(r, e->u.unary.a, b, values, depth + 1));
-  case LOOM_EXPR_SELECT:
-    return loom_ir_select(a, subst(r, e->u.select.cond, b, values, depth + 1),
-                          subst(r, e->u.select.t, b, values, depth + 1),
-                          subst(r, e->u.select.f, b, values, depth + 1));
-  case LOOM_EXPR_LOAD:
-  case LOOM_EXPR_CALL: {
-    int n = e->kind == LOOM_EXPR_LOAD ? e->u.load.n_indices : e->u.call.n_args;
-    loom_expr **src =
-        e->kind == LOOM_EXPR_LOAD ? e->u.load.indices : e->u.call.args;
-    loom_expr **xs =
-        loom_arena_alloc(a, sizeof(loom_expr *) * (size_t)(n ? n : 1));
-    if (!xs)
-      return NULL;
-    for (int i = 0; i < n; i++)
-      xs[i] = subst(r, src[i], b, values, depth + 1);
-    if (e->kind == LOOM_EXPR_LOAD)
-      return loom_ir_load(a, e->u.load.buffer, xs, n);
-    return loom_ir_call(a, e->dtype, e->u.call.op, xs, n);
-  }
-  case LOOM_EXPR_LET:
-  case LOOM_EXPR_RAMP:
-  case LOOM_EXPR_BROADCAST: return e; /* not in regions */
-  default: {
-    loom_expr *x =
-        loom_ir_binary(a, e->kind, subst(r, e->u.bin.a, b, values, depth + 1),
-                       subst(r, e->u.bin.b, b, values, depth + 1));
-    if (x)
-      x->dtype = e->dtype;
-    return x;
-  }
-  }
-}
-
+/* Records the regions rs of the block realized by `realize`, with its iter
+ * vars replaced by their bindings. */
 static void child_regions(rctx *r, vec *acc, const loom_stmt *realize,
                           const loom_buffer_region *rs, int n) {
   const loom_block *b = realize->u.realize.block;
+  loom_var **vars = loom_arena_alloc(
+      r->a, sizeof *vars * (size_t)(b->n_iter_vars ? b->n_iter_vars : 1));
+  if (!vars) {
+    r->status = LOOM_NOMEM;
+    return;
+  }
+  for (int i = 0; i < b->n_iter_vars; i++)
+    vars[i] = b->iter_vars[i].var;
+  loom_expr **values = realize->u.realize.iter_values;
   for (int k = 0; k < n && r->status == LOOM_OK; k++) {
     const loom_buffer_region *reg = &rs[k];
     item *it = items_alloc(r, reg->n_ranges);
     if (!it || reg->n_ranges != reg->buffer->ndim)
       return;
     for (int i = 0; i < reg->n_ranges; i++) {
-      loom_expr *min =
-          subst(r, reg->ranges[i].min, b, realize->u.realize.iter_values, 0);
-      loom_expr *ext =
-          subst(r, reg->ranges[i].extent, b, realize->u.realize.iter_values, 0);
+      loom_expr *min = loom_ir_substitute_expr(r->a, reg->ranges[i].min, vars,
+                                               values, b->n_iter_vars);
+      loom_expr *ext = loom_ir_substitute_expr(r->a, reg->ranges[i].extent,
+                                               vars, values, b->n_iter_vars);
       if (!min || !ext) {
         r->status = LOOM_NOMEM;
         return;
@@ -831,67 +707,52 @@ static void child_regions(rctx *r, vec *acc, const loom_stmt *realize,
   }
 }
 
-static void visit_stmt(rctx *r, loom_stmt *s, int depth) {
-  if (!s || depth > MAX_DEPTH || r->status != LOOM_OK)
-    return;
-  switch (s->kind) {
-  case LOOM_STMT_FOR: {
-    visit_expr(r, s->u.loop.min, depth + 1);
-    visit_expr(r, s->u.loop.extent, depth + 1);
+/* Loads read, a visible buffer's data pointer makes the block opaque, and
+ * tvm_access_ptr reads or writes a whole buffer. */
+static loom_visit on_expr(void *ctx, loom_expr *e) {
+  rctx *r = ctx;
+  if (e->kind == LOOM_EXPR_VAR && is_visible_data(r, e->u.var))
+    opaque(r, e->u.var);
+  else if (e->kind == LOOM_EXPR_LOAD)
+    record_indices(r, &r->reads, e->u.load.buffer, e->u.load.indices,
+                   e->u.load.n_indices);
+  else if (e->kind == LOOM_EXPR_CALL &&
+           e->u.call.op == LOOM_OP_TVM_ACCESS_PTR && access_ptr(r, e))
+    return r->status == LOOM_OK ? LOOM_VISIT_SKIP : LOOM_VISIT_STOP;
+  return r->status == LOOM_OK ? LOOM_VISIT_GO : LOOM_VISIT_STOP;
+}
+
+/* A loop's range is bound for its body; a store writes; a nested block
+ * counts through its regions, with its iter vars replaced by their
+ * bindings, and is not entered. */
+static loom_visit on_stmt(void *ctx, loom_stmt *s) {
+  rctx *r = ctx;
+  if (s->kind == LOOM_STMT_FOR) {
     ival m = eval(r, s->u.loop.min, 0), x = eval(r, s->u.loop.extent, 0);
     dom_entry *d = vec_push(r, &r->dom, sizeof(dom_entry));
     if (!d)
-      return;
+      return LOOM_VISIT_STOP;
     d->var = s->u.loop.var;
     d->range = iv_bad();
     if (m.ok && x.ok)
       d->range = iv_make(m.lo, aff_add(r->a, aff_add(r->a, m.hi, x.hi, 1),
                                        aff_const(1, m.hi.dtype), -1));
-    visit_stmt(r, s->u.loop.body, depth + 1);
-    r->dom.n--;
-    return;
-  }
-  case LOOM_STMT_BLOCK_REALIZE: {
+  } else if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
     const loom_block *b = s->u.realize.block;
     child_regions(r, &r->reads, s, b->reads, b->n_reads);
     child_regions(r, &r->writes, s, b->writes, b->n_writes);
-    return;
-  }
-  case LOOM_STMT_STORE:
+    return r->status == LOOM_OK ? LOOM_VISIT_SKIP : LOOM_VISIT_STOP;
+  } else if (s->kind == LOOM_STMT_STORE) {
     record_indices(r, &r->writes, s->u.store.buffer, s->u.store.indices,
                    s->u.store.n_indices);
-    visit_expr(r, s->u.store.value, depth + 1);
-    visit_exprs(r, s->u.store.indices, s->u.store.n_indices, depth);
-    return;
-  case LOOM_STMT_IF:
-    visit_expr(r, s->u.if_.cond, depth + 1);
-    visit_stmt(r, s->u.if_.then_case, depth + 1);
-    visit_stmt(r, s->u.if_.else_case, depth + 1);
-    return;
-  case LOOM_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n_stmts; i++)
-      visit_stmt(r, s->u.seq.stmts[i], depth + 1);
-    return;
-  case LOOM_STMT_EVALUATE:
-    visit_expr(r, s->u.evaluate.value, depth + 1);
-    return;
-  case LOOM_STMT_LET:
-    visit_expr(r, s->u.let.value, depth + 1);
-    visit_stmt(r, s->u.let.body, depth + 1);
-    return;
-  case LOOM_STMT_ALLOCATE:
-  case LOOM_STMT_DECL_BUFFER: visit_stmt(r, s->u.alloc.body, depth + 1); return;
-  case LOOM_STMT_ATTR:
-    visit_expr(r, s->u.attr.value, depth + 1);
-    visit_stmt(r, s->u.attr.body, depth + 1);
-    return;
-  case LOOM_STMT_ASSERT:
-    visit_expr(r, s->u.assert_.cond, depth + 1);
-    visit_expr(r, s->u.assert_.message, depth + 1);
-    visit_stmt(r, s->u.assert_.body, depth + 1);
-    return;
-  default: return;
   }
+  return r->status == LOOM_OK ? LOOM_VISIT_GO : LOOM_VISIT_STOP;
+}
+
+static loom_visit after_stmt(void *ctx, loom_stmt *s) {
+  if (s->kind == LOOM_STMT_FOR)
+    ((rctx *)ctx)->dom.n--;
+  return LOOM_VISIT_GO;
 }
 
 /* ---- results ------------------------------------------------------------- */
@@ -977,17 +838,21 @@ loom_status loom_ir_infer_block_regions(loom_arena *a, loom_block *b,
   r.outer = outer;
   r.n_outer = n_outer;
   r.status = LOOM_OK;
+  /* The block's own iter var domains and match sources, init and body:
+   * the walk of a realize of b without its bindings and regions. */
+  loom_ir_visitor v = {.stmt_pre = on_stmt, .stmt_post = after_stmt,
+                       .expr_pre = on_expr, .ctx = &r};
   for (int i = 0; i < b->n_iter_vars; i++) {
-    visit_expr(&r, b->iter_vars[i].dom.min, 0);
-    visit_expr(&r, b->iter_vars[i].dom.extent, 0);
+    loom_ir_visit_expr(&v, b->iter_vars[i].dom.min);
+    loom_ir_visit_expr(&v, b->iter_vars[i].dom.extent);
   }
   for (int i = 0; i < b->n_match_buffers; i++)
     for (int j = 0; j < b->match_buffers[i].source.n_ranges; j++) {
-      visit_expr(&r, b->match_buffers[i].source.ranges[j].min, 0);
-      visit_expr(&r, b->match_buffers[i].source.ranges[j].extent, 0);
+      loom_ir_visit_expr(&v, b->match_buffers[i].source.ranges[j].min);
+      loom_ir_visit_expr(&v, b->match_buffers[i].source.ranges[j].extent);
     }
-  visit_stmt(&r, b->init, 0);
-  visit_stmt(&r, b->body, 0);
+  loom_ir_visit_stmt(&v, b->init);
+  loom_ir_visit_stmt(&v, b->body);
   TRY(r.status);
   if (want_writes)
     TRY(collect(&r, &r.writes, NULL, &b->writes, &b->n_writes));

@@ -782,8 +782,9 @@ static loom_status check_stmt_node(verifier *v, const loom_stmt *s,
       TRY(check_expr(v, s->u.assert_.message));
     *next = s->u.assert_.body;
     return LOOM_OK;
-  default: return err(v, "statement of unknown kind %d", (int)s->kind);
+  case LOOM_STMT_COUNT_: break;
   }
+  return err(v, "statement of unknown kind %d", (int)s->kind);
 }
 
 /* Follows last children iteratively; every scope opened along the chain

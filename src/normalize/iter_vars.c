@@ -105,7 +105,7 @@ static loom_stmt *give_iter_vars(iv_ctx *c, loom_stmt *r) {
     loom_var *lv = l->u.loop.var;
     loom_range dom;
     loom_iter_kind kind;
-    if (!norm_stmt_uses(r, lv) || !domain_of(c, l, &dom) ||
+    if (!loom_ir_stmt_uses(r, lv) || !domain_of(c, l, &dom) ||
         !kind_of(c, l, b, &kind))
       continue;
     char name[128];

@@ -37,7 +37,8 @@ bool norm_bufs_push_block(norm_bufs *l, const loom_block *b);
 void norm_bufs_free(norm_bufs *l);
 
 /* Replaces each use of vars[i] by vals[i] in s, through nested blocks'
- * bindings, predicates, regions, inits and bodies. Integer expressions that
+ * bindings, predicates, iter var domains, regions, inits and bodies
+ * (loom_ir_mutate_stmt with the variables). Integer expressions that
  * change (indices, bindings, bounds, conditions) are simplified under ctx,
  * so `i_ + 1 - 1` reads `i_`. Returns s itself when nothing changed; NULL
  * when out of memory. */
@@ -45,10 +46,6 @@ loom_stmt *norm_subst_stmt(loom_arena *a, loom_arith_ctx *ctx, loom_stmt *s,
                            const loom_var *const *vars, loom_expr *const *vals,
                            int n);
 
-/* Whether s holds a block realize, a buffer store; whether it uses v. */
-bool norm_has_block(const loom_stmt *s);
-bool norm_has_store(const loom_stmt *s);
-bool norm_stmt_uses(const loom_stmt *s, const loom_var *v);
 
 /* Fills in the regions of block b (not yet shared) from the buffers in
  * `visible` that b does not define itself. Returns false when they cannot be

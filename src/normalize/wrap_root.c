@@ -39,31 +39,17 @@ static bool take_name(wrap_ctx *w, const char *name) {
   return true;
 }
 
+static loom_visit take_block_name(void *ctx, loom_stmt *s) {
+  if (s->kind != LOOM_STMT_BLOCK_REALIZE)
+    return LOOM_VISIT_GO;
+  const char *name = s->u.realize.block->name;
+  return take_name(ctx, name ? name : "") ? LOOM_VISIT_GO : LOOM_VISIT_STOP;
+}
+
+/* Takes the names of every block in s; false when out of memory. */
 static bool collect_names(wrap_ctx *w, const loom_stmt *s) {
-  if (!s)
-    return true;
-  if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
-    const loom_block *b = s->u.realize.block;
-    return take_name(w, b->name ? b->name : "") && collect_names(w, b->init) &&
-           collect_names(w, b->body);
-  }
-  switch (s->kind) {
-  case LOOM_STMT_FOR: return collect_names(w, s->u.loop.body);
-  case LOOM_STMT_IF:
-    return collect_names(w, s->u.if_.then_case) &&
-           collect_names(w, s->u.if_.else_case);
-  case LOOM_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n_stmts; i++)
-      if (!collect_names(w, s->u.seq.stmts[i]))
-        return false;
-    return true;
-  case LOOM_STMT_LET: return collect_names(w, s->u.let.body);
-  case LOOM_STMT_ALLOCATE:
-  case LOOM_STMT_DECL_BUFFER: return collect_names(w, s->u.alloc.body);
-  case LOOM_STMT_ATTR: return collect_names(w, s->u.attr.body);
-  case LOOM_STMT_ASSERT: return collect_names(w, s->u.assert_.body);
-  default: return true;
-  }
+  loom_ir_visitor v = {.stmt_pre = take_block_name, .ctx = w};
+  return loom_ir_visit_stmt(&v, s);
 }
 
 /* "store", or "store_1", ... when that is taken. Not named after the
@@ -77,46 +63,19 @@ static const char *fresh_name(wrap_ctx *w, const loom_buffer *b) {
   return r && take_name(w, r) ? r : NULL;
 }
 
-/* Whether e computes on vectors anywhere (a ramp index, a float32x4). */
-static bool is_vector(const loom_expr *e) {
-  if (!e)
-    return false;
-  if (e->dtype.lanes > 1)
-    return true;
-  switch (e->kind) {
-  case LOOM_EXPR_INT:
-  case LOOM_EXPR_FLOAT:
-  case LOOM_EXPR_STR:
-  case LOOM_EXPR_VAR: return false;
-  case LOOM_EXPR_NOT:
-  case LOOM_EXPR_CAST: return is_vector(e->u.unary.a);
-  case LOOM_EXPR_SELECT:
-    return is_vector(e->u.select.cond) || is_vector(e->u.select.t) ||
-           is_vector(e->u.select.f);
-  case LOOM_EXPR_LOAD:
-    for (int i = 0; i < e->u.load.n_indices; i++)
-      if (is_vector(e->u.load.indices[i]))
-        return true;
-    return false;
-  case LOOM_EXPR_CALL:
-    for (int i = 0; i < e->u.call.n_args; i++)
-      if (is_vector(e->u.call.args[i]))
-        return true;
-    return false;
-  case LOOM_EXPR_LET: return is_vector(e->u.let.value) || is_vector(e->u.let.body);
-  case LOOM_EXPR_RAMP:
-  case LOOM_EXPR_BROADCAST: return true;
-  default: return is_vector(e->u.bin.a) || is_vector(e->u.bin.b);
-  }
+static loom_visit stop_at_vector(void *ctx, loom_expr *e) {
+  bool is_vector = e->dtype.lanes > 1 || e->kind == LOOM_EXPR_RAMP ||
+                   e->kind == LOOM_EXPR_BROADCAST;
+  return is_vector ? LOOM_VISIT_STOP : LOOM_VISIT_GO;
 }
 
 /* A store on vectors stays bare: block regions are scalar ranges, and such
  * a store is already past scheduling. */
 static bool is_vector_store(const loom_stmt *s) {
-  for (int i = 0; i < s->u.store.n_indices; i++)
-    if (is_vector(s->u.store.indices[i]))
-      return true;
-  return is_vector(s->u.store.value);
+  /* The store's expressions: its value and indices, computed on vectors
+   * anywhere (a ramp index, a float32x4). */
+  loom_ir_visitor v = {.expr_pre = stop_at_vector};
+  return !loom_ir_visit_stmt(&v, s);
 }
 
 static loom_stmt *wrap_store(wrap_ctx *w, loom_stmt *s) {
@@ -141,7 +100,7 @@ static loom_stmt *visit(void *arg, loom_stmt *s);
 /* Inside a subtree with no block: wrap its stores where they stand. */
 static loom_stmt *wrap_stores(void *arg, loom_stmt *s) {
   wrap_ctx *w = arg;
-  if (!norm_has_store(s))
+  if (!loom_ir_stmt_has(s, LOOM_STMT_STORE))
     return s;
   if (s->kind == LOOM_STMT_STORE)
     return wrap_store(w, s);
@@ -157,7 +116,7 @@ static loom_stmt *wrap_stores(void *arg, loom_stmt *s) {
 /* Above the blocks: go down to the block-free parts; never into a block. */
 static loom_stmt *visit(void *arg, loom_stmt *s) {
   wrap_ctx *w = arg;
-  if (!norm_has_block(s))
+  if (!loom_ir_stmt_has(s, LOOM_STMT_BLOCK_REALIZE))
     return wrap_stores(w, s);
   if (s->kind == LOOM_STMT_BLOCK_REALIZE)
     return s;
@@ -185,7 +144,7 @@ loom_status norm_wrap_root(loom_arena *a, const loom_func *f, loom_func **out,
                            loom_diag *d) {
   (void)d;
   *out = (loom_func *)f;
-  if (!f->body || !norm_has_store(f->body))
+  if (!f->body || !loom_ir_stmt_has(f->body, LOOM_STMT_STORE))
     return LOOM_OK;
   wrap_ctx w = {a, f, {0}, NULL, 0, 0};
   if (!norm_bufs_init(&w.visible, f) || !collect_names(&w, f->body)) {

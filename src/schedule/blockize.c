@@ -326,7 +326,7 @@ static loom_status split_init(sched_call *c, inner_block *ib,
   for (int i = 0; i < n; i++) {
     const loom_iter_var *iv = &b->iter_vars[i];
     if (iv->kind != LOOM_ITER_SPATIAL ||
-        !sched_stmt_uses(a, b->init, iv->var))
+        !loom_ir_stmt_uses(b->init, iv->var))
       continue;
     char name[256];
     snprintf(name, sizeof name, "%s_init", iv->var->name);

@@ -216,27 +216,20 @@ static loom_status replace_buffer(sched_call *c, const sched_path *p,
   return c->mod ? LOOM_OK : sched_nomem(c);
 }
 
+static loom_visit stop_at_alloc_of(void *ctx, loom_stmt *s) {
+  if (s->kind != LOOM_STMT_BLOCK_REALIZE)
+    return LOOM_VISIT_GO;
+  const loom_block *k = s->u.realize.block;
+  for (int i = 0; i < k->n_alloc_buffers; i++)
+    if (k->alloc_buffers[i] == ctx)
+      return LOOM_VISIT_STOP;
+  return LOOM_VISIT_GO;
+}
+
+/* Whether a block under s (s included) allocates b. */
 static bool allocated_by_block(const loom_stmt *s, const loom_buffer *b) {
-  if (!s)
-    return false;
-  if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
-    const loom_block *k = s->u.realize.block;
-    for (int i = 0; i < k->n_alloc_buffers; i++)
-      if (k->alloc_buffers[i] == b)
-        return true;
-  }
-  if (s->kind == LOOM_STMT_SEQ) {
-    for (int i = 0; i < s->u.seq.n_stmts; i++)
-      if (allocated_by_block(s->u.seq.stmts[i], b))
-        return true;
-    return false;
-  }
-  loom_stmt *kids[2];
-  int k = sched_children(s, kids, 2);
-  for (int i = 0; i < k; i++)
-    if (allocated_by_block(kids[i], b))
-      return true;
-  return false;
+  loom_ir_visitor v = {.stmt_pre = stop_at_alloc_of, .ctx = (void *)b};
+  return !loom_ir_visit_stmt(&v, s);
 }
 
 /* Checks the index and that a block allocates the buffer; gives a copy of

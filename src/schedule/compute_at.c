@@ -33,39 +33,53 @@ int sched_kids_of(loom_stmt *s, loom_stmt ***out, loom_stmt *buf[4]) {
   return sched_children(s, buf, 4);
 }
 
+/* Each block realize is taken and not entered. */
+static loom_visit take_block(void *ctx, loom_stmt *s) {
+  if (s->kind != LOOM_STMT_BLOCK_REALIZE)
+    return LOOM_VISIT_GO;
+  return sched_list_push(ctx, s) ? LOOM_VISIT_SKIP : LOOM_VISIT_STOP;
+}
+
 /* The block realizes under s that no other block under s encloses. */
 bool sched_collect_blocks(loom_stmt *s, sched_stmt_list *out) {
+  loom_ir_visitor v = {.stmt_pre = take_block, .ctx = out};
+  return loom_ir_visit_stmt(&v, s);
+}
+
+typedef struct under {
+  const loom_stmt *target;
+  loom_stmt **loops;
+  int *n_loops;
+} under;
+
+/* Stops at the target; blocks other than the target are not entered; loops
+ * on the way are pushed, and popped on the way back. */
+static loom_visit under_pre(void *ctx, loom_stmt *s) {
+  under *u = ctx;
+  if (s == u->target)
+    return LOOM_VISIT_STOP;
   if (s->kind == LOOM_STMT_BLOCK_REALIZE)
-    return sched_list_push(out, s);
-  loom_stmt *buf[4], **kids;
-  int n = sched_kids_of(s, &kids, buf);
-  for (int i = 0; i < n; i++)
-    if (!sched_collect_blocks(kids[i], out))
-      return false;
-  return true;
+    return LOOM_VISIT_SKIP;
+  if (s->kind == LOOM_STMT_FOR && *u->n_loops < SCHED_MAX_DEPTH)
+    u->loops[(*u->n_loops)++] = s;
+  return LOOM_VISIT_GO;
+}
+
+static loom_visit under_post(void *ctx, loom_stmt *s) {
+  under *u = ctx;
+  if (*u->n_loops > 0 && u->loops[*u->n_loops - 1] == s)
+    (*u->n_loops)--;
+  return LOOM_VISIT_GO;
 }
 
 /* True when target lies under s (or is s); the loops on the way are pushed
  * onto loops (up to SCHED_MAX_DEPTH), outer first. */
 bool sched_find_under(loom_stmt *s, const loom_stmt *target,
                        loom_stmt **loops, int *n_loops) {
-  if (s == target)
-    return true;
-  if (s->kind == LOOM_STMT_BLOCK_REALIZE)
-    return false;
-  bool pushed = false;
-  if (s->kind == LOOM_STMT_FOR && *n_loops < SCHED_MAX_DEPTH) {
-    loops[(*n_loops)++] = s;
-    pushed = true;
-  }
-  loom_stmt *buf[4], **kids;
-  int n = sched_kids_of(s, &kids, buf);
-  for (int i = 0; i < n; i++)
-    if (sched_find_under(kids[i], target, loops, n_loops))
-      return true;
-  if (pushed)
-    (*n_loops)--;
-  return false;
+  under u = {target, loops, n_loops};
+  loom_ir_visitor v = {.stmt_pre = under_pre, .stmt_post = under_post,
+                       .ctx = &u};
+  return !loom_ir_visit_stmt(&v, s);
 }
 
 static bool touches(const loom_buffer_region *r, int n, const loom_buffer *b) {

@@ -5,53 +5,17 @@
 
 #include <string.h>
 
-typedef struct stmt_list {
-  loom_stmt **items;
-  int n, cap;
-} stmt_list;
-
-static bool list_push(stmt_list *l, loom_stmt *s) {
-  if (l->n == l->cap) {
-    int cap = l->cap ? 2 * l->cap : 16;
-    loom_stmt **a = realloc(l->items, (size_t)cap * sizeof *a);
-    if (!a)
-      return false;
-    l->items = a;
-    l->cap = cap;
-  }
-  l->items[l->n++] = s;
-  return true;
-}
-
-/* The block realizes under s that no other block under s encloses, in
- * program order. */
-static bool collect_blocks(loom_stmt *s, stmt_list *out) {
-  if (s->kind == LOOM_STMT_BLOCK_REALIZE)
-    return list_push(out, s);
-  if (s->kind == LOOM_STMT_SEQ) {
-    for (int i = 0; i < s->u.seq.n_stmts; i++)
-      if (!collect_blocks(s->u.seq.stmts[i], out))
-        return false;
-    return true;
-  }
-  loom_stmt *kids[2];
-  int k = sched_children(s, kids, 2);
-  for (int i = 0; i < k; i++)
-    if (!collect_blocks(kids[i], out))
-      return false;
-  return true;
-}
-
-static bool collect_child_blocks(loom_stmt *s, stmt_list *out) {
+static bool collect_child_blocks(loom_stmt *s, sched_stmt_list *out) {
   if (s->kind != LOOM_STMT_BLOCK_REALIZE)
-    return collect_blocks(s, out);
+    return sched_collect_blocks(s, out);
   loom_block *b = s->u.realize.block;
-  if (b->init && !collect_blocks(b->init, out))
+  if (b->init && !sched_collect_blocks(b->init, out))
     return false;
-  return collect_blocks(b->body, out);
+  return sched_collect_blocks(b->body, out);
 }
 
-static loom_status push_blocks(sched_call *c, int func, const stmt_list *l) {
+static loom_status push_blocks(sched_call *c, int func,
+                               const sched_stmt_list *l) {
   for (int i = 0; i < l->n; i++)
     TRY(sched_push_out(c, (sched_rv){.kind = LOOM_RV_BLOCK, .func = func,
                                      .block = l->items[i]->u.realize.block->name}));
@@ -120,7 +84,7 @@ loom_status sched_apply_get_loops(sched_call *c) {
 loom_status sched_apply_get_child_blocks(sched_call *c) {
   sched_path p = {0};
   bool is_loop;
-  stmt_list l = {0};
+  sched_stmt_list l = {0};
   loom_status st = sched_input_target(c, 0, &p, &is_loop);
   if (st == LOOM_OK && !collect_child_blocks(p.stmts[p.n - 1], &l))
     st = sched_nomem(c);
@@ -144,7 +108,7 @@ static bool regions_share(const loom_buffer_region *a, int na,
  * reads. Consumers: later blocks that read what it writes. */
 static loom_status neighbours(sched_call *c, bool want_producers) {
   sched_path p = {0};
-  stmt_list l = {0}, found = {0};
+  sched_stmt_list l = {0}, found = {0};
   loom_status st = sched_input_block(c, 0, &p);
   if (st != LOOM_OK) {
     sched_path_free(&p);
@@ -166,7 +130,7 @@ static loom_status neighbours(sched_call *c, bool want_producers) {
                                              b->n_reads)
                    : i > at && regions_share(b->writes, b->n_writes, o->reads,
                                              o->n_reads);
-    if (hit && !list_push(&found, l.items[i]))
+    if (hit && !sched_list_push(&found, l.items[i]))
       st = sched_nomem(c);
   }
   if (st == LOOM_OK)
@@ -187,33 +151,34 @@ loom_status sched_apply_get_consumers(sched_call *c) {
 
 /* Blocks under the scope block (at any depth) that write a parameter of the
  * function, in program order. */
-static bool collect_outputs(loom_stmt *s, const loom_func *f, stmt_list *out) {
-  if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
-    const loom_block *b = s->u.realize.block;
-    bool is_output = false;
-    for (int i = 0; i < b->n_writes && !is_output; i++)
-      for (int j = 0; j < f->n_params; j++)
-        is_output |= f->params[j].buffer == b->writes[i].buffer;
-    if (is_output && !list_push(out, s))
-      return false;
-  }
-  if (s->kind == LOOM_STMT_SEQ) {
-    for (int i = 0; i < s->u.seq.n_stmts; i++)
-      if (!collect_outputs(s->u.seq.stmts[i], f, out))
-        return false;
-    return true;
-  }
-  loom_stmt *kids[2];
-  int k = sched_children(s, kids, 2);
-  for (int i = 0; i < k; i++)
-    if (!collect_outputs(kids[i], f, out))
-      return false;
-  return true;
+typedef struct outputs {
+  const loom_func *f;
+  sched_stmt_list *out;
+} outputs;
+
+static loom_visit take_output(void *ctx, loom_stmt *s) {
+  const outputs *o = ctx;
+  if (s->kind != LOOM_STMT_BLOCK_REALIZE)
+    return LOOM_VISIT_GO;
+  const loom_block *b = s->u.realize.block;
+  bool is_output = false;
+  for (int i = 0; i < b->n_writes && !is_output; i++)
+    for (int j = 0; j < o->f->n_params; j++)
+      is_output |= o->f->params[j].buffer == b->writes[i].buffer;
+  return !is_output || sched_list_push(o->out, s) ? LOOM_VISIT_GO
+                                                  : LOOM_VISIT_STOP;
+}
+
+static bool collect_outputs(loom_stmt *s, const loom_func *f,
+                            sched_stmt_list *out) {
+  outputs o = {f, out};
+  loom_ir_visitor v = {.stmt_pre = take_output, .ctx = &o};
+  return loom_ir_visit_stmt(&v, s);
 }
 
 loom_status sched_apply_get_output_blocks(sched_call *c) {
   sched_path p = {0};
-  stmt_list l = {0};
+  sched_stmt_list l = {0};
   TRY(sched_input_block(c, 0, &p));
   loom_status st = LOOM_OK;
   const loom_func *f = c->mod->funcs[p.func];

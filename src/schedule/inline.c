@@ -24,28 +24,20 @@ static bool buffers_push(buffer_list *l, loom_buffer *b) {
   return true;
 }
 
+static loom_visit take_allocs(void *ctx, loom_stmt *s) {
+  if (s->kind != LOOM_STMT_BLOCK_REALIZE)
+    return LOOM_VISIT_GO;
+  const loom_block *b = s->u.realize.block;
+  for (int i = 0; i < b->n_alloc_buffers; i++)
+    if (!buffers_push(ctx, b->alloc_buffers[i]))
+      return LOOM_VISIT_STOP;
+  return LOOM_VISIT_GO;
+}
+
 /* Every buffer allocated by a block under s (s included when a realize). */
 static bool collect_allocs(const loom_stmt *s, buffer_list *out) {
-  if (!s)
-    return true;
-  if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
-    const loom_block *b = s->u.realize.block;
-    for (int i = 0; i < b->n_alloc_buffers; i++)
-      if (!buffers_push(out, b->alloc_buffers[i]))
-        return false;
-  }
-  if (s->kind == LOOM_STMT_SEQ) {
-    for (int i = 0; i < s->u.seq.n_stmts; i++)
-      if (!collect_allocs(s->u.seq.stmts[i], out))
-        return false;
-    return true;
-  }
-  loom_stmt *kids[2];
-  int k = sched_children(s, kids, 2);
-  for (int i = 0; i < k; i++)
-    if (!collect_allocs(kids[i], out))
-      return false;
-  return true;
+  loom_ir_visitor v = {.stmt_pre = take_allocs, .ctx = out};
+  return loom_ir_visit_stmt(&v, s);
 }
 
 typedef struct inliner {
@@ -133,27 +125,20 @@ static loom_block *infer_regions(loom_arena *a, loom_block *b,
   return ok ? c : NULL;
 }
 
+static loom_visit stop_at_view_of(void *ctx, loom_stmt *s) {
+  if (s->kind != LOOM_STMT_BLOCK_REALIZE)
+    return LOOM_VISIT_GO;
+  const loom_block *k = s->u.realize.block;
+  for (int i = 0; i < k->n_match_buffers; i++)
+    if (k->match_buffers[i].source.buffer == ctx)
+      return LOOM_VISIT_STOP;
+  return LOOM_VISIT_GO;
+}
+
+/* Whether a block under s views b through a match_buffer. */
 static bool any_match_buffer_of(const loom_stmt *s, const loom_buffer *b) {
-  if (!s)
-    return false;
-  if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
-    const loom_block *k = s->u.realize.block;
-    for (int i = 0; i < k->n_match_buffers; i++)
-      if (k->match_buffers[i].source.buffer == b)
-        return true;
-  }
-  if (s->kind == LOOM_STMT_SEQ) {
-    for (int i = 0; i < s->u.seq.n_stmts; i++)
-      if (any_match_buffer_of(s->u.seq.stmts[i], b))
-        return true;
-    return false;
-  }
-  loom_stmt *kids[2];
-  int k = sched_children(s, kids, 2);
-  for (int i = 0; i < k; i++)
-    if (any_match_buffer_of(kids[i], b))
-      return true;
-  return false;
+  loom_ir_visitor v = {.stmt_pre = stop_at_view_of, .ctx = (void *)b};
+  return !loom_ir_visit_stmt(&v, s);
 }
 
 loom_status sched_apply_compute_inline(sched_call *c) {
@@ -220,7 +205,7 @@ loom_status sched_apply_compute_inline(sched_call *c) {
                     b->name, buf->name);
     goto out;
   }
-  if (sched_stmt_uses(a, f->body, buf->data) ||
+  if (loom_ir_stmt_uses(f->body, buf->data) ||
       any_match_buffer_of(f->body, buf)) {
     st = sched_fail(c, "buffer '%s' has an opaque access (%s.data) or is "
                        "matched into another block",

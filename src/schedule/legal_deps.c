@@ -12,30 +12,13 @@
 
 /* ---- data-dependent indices ---------------------------------------------------- */
 
+static loom_visit stop_at_load(void *ctx, loom_expr *e) {
+  return e->kind == LOOM_EXPR_LOAD ? LOOM_VISIT_STOP : LOOM_VISIT_GO;
+}
+
 static bool has_load(const loom_expr *e) {
-  if (!e)
-    return false;
-  switch (e->kind) {
-  case LOOM_EXPR_LOAD: return true;
-  case LOOM_EXPR_INT:
-  case LOOM_EXPR_FLOAT:
-  case LOOM_EXPR_STR:
-  case LOOM_EXPR_VAR: return false;
-  case LOOM_EXPR_NOT:
-  case LOOM_EXPR_CAST: return has_load(e->u.unary.a);
-  case LOOM_EXPR_SELECT:
-    return has_load(e->u.select.cond) || has_load(e->u.select.t) ||
-           has_load(e->u.select.f);
-  case LOOM_EXPR_CALL:
-    for (int i = 0; i < e->u.call.n_args; i++)
-      if (has_load(e->u.call.args[i]))
-        return true;
-    return false;
-  case LOOM_EXPR_LET: return has_load(e->u.let.value) || has_load(e->u.let.body);
-  case LOOM_EXPR_RAMP: return has_load(e->u.ramp.base) || has_load(e->u.ramp.stride);
-  case LOOM_EXPR_BROADCAST: return has_load(e->u.broadcast.value);
-  default: return has_load(e->u.bin.a) || has_load(e->u.bin.b);
-  }
+  loom_ir_visitor v = {.expr_pre = stop_at_load};
+  return !loom_ir_visit_expr(&v, e);
 }
 
 static bool print_if_data_dependent(const loom_buffer *b, loom_expr *const *ix,
@@ -55,72 +38,44 @@ static bool print_if_data_dependent(const loom_buffer *b, loom_expr *const *ix,
   return true;
 }
 
-static bool find_in_expr(const loom_expr *e, const loom_buffer *b, loom_buf *out) {
-  if (!e)
-    return false;
-  if (e->kind == LOOM_EXPR_LOAD) {
-    if (e->u.load.buffer == b &&
-        print_if_data_dependent(b, e->u.load.indices, e->u.load.n_indices, out))
-      return true;
-    for (int i = 0; i < e->u.load.n_indices; i++)
-      if (find_in_expr(e->u.load.indices[i], b, out))
-        return true;
-    return false;
-  }
-  switch (e->kind) {
-  case LOOM_EXPR_INT:
-  case LOOM_EXPR_FLOAT:
-  case LOOM_EXPR_STR:
-  case LOOM_EXPR_VAR: return false;
-  case LOOM_EXPR_NOT:
-  case LOOM_EXPR_CAST: return find_in_expr(e->u.unary.a, b, out);
-  case LOOM_EXPR_SELECT:
-    return find_in_expr(e->u.select.cond, b, out) ||
-           find_in_expr(e->u.select.t, b, out) || find_in_expr(e->u.select.f, b, out);
-  case LOOM_EXPR_CALL:
-    for (int i = 0; i < e->u.call.n_args; i++)
-      if (find_in_expr(e->u.call.args[i], b, out))
-        return true;
-    return false;
-  case LOOM_EXPR_LET:
-    return find_in_expr(e->u.let.value, b, out) || find_in_expr(e->u.let.body, b, out);
-  case LOOM_EXPR_RAMP:
-  case LOOM_EXPR_BROADCAST: return false;
-  default:
-    return find_in_expr(e->u.bin.a, b, out) || find_in_expr(e->u.bin.b, b, out);
-  }
+typedef struct dd_search {
+  const loom_buffer *b;
+  loom_buf *out;
+} dd_search;
+
+/* A load of b whose index reads memory is printed, and ends the search;
+ * ramps and broadcasts are not looked into. */
+static loom_visit dd_load(void *ctx, loom_expr *e) {
+  const dd_search *q = ctx;
+  if (e->kind == LOOM_EXPR_RAMP || e->kind == LOOM_EXPR_BROADCAST)
+    return LOOM_VISIT_SKIP;
+  if (e->kind == LOOM_EXPR_LOAD && e->u.load.buffer == q->b &&
+      print_if_data_dependent(q->b, e->u.load.indices, e->u.load.n_indices,
+                              q->out))
+    return LOOM_VISIT_STOP;
+  return LOOM_VISIT_GO;
+}
+
+/* A store to b with such an index, or one in the stored value. */
+static loom_visit dd_store(void *ctx, loom_stmt *s) {
+  const dd_search *q = ctx;
+  if (s->kind != LOOM_STMT_STORE)
+    return LOOM_VISIT_GO;
+  loom_ir_visitor in_value = {.expr_pre = dd_load, .ctx = ctx};
+  bool is_found =
+      (s->u.store.buffer == q->b &&
+       print_if_data_dependent(q->b, s->u.store.indices, s->u.store.n_indices,
+                               q->out)) ||
+      !loom_ir_visit_expr(&in_value, s->u.store.value);
+  return is_found ? LOOM_VISIT_STOP : LOOM_VISIT_GO;
 }
 
 /* Prints the first access to b under s whose index reads memory. */
 static bool find_data_dependent(const loom_stmt *s, const loom_buffer *b,
                                 loom_buf *out) {
-  if (!s)
-    return false;
-  switch (s->kind) {
-  case LOOM_STMT_STORE:
-    return (s->u.store.buffer == b &&
-            print_if_data_dependent(b, s->u.store.indices, s->u.store.n_indices,
-                                    out)) ||
-           find_in_expr(s->u.store.value, b, out);
-  case LOOM_STMT_FOR: return find_data_dependent(s->u.loop.body, b, out);
-  case LOOM_STMT_BLOCK_REALIZE:
-    return find_data_dependent(s->u.realize.block->init, b, out) ||
-           find_data_dependent(s->u.realize.block->body, b, out);
-  case LOOM_STMT_IF:
-    return find_data_dependent(s->u.if_.then_case, b, out) ||
-           find_data_dependent(s->u.if_.else_case, b, out);
-  case LOOM_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n_stmts; i++)
-      if (find_data_dependent(s->u.seq.stmts[i], b, out))
-        return true;
-    return false;
-  case LOOM_STMT_LET: return find_data_dependent(s->u.let.body, b, out);
-  case LOOM_STMT_ALLOCATE:
-  case LOOM_STMT_DECL_BUFFER: return find_data_dependent(s->u.alloc.body, b, out);
-  case LOOM_STMT_ATTR: return find_data_dependent(s->u.attr.body, b, out);
-  case LOOM_STMT_ASSERT: return find_data_dependent(s->u.assert_.body, b, out);
-  default: return false;
-  }
+  dd_search q = {b, out};
+  loom_ir_visitor v = {.stmt_pre = dd_store, .ctx = &q};
+  return !loom_ir_visit_stmt(&v, s);
 }
 
 /* ---- the analysis ---------------------------------------------------------------- */

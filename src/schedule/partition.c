@@ -42,80 +42,98 @@ static void vars_free(var_list *l) {
   free(l->fresh);
 }
 
+typedef struct copy_check {
+  const char *why;
+  const char *who;
+} copy_check;
+
+/* The statements that define buffers; the switch names every kind, so
+ * that a new kind is asked whether it defines one. */
+static loom_visit check_copy(void *ctx, loom_stmt *s) {
+  copy_check *k = ctx;
+  switch (s->kind) {
+  case LOOM_STMT_BLOCK_REALIZE: {
+    const loom_block *b = s->u.realize.block;
+    k->who = b->name;
+    if (b->n_alloc_buffers)
+      k->why = "allocates a buffer";
+    else if (b->n_match_buffers)
+      k->why = "declares a match_buffer";
+    break;
+  }
+  case LOOM_STMT_ALLOCATE:
+  case LOOM_STMT_DECL_BUFFER:
+    k->who = NULL;
+    k->why = "allocates a buffer";
+    break;
+  case LOOM_STMT_FOR:
+  case LOOM_STMT_STORE:
+  case LOOM_STMT_IF:
+  case LOOM_STMT_SEQ:
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_LET:
+  case LOOM_STMT_ATTR:
+  case LOOM_STMT_ASSERT:
+  case LOOM_STMT_COUNT_: break;
+  }
+  return k->why ? LOOM_VISIT_STOP : LOOM_VISIT_GO;
+}
+
 /* Why the body under a loop cannot be copied (a block that allocates or
  * views a buffer would define it twice); NULL when it can. Writes the
  * offending block's name to *who (NULL for a statement outside blocks). */
 static const char *copy_problem(const loom_stmt *s, const char **who) {
-  if (!s)
-    return NULL;
-  if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
+  copy_check k = {NULL, *who};
+  loom_ir_visitor v = {.stmt_pre = check_copy, .ctx = &k};
+  loom_ir_visit_stmt(&v, s);
+  *who = k.who;
+  return k.why;
+}
+
+typedef struct def_list {
+  loom_arena *a;
+  var_list *l;
+} def_list;
+
+static bool add_def(const def_list *d, const loom_var *v) {
+  loom_var *nv = loom_ir_var(d->a, v->name, v->dtype);
+  loom_expr *r = nv ? loom_ir_ref(d->a, nv) : NULL;
+  return r && vars_push(d->l, v, r);
+}
+
+/* The variables each statement defines; the switch names every kind, so
+ * that a new kind is asked whether it defines some. */
+static loom_visit take_defs(void *ctx, loom_stmt *s) {
+  const def_list *d = ctx;
+  bool ok = true;
+  switch (s->kind) {
+  case LOOM_STMT_FOR: ok = add_def(d, s->u.loop.var); break;
+  case LOOM_STMT_LET: ok = add_def(d, s->u.let.var); break;
+  case LOOM_STMT_BLOCK_REALIZE: {
     const loom_block *b = s->u.realize.block;
-    *who = b->name;
-    if (b->n_alloc_buffers)
-      return "allocates a buffer";
-    if (b->n_match_buffers)
-      return "declares a match_buffer";
+    for (int i = 0; i < b->n_iter_vars && ok; i++)
+      ok = add_def(d, b->iter_vars[i].var);
+    break;
   }
-  if (s->kind == LOOM_STMT_ALLOCATE || s->kind == LOOM_STMT_DECL_BUFFER) {
-    *who = NULL;
-    return "allocates a buffer";
+  case LOOM_STMT_STORE:
+  case LOOM_STMT_IF:
+  case LOOM_STMT_SEQ:
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_ALLOCATE:
+  case LOOM_STMT_DECL_BUFFER:
+  case LOOM_STMT_ATTR:
+  case LOOM_STMT_ASSERT:
+  case LOOM_STMT_COUNT_: break;
   }
-  if (s->kind == LOOM_STMT_SEQ) {
-    for (int i = 0; i < s->u.seq.n_stmts; i++) {
-      const char *p = copy_problem(s->u.seq.stmts[i], who);
-      if (p)
-        return p;
-    }
-    return NULL;
-  }
-  loom_stmt *kids[2];
-  int k = sched_children(s, kids, 2);
-  for (int i = 0; i < k; i++) {
-    const char *p = copy_problem(kids[i], who);
-    if (p)
-      return p;
-  }
-  return NULL;
+  return ok ? LOOM_VISIT_GO : LOOM_VISIT_STOP;
 }
 
 /* Adds to l every variable s defines, each with a fresh variable of the
  * same name and type. */
 static bool collect_defs(loom_arena *a, const loom_stmt *s, var_list *l) {
-  if (!s)
-    return true;
-  const loom_var *v = NULL;
-  if (s->kind == LOOM_STMT_FOR)
-    v = s->u.loop.var;
-  else if (s->kind == LOOM_STMT_LET)
-    v = s->u.let.var;
-  if (v) {
-    loom_var *nv = loom_ir_var(a, v->name, v->dtype);
-    loom_expr *r = nv ? loom_ir_ref(a, nv) : NULL;
-    if (!r || !vars_push(l, v, r))
-      return false;
-  }
-  if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
-    const loom_block *b = s->u.realize.block;
-    for (int i = 0; i < b->n_iter_vars; i++) {
-      const loom_var *iv = b->iter_vars[i].var;
-      loom_var *nv = loom_ir_var(a, iv->name, iv->dtype);
-      loom_expr *r = nv ? loom_ir_ref(a, nv) : NULL;
-      if (!r || !vars_push(l, iv, r))
-        return false;
-    }
-  }
-  if (s->kind == LOOM_STMT_SEQ) {
-    for (int i = 0; i < s->u.seq.n_stmts; i++)
-      if (!collect_defs(a, s->u.seq.stmts[i], l))
-        return false;
-    return true;
-  }
-  loom_stmt *kids[2];
-  int k = sched_children(s, kids, 2);
-  for (int i = 0; i < k; i++)
-    if (!collect_defs(a, kids[i], l))
-      return false;
-  return true;
+  def_list d = {a, l};
+  loom_ir_visitor v = {.stmt_pre = take_defs, .ctx = &d};
+  return loom_ir_visit_stmt(&v, s);
 }
 
 typedef struct copier {

@@ -23,79 +23,73 @@ bool sched_path_push(sched_path *p, loom_stmt *s) {
   return true;
 }
 
+typedef struct kids {
+  const loom_stmt *parent;
+  loom_stmt **out;
+  int n, max;
+} kids;
+
+/* The parent is entered; each child is taken and passed over. */
+static loom_visit take_kid(void *ctx, loom_stmt *s) {
+  kids *k = ctx;
+  if (s == k->parent)
+    return LOOM_VISIT_GO;
+  k->out[k->n++] = s;
+  return k->n < k->max ? LOOM_VISIT_SKIP : LOOM_VISIT_STOP;
+}
+
 int sched_children(const loom_stmt *s, loom_stmt **out, int max) {
-  int n = 0;
-#define PUT(x)                                                                 \
-  do {                                                                         \
-    if ((x) && n < max)                                                        \
-      out[n++] = (x);                                                          \
-  } while (0)
-  switch (s->kind) {
-  case LOOM_STMT_FOR:
-    PUT(s->u.loop.body);
-    break;
-  case LOOM_STMT_BLOCK_REALIZE:
-    PUT(s->u.realize.block->init);
-    PUT(s->u.realize.block->body);
-    break;
-  case LOOM_STMT_IF:
-    PUT(s->u.if_.then_case);
-    PUT(s->u.if_.else_case);
-    break;
-  case LOOM_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n_stmts; i++)
-      PUT(s->u.seq.stmts[i]);
-    break;
-  case LOOM_STMT_LET:
-    PUT(s->u.let.body);
-    break;
-  case LOOM_STMT_ALLOCATE:
-  case LOOM_STMT_DECL_BUFFER:
-    PUT(s->u.alloc.body);
-    break;
-  case LOOM_STMT_ATTR:
-    PUT(s->u.attr.body);
-    break;
-  case LOOM_STMT_ASSERT:
-    PUT(s->u.assert_.body);
-    break;
-  default:
-    break;
-  }
-#undef PUT
-  return n;
+  kids k = {s, out, 0, max};
+  loom_ir_visitor v = {.stmt_pre = take_kid, .ctx = &k};
+  if (max > 0)
+    loom_ir_visit_stmt(&v, s);
+  return k.n;
 }
 
 /* Depth-first search in program order; the path holds the ancestors of the
- * statement being visited. Recursion depth is the IR's nesting depth. */
+ * statement being visited, and of the match when the search stops there.
+ * Recursion depth is the IR's nesting depth. */
 typedef bool (*match_fn)(const loom_stmt *s, const void *key);
 
-static int search(loom_stmt *s, match_fn match, const void *key, sched_path *p,
-                  int *count) {
-  if (!sched_path_push(p, s))
-    return -1;
-  if (match(s, key)) {
-    if (!count)
-      return 1;
-    (*count)++;
+typedef struct search {
+  match_fn match;
+  const void *key;
+  sched_path *p;
+  int *count;     /* NULL: stop at the first match */
+  bool is_found;
+  bool has_failed;
+} search;
+
+static loom_visit search_pre(void *ctx, loom_stmt *s) {
+  search *q = ctx;
+  if (!sched_path_push(q->p, s)) {
+    q->has_failed = true;
+    return LOOM_VISIT_STOP;
   }
-  loom_stmt *kids[2];
-  if (s->kind == LOOM_STMT_SEQ) {
-    for (int i = 0; i < s->u.seq.n_stmts; i++) {
-      int r = search(s->u.seq.stmts[i], match, key, p, count);
-      if (r)
-        return r;
-    }
-  } else {
-    int k = sched_children(s, kids, 2);
-    for (int i = 0; i < k; i++) {
-      int r = search(kids[i], match, key, p, count);
-      if (r)
-        return r;
-    }
+  if (!q->match(s, q->key))
+    return LOOM_VISIT_GO;
+  if (!q->count) {
+    q->is_found = true;
+    return LOOM_VISIT_STOP;
   }
-  p->n--;
-  return 0;
+  (*q->count)++;
+  return LOOM_VISIT_GO;
+}
+
+static loom_visit search_post(void *ctx, loom_stmt *s) {
+  ((search *)ctx)->p->n--;
+  return LOOM_VISIT_GO;
+}
+
+/* 1 when found (the path ends at the match), 0 when not, -1 when out of
+ * memory. */
+static int search_for(loom_stmt *s, match_fn match, const void *key,
+                      sched_path *p, int *count) {
+  search q = {match, key, p, count, false, false};
+  loom_ir_visitor v = {.stmt_pre = search_pre, .stmt_post = search_post,
+                       .ctx = &q};
+  loom_ir_visit_stmt(&v, s);
+  return q.has_failed ? -1 : q.is_found;
 }
 
 static bool match_block(const loom_stmt *s, const void *key) {
@@ -112,7 +106,7 @@ static bool find(const loom_func *f, match_fn m, const void *key,
   p->n = 0;
   if (!f->body)
     return false;
-  int r = search(f->body, m, key, p, NULL);
+  int r = search_for(f->body, m, key, p, NULL);
   if (r <= 0) {
     p->n = 0;
     return false;
@@ -132,7 +126,7 @@ int sched_count_blocks(const loom_func *f, const char *name) {
   sched_path p = {0};
   int count = 0;
   if (f->body)
-    search(f->body, match_block, name, &p, &count);
+    search_for(f->body, match_block, name, &p, &count);
   sched_path_free(&p);
   return count;
 }
@@ -232,9 +226,11 @@ loom_stmt *sched_with_child(loom_arena *a, const loom_stmt *parent,
       return NULL;
     c->u.assert_.body = new_child;
     return c;
-  default:
-    return NULL;
+  case LOOM_STMT_STORE:
+  case LOOM_STMT_EVALUATE: /* no child statements */
+  case LOOM_STMT_COUNT_: break;
   }
+  return NULL;
 }
 
 const loom_module *sched_replace(loom_arena *a, const loom_module *m,
@@ -279,46 +275,47 @@ loom_arith_ctx *sched_arith_for_path(const sched_path *p, int depth) {
   return ctx;
 }
 
-static loom_status each_child(sched_path *p, loom_stmt *s,
-                              loom_status (*fn)(const sched_path *, void *),
-                              void *arg) {
-  if (!sched_path_push(p, s))
-    return LOOM_NOMEM;
-  loom_status st = LOOM_OK;
-  if (s->kind == LOOM_STMT_BLOCK_REALIZE)
-    st = fn(p, arg);
-  else if (s->kind == LOOM_STMT_SEQ) {
-    for (int i = 0; i < s->u.seq.n_stmts && st == LOOM_OK; i++)
-      st = each_child(p, s->u.seq.stmts[i], fn, arg);
-  } else {
-    loom_stmt *kids[2];
-    int k = sched_children(s, kids, 2);
-    for (int i = 0; i < k && st == LOOM_OK; i++)
-      st = each_child(p, kids[i], fn, arg);
+typedef struct each {
+  const loom_stmt *top; /* entered, not handed to fn */
+  sched_path *p;
+  loom_status (*fn)(const sched_path *, void *);
+  void *arg;
+  loom_status st;
+} each;
+
+/* Every block realize is handed to fn with its path, and not entered. */
+static loom_visit each_pre(void *ctx, loom_stmt *s) {
+  each *e = ctx;
+  if (s == e->top)
+    return LOOM_VISIT_GO;
+  if (!sched_path_push(e->p, s)) {
+    e->st = LOOM_NOMEM;
+    return LOOM_VISIT_STOP;
   }
-  p->n--;
-  return st;
+  if (s->kind != LOOM_STMT_BLOCK_REALIZE)
+    return LOOM_VISIT_GO;
+  e->st = e->fn(e->p, e->arg);
+  return e->st == LOOM_OK ? LOOM_VISIT_SKIP : LOOM_VISIT_STOP;
+}
+
+static loom_visit each_post(void *ctx, loom_stmt *s) {
+  each *e = ctx;
+  if (s != e->top)
+    e->p->n--;
+  return LOOM_VISIT_GO;
 }
 
 loom_status sched_each_child_block(sched_path *p,
                                    loom_status (*fn)(const sched_path *q,
                                                      void *arg),
                                    void *arg) {
-  loom_stmt *top = p->stmts[p->n - 1];
-  loom_status st = LOOM_OK;
-  if (top->kind == LOOM_STMT_BLOCK_REALIZE) {
-    loom_block *b = top->u.realize.block;
-    if (b->init)
-      st = each_child(p, b->init, fn, arg);
-    if (st == LOOM_OK)
-      st = each_child(p, b->body, fn, arg);
-    return st;
-  }
-  loom_stmt *kids[2];
-  int k = sched_children(top, kids, 2);
-  for (int i = 0; i < k && st == LOOM_OK; i++)
-    st = each_child(p, kids[i], fn, arg);
-  return st;
+  int n = p->n;
+  each e = {p->stmts[n - 1], p, fn, arg, LOOM_OK};
+  loom_ir_visitor v = {.stmt_pre = each_pre, .stmt_post = each_post,
+                       .ctx = &e};
+  loom_ir_visit_stmt(&v, e.top);
+  p->n = n;
+  return e.st;
 }
 
 /* ---- the nth block of a name ------------------------------------------------- */

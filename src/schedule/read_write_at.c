@@ -78,20 +78,16 @@ static bool declares(const loom_buffer_region *r, int n, const loom_buffer *b) {
   return false;
 }
 
-static loom_expr *note_load(const sched_map *m, loom_arena *a,
-                            loom_expr *load) {
-  (void)a;
-  if (load->u.load.buffer == ((const swap *)m->ctx)->old)
-    ((swap *)m->ctx)->nb = (loom_buffer *)load->u.load.buffer;
-  return load;
+static loom_visit stop_at_load_of(void *ctx, loom_expr *e) {
+  return e->kind == LOOM_EXPR_LOAD && e->u.load.buffer == ctx
+             ? LOOM_VISIT_STOP
+             : LOOM_VISIT_GO;
 }
 
 /* Whether anything in s loads b. */
-static bool loads_buffer(loom_arena *a, loom_stmt *s, const loom_buffer *b) {
-  swap w = {b, NULL};
-  sched_map m = {.on_load = note_load, .ctx = &w};
-  sched_subst_stmt(a, s, &m);
-  return w.nb != NULL;
+static bool loads_buffer(const loom_stmt *s, const loom_buffer *b) {
+  loom_ir_visitor v = {.expr_pre = stop_at_load_of, .ctx = (void *)b};
+  return !loom_ir_visit_stmt(&v, s);
 }
 
 typedef struct at_state {
@@ -122,7 +118,7 @@ static loom_status visit(at_state *st, loom_stmt *subtree, loom_stmt *s,
     *reads |= r;
     *writes |= w;
     if (!st->is_read && !st->bad && !r && !b->init &&
-        loads_buffer(sched_arena(st->c->s), s, st->src))
+        loads_buffer(s, st->src))
       r = true; /* an update whose init another block holds */
     if (!st->is_read && r && !st->bad) {
       st->bad = "reads the buffer, and would read the copy before it holds "

@@ -98,9 +98,15 @@ static bool scan_stmt(access_scan *s, const loom_stmt *st) {
   case LOOM_STMT_EVALUATE:
     scan_expr(s, st->u.evaluate.value, 0);
     return true;
-  default:
-    return false;
+  case LOOM_STMT_FOR:
+  case LOOM_STMT_BLOCK_REALIZE:
+  case LOOM_STMT_ALLOCATE:
+  case LOOM_STMT_DECL_BUFFER:
+  case LOOM_STMT_ATTR:
+  case LOOM_STMT_ASSERT:
+  case LOOM_STMT_COUNT_: break;
   }
+  return false;
 }
 
 loom_expr *sched_swap_load(const sched_map *m, loom_arena *a, loom_expr *load) {

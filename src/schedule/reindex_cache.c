@@ -89,9 +89,16 @@ static bool one_access(const loom_stmt *s, const loom_buffer *buf,
     return one_access_expr(s->u.if_.cond, buf, idx, n, differ, 0) &&
            one_access(s->u.if_.then_case, buf, idx, n, differ) &&
            one_access(s->u.if_.else_case, buf, idx, n, differ);
-  default:
-    return false;
+  case LOOM_STMT_FOR:
+  case LOOM_STMT_BLOCK_REALIZE:
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_ALLOCATE:
+  case LOOM_STMT_DECL_BUFFER:
+  case LOOM_STMT_ATTR:
+  case LOOM_STMT_ASSERT:
+  case LOOM_STMT_COUNT_: break;
   }
+  return false;
 }
 
 static loom_buffer_region *point(loom_arena *a, loom_buffer *buf,

@@ -263,32 +263,10 @@ static const loom_expr *find_load(const loom_expr *e, const loom_buffer *b) {
   }
 }
 
-typedef struct blocks {
-  loom_stmt *items[256];
-  int n;
-} blocks;
-
-static void child_blocks(loom_stmt *s, blocks *out) {
-  if (!s || out->n == 256)
-    return;
-  if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
-    out->items[out->n++] = s;
-    return;
-  }
-  if (s->kind == LOOM_STMT_SEQ) {
-    for (int i = 0; i < s->u.seq.n_stmts; i++)
-      child_blocks(s->u.seq.stmts[i], out);
-    return;
-  }
-  loom_stmt *kids[2];
-  int k = sched_children(s, kids, 2);
-  for (int i = 0; i < k; i++)
-    child_blocks(kids[i], out);
-}
-
 loom_status sched_apply_reverse_compute_inline(sched_call *c) {
   loom_arena *a = sched_arena(c->s);
   sched_path p = {0}, pp = {0};
+  sched_stmt_list sib = {0};
   TRY(sched_input_block(c, 0, &p));
   loom_status st = LOOM_OK;
   int ri = p.n - 1;
@@ -303,8 +281,10 @@ loom_status sched_apply_reverse_compute_inline(sched_call *c) {
     goto out;
   }
   /* The buffer it reads that a block of its scope produces: exactly one. */
-  blocks sib = {.n = 0};
-  child_blocks(p.stmts[sc]->u.realize.block->body, &sib);
+  if (!sched_collect_blocks(p.stmts[sc]->u.realize.block->body, &sib)) {
+    st = sched_nomem(c);
+    goto out;
+  }
   loom_buffer *buf = NULL;
   int n_produced = 0;
   for (int i = 0; i < cb->n_reads; i++)
@@ -359,7 +339,7 @@ loom_status sched_apply_reverse_compute_inline(sched_call *c) {
   const loom_block *pb = pr->u.realize.block;
   const loom_stmt *cs = cb->body, *ps = pb->body;
   if (sched_is_param_buffer(func, buf) ||
-      sched_stmt_uses(a, func->body, buf->data)) {
+      loom_ir_stmt_uses(func->body, buf->data)) {
     st = sched_fail(c, "buffer '%s' is a parameter or has an opaque access",
                     buf->name);
     goto out;
@@ -566,6 +546,7 @@ loom_status sched_apply_reverse_compute_inline(sched_call *c) {
   if (!c->mod)
     st = sched_nomem(c);
 out:
+  free(sib.items);
   sched_path_free(&p);
   sched_path_free(&pp);
   return st;

@@ -5,34 +5,33 @@
 
 #include <string.h>
 
-/* Rebuilds s with every realize passed through fn, binding the constant
- * ranges of the loops on the way down in v->ctx (when set). */
-loom_stmt *sched_visit_realizes(realize_visitor *v, loom_stmt *s) {
-  if (!s)
+static loom_stmt *realize_pre(void *ctx, loom_stmt *s);
+
+/* r with the realizes in its block's init and body visited. */
+static loom_stmt *enter_block(realize_visitor *v, loom_stmt *r) {
+  loom_block *b = r->u.realize.block;
+  loom_ir_mutator m = {.stmt_pre = realize_pre, .ctx = v};
+  loom_stmt *body = loom_ir_mutate_stmt(v->a, &m, b->body);
+  loom_stmt *init = b->init ? loom_ir_mutate_stmt(v->a, &m, b->init) : NULL;
+  if (!body || (b->init && !init))
     return NULL;
-  loom_arena *a = v->a;
-  if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
-    loom_stmt *r = v->fn(v, s);
-    if (!r || !v->descend_blocks)
-      return r;
-    loom_block *b = r->u.realize.block;
-    loom_stmt *body = sched_visit_realizes(v, b->body);
-    loom_stmt *init = b->init ? sched_visit_realizes(v, b->init) : NULL;
-    if (!body || (b->init && !init))
-      return NULL;
-    if (body == b->body && init == b->init)
-      return r;
-    loom_block *nb = loom_arena_alloc(a, sizeof *nb);
-    loom_stmt *nr = loom_arena_alloc(a, sizeof *nr);
-    if (!nb || !nr)
-      return NULL;
-    *nb = *b;
-    nb->body = body;
-    nb->init = init;
-    *nr = *r;
-    nr->u.realize.block = nb;
-    return nr;
-  }
+  if (body == b->body && init == b->init)
+    return r;
+  loom_block *nb = loom_arena_dup(v->a, b, sizeof *b);
+  loom_stmt *nr = loom_arena_dup(v->a, r, sizeof *r);
+  if (!nb || !nr)
+    return NULL;
+  nb->body = body;
+  nb->init = init;
+  nr->u.realize.block = nb;
+  return nr;
+}
+
+/* Loops bind their constant ranges in v->ctx (when set) on the way down;
+ * a realize goes through fn, then (when v->descend_blocks) the realizes in
+ * its block are visited. */
+static loom_stmt *realize_pre(void *ctx, loom_stmt *s) {
+  realize_visitor *v = ctx;
   if (s->kind == LOOM_STMT_FOR && v->ctx) {
     int64_t mn, ext;
     if (loom_ir_is_const_int(s->u.loop.min, &mn) &&
@@ -43,44 +42,23 @@ loom_stmt *sched_visit_realizes(realize_visitor *v, loom_stmt *s) {
       loom_diag_free(&d);
     }
   }
-  if (s->kind == LOOM_STMT_SEQ) {
-    loom_stmt **items = NULL;
-    for (int i = 0; i < s->u.seq.n_stmts; i++) {
-      loom_stmt *x = sched_visit_realizes(v, s->u.seq.stmts[i]);
-      if (!x)
-        return NULL;
-      if (x != s->u.seq.stmts[i] && !items) {
-        items = loom_arena_alloc(a, (size_t)s->u.seq.n_stmts * sizeof *items);
-        if (!items)
-          return NULL;
-        memcpy(items, s->u.seq.stmts, (size_t)s->u.seq.n_stmts * sizeof *items);
-      }
-      if (items)
-        items[i] = x;
-    }
-    if (!items)
-      return s;
-    loom_stmt *c = loom_arena_alloc(a, sizeof *c);
-    if (!c)
-      return NULL;
-    *c = *s;
-    c->u.seq.stmts = items;
-    return c;
-  }
-  loom_stmt *kids[2];
-  int k = sched_children(s, kids, 2);
-  loom_stmt *cur = s;
-  for (int i = 0; i < k; i++) {
-    loom_stmt *x = sched_visit_realizes(v, kids[i]);
-    if (!x)
-      return NULL;
-    if (x != kids[i]) {
-      cur = sched_with_child(a, cur, kids[i], x);
-      if (!cur)
-        return NULL;
-    }
-  }
-  return cur;
+  if (s->kind != LOOM_STMT_BLOCK_REALIZE)
+    return NULL;
+  if (v->has_failed)
+    return s;
+  loom_stmt *r = v->fn(v, s);
+  if (r && v->descend_blocks)
+    r = enter_block(v, r);
+  v->has_failed |= !r;
+  return r ? r : s;
+}
+
+/* Rebuilds s with every realize passed through fn. */
+loom_stmt *sched_visit_realizes(realize_visitor *v, loom_stmt *s) {
+  v->has_failed = false;
+  loom_ir_mutator m = {.stmt_pre = realize_pre, .ctx = v};
+  loom_stmt *r = loom_ir_mutate_stmt(v->a, &m, s);
+  return v->has_failed ? NULL : r;
 }
 
 static bool uses_any(const loom_expr *e, loom_var *const *vars, int n) {

@@ -14,6 +14,7 @@ struct realize_visitor {
   loom_var *const *vars;
   int n_vars;
   loom_expr *pred;
+  bool has_failed; /* fn failed (out of memory) */
 };
 
 /* NULL when out of memory; s itself when nothing changed. */

@@ -57,9 +57,15 @@ static bool store_uses_any(const loom_stmt *st, const loom_var *const *vars,
            store_uses_any(st->u.if_.else_case, vars, n);
   case LOOM_STMT_FOR:
     return store_uses_any(st->u.loop.body, vars, n);
-  default:
-    return false;
+  case LOOM_STMT_BLOCK_REALIZE: /* a nested block's stores are its own */
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_ALLOCATE:
+  case LOOM_STMT_DECL_BUFFER:
+  case LOOM_STMT_ATTR:
+  case LOOM_STMT_ASSERT:
+  case LOOM_STMT_COUNT_: break;
   }
+  return false;
 }
 
 /* TVM's definition of a reduction block, condition by condition. */

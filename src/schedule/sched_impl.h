@@ -143,10 +143,9 @@ loom_stmt *sched_swap_store(const sched_map *m, loom_arena *a, loom_stmt *s);
 loom_buffer_region *sched_swap_regions(loom_arena *a, const loom_buffer_region *r,
                                        int n, const sched_swap *w);
 /* Substitutes through a statement, its nested blocks' bindings, predicates,
- * regions and bodies. Returns s itself when nothing changed. */
+ * iter var domains, regions and bodies (loom_ir_mutate_stmt with m's
+ * variables and hooks). Returns s itself when nothing changed. */
 loom_stmt *sched_subst_stmt(loom_arena *a, loom_stmt *s, const sched_map *m);
-/* True when s mentions v anywhere (expressions, regions, nested blocks). */
-bool sched_stmt_uses(loom_arena *a, loom_stmt *s, const loom_var *v);
 /* True when e mentions v. */
 bool sched_expr_uses(const loom_expr *e, const loom_var *v);
 

@@ -458,10 +458,15 @@ static bool match_stmt(matcher *m, const loom_stmt *c, const loom_stmt *d) {
             match_stmt(m, c->u.if_.else_case, d->u.if_.else_case));
   case LOOM_STMT_EVALUATE:
     return match_expr(m, c->u.evaluate.value, d->u.evaluate.value);
-  default:
-    return mismatch(m, "tensorize does not match %s statements",
-                    loom_stmt_kind_name(c->kind));
+  case LOOM_STMT_LET:
+  case LOOM_STMT_ALLOCATE:
+  case LOOM_STMT_DECL_BUFFER:
+  case LOOM_STMT_ATTR:
+  case LOOM_STMT_ASSERT:
+  case LOOM_STMT_COUNT_: break;
   }
+  return mismatch(m, "tensorize does not match %s statements",
+                  loom_stmt_kind_name(c->kind));
 }
 
 static bool has_region(const loom_buffer_region *r, int n,

@@ -242,7 +242,7 @@ static const char *global_symbol(const loom_func *f) {
 
 static void print_decorator(printer *p, const loom_func *f, int indent) {
   bool is_private = !loom_ir_attr_get(f->attrs, f->n_attrs, "global_symbol");
-  bool s_tir = p->dialect == LOOM_DIALECT_TIRX && pr_has_block(f->body);
+  bool s_tir = p->dialect == LOOM_DIALECT_TIRX && loom_ir_stmt_has(f->body, LOOM_STMT_BLOCK_REALIZE);
   pr_indent(p, indent);
   pr_puts(p, "@T.prim_func");
   if (is_private || s_tir) {

@@ -132,8 +132,6 @@ void pr_free_buffer_decl(printer *p, const loom_buffer *b, const char *name);
  * lets, asserts and allocations; returns how many lines it started, so a
  * caller can write `pass` for an empty body. */
 int pr_stmts(printer *p, const loom_stmt *s, int indent);
-/* True when s holds a block realize anywhere. */
-bool pr_has_block(const loom_stmt *s);
 /* The block a function body elides as `# with T.block("root"):`, or NULL. */
 const loom_block *pr_implicit_root(const loom_stmt *body);
 

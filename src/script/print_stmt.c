@@ -440,7 +440,15 @@ static int simple(printer *p, const loom_stmt *s, int indent) {
       pr_expr(p, s->u.assert_.message);
     }
     break;
-  default:
+  case LOOM_STMT_FOR: /* printed by pr_stmts, never here */
+  case LOOM_STMT_BLOCK_REALIZE:
+  case LOOM_STMT_IF:
+  case LOOM_STMT_SEQ:
+  case LOOM_STMT_LET:
+  case LOOM_STMT_ALLOCATE:
+  case LOOM_STMT_DECL_BUFFER:
+  case LOOM_STMT_ATTR:
+  case LOOM_STMT_COUNT_:
     pr_puts(p, "pass");
     break;
   }
@@ -480,41 +488,14 @@ int pr_stmts(printer *p, const loom_stmt *s, int indent) {
     return if_stmt(p, s, indent);
   case LOOM_STMT_ATTR:
     return attr(p, s, indent);
-  default:
-    return simple(p, s, indent);
+  case LOOM_STMT_STORE:
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_COUNT_: break;
   }
+  return simple(p, s, indent);
 }
 
 /* ---- function-level questions ------------------------------------------------- */
-
-bool pr_has_block(const loom_stmt *s) {
-  if (!s)
-    return false;
-  switch (s->kind) {
-  case LOOM_STMT_BLOCK_REALIZE:
-    return true;
-  case LOOM_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n_stmts; i++)
-      if (pr_has_block(s->u.seq.stmts[i]))
-        return true;
-    return false;
-  case LOOM_STMT_FOR:
-    return pr_has_block(s->u.loop.body);
-  case LOOM_STMT_IF:
-    return pr_has_block(s->u.if_.then_case) || pr_has_block(s->u.if_.else_case);
-  case LOOM_STMT_LET:
-    return pr_has_block(s->u.let.body);
-  case LOOM_STMT_ALLOCATE:
-  case LOOM_STMT_DECL_BUFFER:
-    return pr_has_block(s->u.alloc.body);
-  case LOOM_STMT_ATTR:
-    return pr_has_block(s->u.attr.body);
-  case LOOM_STMT_ASSERT:
-    return pr_has_block(s->u.assert_.body);
-  default:
-    return false;
-  }
-}
 
 /* TVM's test, plus the name: the reader wraps a body in a block named
  * "root", so only such a block may be elided. */
@@ -533,5 +514,5 @@ const loom_block *pr_implicit_root(const loom_stmt *s) {
   if (inner && inner->kind == LOOM_STMT_BLOCK_REALIZE)
     return inner->u.realize.block && inner->u.realize.block->n_iter_vars ? b
                                                                         : NULL;
-  return pr_has_block(inner) ? b : NULL;
+  return loom_ir_stmt_has(inner, LOOM_STMT_BLOCK_REALIZE) ? b : NULL;
 }

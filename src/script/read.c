@@ -155,38 +155,6 @@ static loom_status prim_func_decorator(rd_ctx *c, const py_stmt *s,
 
 /* ---- the function -------------------------------------------------------- */
 
-static bool contains_block_rec(const loom_stmt *s, int depth);
-
-static bool contains_block(const loom_stmt *s) {
-  return contains_block_rec(s, 0);
-}
-
-/* Depth-bounded by the reader's own nesting limit, which built s. */
-static bool contains_block_rec(const loom_stmt *s, int depth) {
-  if (!s || depth > 4 * LOOM_SCRIPT_MAX_DEPTH)
-    return false;
-  switch (s->kind) {
-  case LOOM_STMT_BLOCK_REALIZE: return true;
-  case LOOM_STMT_FOR: return contains_block_rec(s->u.loop.body, depth + 1);
-  case LOOM_STMT_IF:
-    return contains_block_rec(s->u.if_.then_case, depth + 1) ||
-           contains_block_rec(s->u.if_.else_case, depth + 1);
-  case LOOM_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n_stmts; i++)
-      if (contains_block_rec(s->u.seq.stmts[i], depth + 1))
-        return true;
-    return false;
-  case LOOM_STMT_LET: return contains_block_rec(s->u.let.body, depth + 1);
-  case LOOM_STMT_ALLOCATE:
-  case LOOM_STMT_DECL_BUFFER:
-    return contains_block_rec(s->u.alloc.body, depth + 1);
-  case LOOM_STMT_ATTR: return contains_block_rec(s->u.attr.body, depth + 1);
-  case LOOM_STMT_ASSERT:
-    return contains_block_rec(s->u.assert_.body, depth + 1);
-  default: return false;
-  }
-}
-
 /* TVM's root block rule (script_complete.cc): wrap the body in a block
  * "root" that owns the function-level buffers when there are such buffers,
  * or when the body holds blocks but is not itself one block without iter
@@ -199,7 +167,7 @@ static loom_status root_block(rd_ctx *c, const py_stmt *s, loom_stmt **body,
   *root = is_single ? b->u.realize.block : NULL;
   bool wrap = c->root_allocs.n > 0 ||
               (is_single && b->u.realize.block->n_iter_vars > 0) ||
-              (!is_single && contains_block(b));
+              (!is_single && loom_ir_stmt_has(b, LOOM_STMT_BLOCK_REALIZE));
   if (!wrap)
     return LOOM_OK;
   loom_block *r = loom_ir_block(c->a, "root");

@@ -15,8 +15,16 @@ static loom_stmt **binder_body(loom_stmt *b) {
   case LOOM_STMT_ASSERT: return &b->u.assert_.body;
   case LOOM_STMT_ALLOCATE:
   case LOOM_STMT_DECL_BUFFER: return &b->u.alloc.body;
-  default: return NULL;
+  case LOOM_STMT_FOR: /* not a binder: its body is not the rest of a list */
+  case LOOM_STMT_BLOCK_REALIZE:
+  case LOOM_STMT_STORE:
+  case LOOM_STMT_IF:
+  case LOOM_STMT_SEQ:
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_ATTR:
+  case LOOM_STMT_COUNT_: break;
   }
+  return NULL;
 }
 
 /* A statement list as one statement; an empty list is T.evaluate(0), as in
