@@ -128,8 +128,11 @@ static loom_status walk(loom_arena *a, loom_arith_ctx *ctx, const loom_stmt *s,
   case LOOM_STMT_DECL_BUFFER: return walk(a, ctx, s->u.alloc.body, C, depth + 1);
   case LOOM_STMT_ATTR: return walk(a, ctx, s->u.attr.body, C, depth + 1);
   case LOOM_STMT_ASSERT: return walk(a, ctx, s->u.assert_.body, C, depth + 1);
-  default: return LOOM_OK;
+  case LOOM_STMT_STORE:
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_COUNT_: return LOOM_OK;
   }
+  return LOOM_OK;
 }
 
 loom_status lower_compact(loom_arena *a, loom_arith_ctx *ctx,
@@ -185,6 +188,9 @@ loom_status lower_bind_ranges(loom_arith_ctx *ctx, const loom_stmt *s,
   case LOOM_STMT_DECL_BUFFER: return lower_bind_ranges(ctx, s->u.alloc.body, depth + 1);
   case LOOM_STMT_ATTR: return lower_bind_ranges(ctx, s->u.attr.body, depth + 1);
   case LOOM_STMT_ASSERT: return lower_bind_ranges(ctx, s->u.assert_.body, depth + 1);
-  default: return LOOM_OK;
+  case LOOM_STMT_STORE:
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_COUNT_: return LOOM_OK;
   }
+  return LOOM_OK;
 }

@@ -262,7 +262,9 @@ static loom_stmt *rebuild(placer *P, int i, int from, int target) {
   case LOOM_STMT_DECL_BUFFER: c->u.alloc.body = kid; break;
   case LOOM_STMT_ATTR: c->u.attr.body = kid; break;
   case LOOM_STMT_ASSERT: c->u.assert_.body = kid; break;
-  default: return NULL;
+  case LOOM_STMT_STORE:
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_COUNT_: return NULL;
   }
   return c;
 }
@@ -346,8 +348,11 @@ static const loom_buffer *next_buffer(const loom_stmt *s, const loom_ptrmap *don
   case LOOM_STMT_DECL_BUFFER: return next_buffer(s->u.alloc.body, done, depth + 1);
   case LOOM_STMT_ATTR: return next_buffer(s->u.attr.body, done, depth + 1);
   case LOOM_STMT_ASSERT: return next_buffer(s->u.assert_.body, done, depth + 1);
-  default: return NULL;
+  case LOOM_STMT_STORE:
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_COUNT_: return NULL;
   }
+  return NULL;
 }
 
 loom_status lower_place(loom_arena *a, loom_arith_ctx *ctx, loom_stmt **body) {

@@ -180,9 +180,11 @@ static loom_stmt *scalarize(scal *S, loom_stmt *s) {
   case LOOM_STMT_ASSERT:
     c->u.assert_.body = scalarize(S, s->u.assert_.body);
     return c->u.assert_.body ? c : NULL;
-  default:
+  case LOOM_STMT_BLOCK_REALIZE:
+  case LOOM_STMT_COUNT_:
     return s;
   }
+  return s;
 }
 
 loom_status lower_scalarize(loom_arena *a, loom_stmt *s, loom_stmt **out,

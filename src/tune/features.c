@@ -724,9 +724,11 @@ static loom_status visit(walker *w, const loom_stmt *s) {
     if (s->u.realize.block)
       return visit(w, s->u.realize.block->body);
     return LOOM_OK;
-  default:
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_COUNT_:
     return LOOM_OK;
   }
+  return LOOM_OK;
 }
 
 loom_status loom_model_features(const loom_func *candidate, int cores,

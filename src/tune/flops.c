@@ -64,8 +64,10 @@ static double stmt_flops(const loom_stmt *s) {
   case LOOM_STMT_DECL_BUFFER: return stmt_flops(s->u.alloc.body);
   case LOOM_STMT_ATTR: return stmt_flops(s->u.attr.body);
   case LOOM_STMT_ASSERT: return stmt_flops(s->u.assert_.body);
-  default: return 0;
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_COUNT_: return 0;
   }
+  return 0;
 }
 
 double loom_tune_flops(const loom_func *f) { return stmt_flops(f->body); }

@@ -37,8 +37,11 @@ static bool has_dynamic_loop(const loom_stmt *s, const char **name,
   case LOOM_STMT_ATTR: return has_dynamic_loop(s->u.attr.body, name, depth + 1);
   case LOOM_STMT_ASSERT:
     return has_dynamic_loop(s->u.assert_.body, name, depth + 1);
-  default: return false;
+  case LOOM_STMT_STORE:
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_COUNT_: return false;
   }
+  return false;
 }
 
 loom_status space_disallow_dynamic_loop(loom_sched *s, loom_diag *d) {

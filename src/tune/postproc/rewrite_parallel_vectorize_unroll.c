@@ -55,8 +55,15 @@ static bool iters_spatial_under(const loom_stmt *s, const loom_var *v,
     return iters_spatial_under(s->u.if_.then_case, v, depth + 1) &&
            iters_spatial_under(s->u.if_.else_case, v, depth + 1);
   case LOOM_STMT_LET: return iters_spatial_under(s->u.let.body, v, depth + 1);
-  default: return true;
+  case LOOM_STMT_STORE:
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_ALLOCATE:
+  case LOOM_STMT_DECL_BUFFER:
+  case LOOM_STMT_ATTR:
+  case LOOM_STMT_ASSERT:
+  case LOOM_STMT_COUNT_: return true;
   }
+  return true;
 }
 
 static bool is_plain(const loom_stmt *loop, int64_t *extent) {

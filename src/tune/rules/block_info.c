@@ -55,7 +55,15 @@ static void find_in(finder *fd, const loom_stmt *s, int depth) {
     for (int i = 0; i < s->u.seq.n_stmts; i++)
       find_in(fd, s->u.seq.stmts[i], depth + 1);
     return;
-  default: {
+  case LOOM_STMT_STORE:
+  case LOOM_STMT_IF:
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_LET:
+  case LOOM_STMT_ALLOCATE:
+  case LOOM_STMT_DECL_BUFFER:
+  case LOOM_STMT_ATTR:
+  case LOOM_STMT_ASSERT:
+  case LOOM_STMT_COUNT_: {
     /* Any other statement with a body puts the block off the plain path. */
     const loom_stmt *kids[2] = {NULL, NULL};
     switch (s->kind) {
@@ -68,7 +76,12 @@ static void find_in(finder *fd, const loom_stmt *s, int depth) {
     case LOOM_STMT_DECL_BUFFER: kids[0] = s->u.alloc.body; break;
     case LOOM_STMT_ATTR: kids[0] = s->u.attr.body; break;
     case LOOM_STMT_ASSERT: kids[0] = s->u.assert_.body; break;
-    default: break;
+    case LOOM_STMT_FOR:
+    case LOOM_STMT_BLOCK_REALIZE:
+    case LOOM_STMT_STORE:
+    case LOOM_STMT_SEQ:
+    case LOOM_STMT_EVALUATE:
+    case LOOM_STMT_COUNT_: break;
     }
     fd->n_odd++;
     find_in(fd, kids[0], depth + 1);
@@ -116,7 +129,9 @@ static void names_in(namer *nm, const loom_stmt *s, int depth) {
   case LOOM_STMT_DECL_BUFFER: names_in(nm, s->u.alloc.body, depth + 1); return;
   case LOOM_STMT_ATTR: names_in(nm, s->u.attr.body, depth + 1); return;
   case LOOM_STMT_ASSERT: names_in(nm, s->u.assert_.body, depth + 1); return;
-  default: return;
+  case LOOM_STMT_STORE:
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_COUNT_: return;
   }
 }
 
@@ -153,7 +168,9 @@ static void children_in(const loom_stmt *s, const loom_stmt **out, int *n,
   case LOOM_STMT_ASSERT:
     children_in(s->u.assert_.body, out, n, max, depth + 1);
     return;
-  default: return;
+  case LOOM_STMT_STORE:
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_COUNT_: return;
   }
 }
 

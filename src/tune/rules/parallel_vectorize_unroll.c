@@ -43,8 +43,15 @@ static int64_t work(const loom_stmt *s, int64_t times, int64_t cap, int depth) {
     return work(s->u.if_.then_case, times, cap, depth + 1) +
            work(s->u.if_.else_case, times, cap, depth + 1);
   case LOOM_STMT_LET: return work(s->u.let.body, times, cap, depth + 1);
-  default: return 0;
+  case LOOM_STMT_STORE:
+  case LOOM_STMT_EVALUATE:
+  case LOOM_STMT_ALLOCATE:
+  case LOOM_STMT_DECL_BUFFER:
+  case LOOM_STMT_ATTR:
+  case LOOM_STMT_ASSERT:
+  case LOOM_STMT_COUNT_: return 0;
   }
+  return 0;
 }
 
 /* The innermost loop of a block directly under the root, when it is worth
