@@ -88,6 +88,31 @@ LOOM_API void loom_buf_vprintf(loom_buf *b, const char *fmt, va_list ap);
 /* Detaches the text; the caller frees it with free(). */
 LOOM_API LOOM_GIVE char *loom_buf_take(loom_buf *b);
 
+/* ---- pointer maps ----------------------------------------------------------
+ * A small open-addressing hash map from pointers to non-negative ints, for
+ * walkers that number or pair nodes by identity (equality, hashing, the
+ * verifier, lowering). Linear probing over a power-of-two table kept at most
+ * half full. Keys are never removed, only cleared all at once. Pointer values
+ * decide where a key sits in the table and nothing else: no result a walker
+ * derives from the map depends on addresses. A zeroed struct is an empty
+ * map. */
+typedef struct loom_ptrmap {
+  const void **keys; /* NULL marks an empty slot */
+  int *vals;
+  size_t cap, len;
+} loom_ptrmap;
+
+LOOM_API void loom_ptrmap_init(loom_ptrmap *m);
+LOOM_API void loom_ptrmap_free(loom_ptrmap *m);
+/* Empties the map and keeps its storage for reuse. */
+LOOM_API void loom_ptrmap_clear(loom_ptrmap *m);
+/* The value stored for key, or -1 when the key is absent. */
+LOOM_API int loom_ptrmap_get(const loom_ptrmap *m, const void *key);
+/* Stores key -> val (val >= 0), replacing an earlier value. key is not NULL.
+ * Returns LOOM_NOMEM, with the map unchanged, when the table cannot grow. */
+LOOM_API loom_status loom_ptrmap_put(loom_ptrmap *m, const void *key,
+                                     int val);
+
 /* ---- source locations and diagnostics ------------------------------------ */
 
 /* A place in a source text. line and col are 1-based; 0 means unknown. */

@@ -4,7 +4,6 @@
 #ifndef LOOM_CODEGEN_IMPL_H
 #define LOOM_CODEGEN_IMPL_H
 
-#include "ir/ptrmap.h"
 #include "loom/codegen.h"
 
 extern const char codegen_prelude[];

@@ -10,7 +10,6 @@
  * reader bounds. hash.c visits fields in the same order with the same
  * canonical forms (walk.h); keep the two in step. Arrays are trusted to hold
  * as many items as their counts say, which loom_ir_verify_func checks. */
-#include "ir/ptrmap.h"
 #include "ir/walk.h"
 #include "loom/ir.h"
 

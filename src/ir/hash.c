@@ -12,7 +12,6 @@
  * and value kinds) by number, so those are append-only. Changing what a
  * token means changes every stored hash: bump HASH_VERSION when you do, and
  * the golden values in tests/ir/test_hash.c will say so too. */
-#include "ir/ptrmap.h"
 #include "ir/walk.h"
 #include "loom/ir.h"
 

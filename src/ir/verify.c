@@ -8,7 +8,6 @@
  * outside its scope" and "defined twice" are told apart. Like equal.c, it
  * walks expressions with an explicit stack and statement chains by
  * iteration, so neither a long sum nor a long let chain costs C stack. */
-#include "ir/ptrmap.h"
 #include "ir/walk.h"
 #include "loom/ir.h"
 

@@ -6,7 +6,6 @@
  * buffer at its index less that minimum (blocks.c builds it into the flat
  * layout). A cache tile placed under the tile loops thereby becomes a few
  * registers' worth of stack, not a copy of the whole output. */
-#include "ir/ptrmap.h"
 #include "lower/lower_impl.h"
 
 #include <stdlib.h>

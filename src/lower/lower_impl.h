@@ -2,7 +2,6 @@
 #ifndef LOOM_LOWER_IMPL_H
 #define LOOM_LOWER_IMPL_H
 
-#include "ir/ptrmap.h"
 #include "loom/arith.h"
 #include "loom/lower.h"
 

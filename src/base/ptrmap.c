@@ -1,6 +1,6 @@
 /* Pointer -> int hash map with linear probing (Knuth, TAOCP 6.4, algorithm L),
  * sized to powers of two and kept at most half full so probes stay short. */
-#include "ir/ptrmap.h"
+#include "loom/base.h"
 
 #include <stdint.h>
 #include <stdlib.h>
