@@ -1,6 +1,9 @@
-/* The Python-subset syntax tree shared by the TVMScript reader, the schedule
- * script reader and (later) the TE script reader. Private to src/script.
- * The parser knows nothing of TVM; builders give the tree its meaning. */
+/* The Python-subset syntax tree, and the parser that makes it, shared by
+ * the three readers of Python text: TVMScript (src/script), schedule
+ * scripts and index maps (src/schedule/script.c, index_map.h) and TE
+ * scripts (src/te/script.c). Not part of the public API: those three are its
+ * only users outside src/script. The parser knows nothing of TVM; each
+ * reader gives the tree its meaning. */
 #ifndef LOOM_SCRIPT_AST_H
 #define LOOM_SCRIPT_AST_H
 
