@@ -488,17 +488,34 @@ bool sched_would_apply(sched_call *c, loom_inst_kind kind, const sched_rv *in,
   return ok;
 }
 
-loom_status loom_sched_apply(loom_sched *s, loom_inst_kind kind,
-                             const loom_tval *inputs, int n_inputs,
-                             const loom_tval *attrs, int n_attrs,
-                             loom_tval decision, loom_loc loc,
-                             const loom_sched_rv **outs, int *n_outs,
-                             loom_diag *d) {
+/* Whether instructions of kind take a decision (the sampling ones). */
+static bool takes_decision(loom_inst_kind kind) {
+  sched_param ps[SCHED_MAX_PARAMS];
+  int n = sched_parse_spec(sched_kinds[kind].spec, ps);
+  for (int i = 0; i < n; i++)
+    if (ps[i].type == 'd')
+      return true;
+  return false;
+}
+
+loom_status sched_apply_inst(loom_sched *s, const loom_inst *in,
+                             bool repairs_decision, const loom_sched_rv **outs,
+                             int *n_outs, loom_diag *d) {
+  loom_inst_kind kind = in->kind;
   if (kind < 0 || kind >= LOOM_INST_COUNT_)
-    return loom_diag_error(d, loc, "unknown instruction kind %d", (int)kind);
-  sched_call c = {.s = s, .kind = kind, .inputs = inputs,
-                  .n_inputs = n_inputs, .attrs = attrs, .n_attrs = n_attrs,
-                  .decision = decision, .loc = loc, .d = d, .mod = s->mod};
+    return loom_diag_error(d, in->loc, "unknown instruction kind %d",
+                           (int)kind);
+  sched_call c = {.s = s, .kind = kind, .inputs = in->inputs,
+                  .n_inputs = in->n_inputs, .attrs = in->attrs,
+                  .n_attrs = in->n_attrs, .decision = in->decision,
+                  .repairs_decision = repairs_decision, .loc = in->loc,
+                  .d = d, .mod = s->mod};
+  /* A trace's decisions are indexed by instruction, so one can be attached
+   * to an instruction that has nothing to decide; it would be kept and
+   * printed back as if it meant something. */
+  if (in->decision.kind != LOOM_TV_NONE && !takes_decision(kind))
+    return sched_fail(&c, "this instruction takes no decision; only the "
+                          "sample_* instructions have one");
   loom_status st = sched_kinds[kind].apply(&c);
   if (st == LOOM_OK && record(s, &c) != LOOM_OK)
     st = sched_nomem(&c);
@@ -510,6 +527,18 @@ loom_status loom_sched_apply(loom_sched *s, loom_inst_kind kind,
   }
   free(c.outs);
   return st;
+}
+
+loom_status loom_sched_apply(loom_sched *s, loom_inst_kind kind,
+                             const loom_tval *inputs, int n_inputs,
+                             const loom_tval *attrs, int n_attrs,
+                             loom_tval decision, loom_loc loc,
+                             const loom_sched_rv **outs, int *n_outs,
+                             loom_diag *d) {
+  loom_inst in = {.kind = kind, .inputs = (loom_tval *)inputs,
+                  .n_inputs = n_inputs, .attrs = (loom_tval *)attrs,
+                  .n_attrs = n_attrs, .decision = decision, .loc = loc};
+  return sched_apply_inst(s, &in, false, outs, n_outs, d);
 }
 
 /* ---- convenience wrappers ------------------------------------------------------------- */

@@ -42,7 +42,7 @@ static loom_status apply_one(owned *own, const loom_func *f, loom_db *db,
     s = loom_sched_new(m, 0);
     st = s ? loom_trace_read_json(json, strlen(json), "database", a, &t, d) : LOOM_NOMEM;
     if (st == LOOM_OK)
-      st = loom_trace_apply(&t, s, true, d);
+      st = loom_trace_apply(&t, s, LOOM_REPLAY_CHECK, d);
   }
   if (st == LOOM_OK && s) {
     own->scheds[own->n_scheds++] = s;
