@@ -31,6 +31,7 @@ expect 0 "no tuning record; left as written" "$loom" apply "$cases/mm64.py" --db
 expect 0 "imported 10 records" "$loom" db import "$tmp/stale.jsonl" --db "$tmp/stale.db"
 expect 1 "error: sample_perfect_tile: the decision [5, 5, 5] multiplies to 125, but loop 'i' has extent 64: the factors must multiply to 64" \
   "$loom" apply "$cases/mm64.py" --db "$tmp/stale.db"
+expect 1 "note: in record" "$loom" apply "$cases/mm64.py" --db "$tmp/stale.db"
 expect 0 "over the unscheduled" "$loom" tune "$cases/mm64.py" --space "$cases/mm_space.py" \
   --trials 4 --db "$tmp/t.db" --strategy replay-func
 printf 'b0 = sch.get_block(name="C", func_name="main")\nl1 = sch.get_loops(block=b9)\n' > "$tmp/bad.py"
