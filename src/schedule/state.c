@@ -498,6 +498,40 @@ static bool takes_decision(loom_inst_kind kind) {
   return false;
 }
 
+#ifdef LOOM_VERIFY_EACH
+/* Debug and sanitizer builds verify every function a primitive rewrote, so
+ * that a primitive breaking an IR invariant is caught at the call that
+ * broke it rather than passes later (QBE's ssacheck). The release build
+ * does not pay for it. A failure is the primitive's bug, not the user's. */
+static loom_status verify_rewrite(sched_call *c) {
+  const loom_module *old = c->s->mod, *m = c->mod;
+  loom_status st = LOOM_OK;
+  for (int i = 0; m != old && i < m->n_funcs && st == LOOM_OK; i++) {
+    if (i < old->n_funcs && m->funcs[i] == old->funcs[i])
+      continue;
+    loom_diag vd;
+    loom_diag_init(&vd);
+    st = loom_ir_verify_func(m->funcs[i], &vd);
+    if (st == LOOM_NOMEM)
+      st = sched_nomem(c);
+    if (st == LOOM_ERROR) {
+      char where[300] = "";
+      if (vd.loc.file && vd.loc.file[0] && vd.loc.line > 0)
+        snprintf(where, sizeof where, " (near %s:%d)", vd.loc.file,
+                 vd.loc.line);
+      else if (vd.loc.line > 0)
+        snprintf(where, sizeof where, " (near line %d)", vd.loc.line);
+      st = loom_diag_error(c->d, c->loc, "internal error: after %s, the IR "
+                                         "fails verification: %s%s",
+                           sched_kinds[c->kind].method,
+                           vd.msg ? vd.msg : "no reason given", where);
+    }
+    loom_diag_free(&vd);
+  }
+  return st;
+}
+#endif
+
 loom_status sched_apply_inst(loom_sched *s, const loom_inst *in,
                              bool repairs_decision, const loom_sched_rv **outs,
                              int *n_outs, loom_diag *d) {
@@ -517,6 +551,10 @@ loom_status sched_apply_inst(loom_sched *s, const loom_inst *in,
     return sched_fail(&c, "this instruction takes no decision; only the "
                           "sample_* instructions have one");
   loom_status st = sched_kinds[kind].apply(&c);
+#ifdef LOOM_VERIFY_EACH
+  if (st == LOOM_OK)
+    st = verify_rewrite(&c);
+#endif
   if (st == LOOM_OK && record(s, &c) != LOOM_OK)
     st = sched_nomem(&c);
   if (st == LOOM_OK) {

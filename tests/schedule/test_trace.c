@@ -2,8 +2,9 @@
  * disturbing each other, dead-code removal, replay with fresh decisions,
  * the perfect-tile sampler's distribution, the partitioned-tile sampler's
  * condition, stale decisions repaired by the tuner's replay and refused by
- * a checked one, JSON and script diagnostics with their line:col, and
- * allocation failures. */
+ * a checked one, JSON and script diagnostics with their line:col,
+ * allocation failures, and the IR verifier after every primitive in the
+ * builds that run it. */
 #include "schedule/sched_impl.h"
 #include "loom/schedule.h"
 #include "loom/script.h"
@@ -517,6 +518,62 @@ static void test_mutations(const loom_module *m) {
   CHECK(applied > 0);
 }
 
+/* The first store under s, NULL when there is none. */
+static loom_stmt *first_store(loom_stmt *s) {
+  if (!s || s->kind == LOOM_STMT_STORE)
+    return s;
+  if (s->kind == LOOM_STMT_FOR)
+    return first_store(s->u.loop.body);
+  if (s->kind == LOOM_STMT_BLOCK_REALIZE)
+    return first_store(s->u.realize.block->body);
+  for (int i = 0; s->kind == LOOM_STMT_SEQ && i < s->u.seq.n_stmts; i++) {
+    loom_stmt *t = first_store(s->u.seq.stmts[i]);
+    if (t)
+      return t;
+  }
+  return NULL;
+}
+
+/* The IR verifier after every primitive: in debug and sanitizer builds
+ * (LOOM_VERIFY_EACH) a primitive whose result breaks an IR invariant is an
+ * internal error that names it, at its call; the release build does not
+ * verify. The broken invariant is planted in the input (a store with too
+ * few indices), on a copy of the program of its own. */
+static void test_verify_each(void) {
+  loom_arena *a = loom_arena_new();
+  loom_module *m = load(a);
+  loom_stmt *store = m ? first_store(m->funcs[0]->body) : NULL;
+  CHECK(store && store->u.store.n_indices == 1);
+  if (!store) {
+    loom_arena_free(a);
+    return;
+  }
+  store->u.store.n_indices = 0;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_ir_verify_module(m, &d) == LOOM_ERROR);
+  loom_diag_free(&d);
+  loom_diag_init(&d);
+  loom_sched *s = loom_sched_new(m, 1);
+  const char *script = "b0 = sch.get_block(name=\"sum\")\n"
+                       "l1, l2 = sch.get_loops(block=b0)\n"
+                       "l3, l4 = sch.split(loop=l1, factors=[None, 4])\n";
+  loom_status st = loom_sched_run_script(s, script, strlen(script), "s.py", &d);
+#ifdef LOOM_VERIFY_EACH
+  /* The lookups change nothing and are not verified; the split is. */
+  CHECK(st == LOOM_ERROR && d.loc.line == 3);
+  CHECK_CONTAINS(d.msg, "internal error: after split, the IR fails "
+                        "verification: buffer \"B\" has 1 dimension but is "
+                        "stored to with 0 indices");
+  CHECK(loom_sched_trace(s).n_insts == 2);
+#else
+  CHECK(st == LOOM_OK);
+#endif
+  loom_sched_free(s);
+  loom_diag_free(&d);
+  loom_arena_free(a);
+}
+
 int main(void) {
   loom_arena *a = loom_arena_new();
   loom_module *m = load(a);
@@ -532,6 +589,7 @@ int main(void) {
     test_diagnostics(m);
     test_faults(m);
     test_mutations(m);
+    test_verify_each();
   }
   loom_arena_free(a);
   return test_summary("schedule/trace");
