@@ -141,7 +141,7 @@ static int measure(const workload *w, bool with_forks) {
   t0 = now();
   for (int i = 0; i < runs; i++) {
     loom_sched *r = loom_sched_new(m, (uint64_t)i);
-    if (loom_trace_apply(&t, r, false, &d) != LOOM_OK) {
+    if (loom_trace_apply(&t, r, LOOM_REPLAY_RESAMPLE, &d) != LOOM_OK) {
       fprintf(stderr, "%s: replay: %s\n", w->name, d.msg);
       return 1;
     }

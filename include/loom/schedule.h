@@ -118,7 +118,8 @@ LOOM_API const loom_block *loom_sched_rv_block(const loom_sched *s,
                                                loom_sched_rv rv);
 
 /* Applies one instruction: inputs and attrs as loom_inst holds them (RVs of
- * s); decision NONE samples. On success the instruction joins the trace and
+ * s); decision NONE samples, and a given decision must fit the instruction
+ * (as LOOM_REPLAY_CHECK describes below). On success the instruction joins the trace and
  * *outs / *n_outs (either may be NULL) give its outputs, valid while s lives.
  * On refusal s is unchanged and d names the block or loop and the property
  * that fails, located at loc. */
@@ -197,11 +198,30 @@ LOOM_API void loom_trace_print_json(const loom_trace *t, loom_dialect dialect,
 LOOM_API loom_status loom_trace_read_json(const char *text, size_t len,
                                           const char *file, loom_arena *a,
                                           loom_trace *out, loom_diag *d);
-/* Replays t on s (usually fresh). With keep_decisions the recorded decisions
- * are used (a stale perfect tile is repaired); otherwise sampling steps draw
- * anew from s's generator. */
+/* What a replay does with the recorded decisions of sampling steps. */
+typedef enum {
+  /* Drop them: every sampling step draws anew from the schedule's
+   * generator. */
+  LOOM_REPLAY_RESAMPLE,
+  /* Keep them, and refuse one that does not fit its instruction (a tile
+   * whose factors do not multiply to the loop's extent, a factor that is
+   * not positive, an innermost factor above max_innermost_factor, an index
+   * past the candidates, a location that is not one) at the instruction's
+   * location, as loom_sched_apply and scripts do: for traces that come
+   * from the user or a database. */
+  LOOM_REPLAY_CHECK,
+  /* Keep them, and repair a stale one: a tile made for another extent
+   * (from the innermost factor out, one that does not divide what is left
+   * becomes what is left; the outermost takes the remainder), a compute
+   * location that is no longer a candidate (the nearest one before it).
+   * For a tuner replaying a mutated trace, where one changed decision
+   * changes the loops that later decisions were made for. */
+  LOOM_REPLAY_REPAIR,
+} loom_replay_mode;
+
+/* Replays t on s (usually fresh), its decisions treated as mode says. */
 LOOM_API loom_status loom_trace_apply(const loom_trace *t, loom_sched *s,
-                                      bool keep_decisions, loom_diag *d);
+                                      loom_replay_mode mode, loom_diag *d);
 /* The trace without pure instructions whose outputs nothing uses (backward
  * dead-code elimination), in arena a. */
 LOOM_API loom_status loom_trace_simplify(const loom_trace *t, loom_arena *a,

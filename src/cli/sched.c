@@ -31,7 +31,7 @@ static int run(const char *script, cli_program *p, loom_sched **out) {
     loom_trace t;
     st = loom_trace_read_json(text, len, script, a, &t, &d);
     if (st == LOOM_OK)
-      st = loom_trace_apply(&t, s, true, &d);
+      st = loom_trace_apply(&t, s, LOOM_REPLAY_CHECK, &d);
   } else if (s && a)
     st = loom_sched_run_script(s, text, len, script, &d);
   if (st != LOOM_OK) {

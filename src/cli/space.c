@@ -43,7 +43,7 @@ static int sample(const loom_module *m, const loom_trace *t,
       return -1;
     loom_diag d;
     loom_diag_init(&d);
-    loom_status st = loom_trace_apply(t, s, false, &d);
+    loom_status st = loom_trace_apply(t, s, LOOM_REPLAY_RESAMPLE, &d);
     if (st == LOOM_OK)
       st = loom_space_postprocess(s, tg, &d);
     if (st == LOOM_NOMEM) {

@@ -12,13 +12,16 @@
 
 /* Where the cache block goes, in the manner of TVM's CacheLocDetector: in
  * the innermost sequence that holds the writer before a related block,
- * just before that block. */
+ * just before that block. loc, the loop whose one iteration the copy
+ * covers, is the innermost loop around that sequence; an if or a let may
+ * stand between them, so the sequence itself is where the block goes. */
 typedef struct locator {
   const loom_stmt *writer;
   loom_stmt *const *related;
   int n_related;
   bool seen_writer, seen_related;
   int pos;
+  loom_stmt *seq; /* the sequence pos indexes */
   loom_stmt *loc; /* a loop, or NULL for the scope */
 } locator;
 
@@ -44,6 +47,7 @@ static void locate(locator *l, loom_stmt *s) {
       locate(l, s->u.seq.stmts[i]);
       if (l->seen_writer && l->seen_related && l->pos < 0) {
         l->pos = i;
+        l->seq = s;
         break;
       }
       if (l->seen_related) {
@@ -54,12 +58,14 @@ static void locate(locator *l, loom_stmt *s) {
     l->seen_writer = l->seen_writer || before;
     return;
   }
+  /* Only a loop around the sequence found is loc: not one in the else
+   * branch of the if whose then branch holds it. */
+  bool had_pos = l->pos >= 0;
   loom_stmt *buf[4], **kids;
   int n = sched_kids_of(s, &kids, buf);
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n && l->pos < 0; i++)
     locate(l, kids[i]);
-  if (s->kind == LOOM_STMT_FOR && l->seen_writer && l->seen_related &&
-      !l->loc && l->pos >= 0)
+  if (s->kind == LOOM_STMT_FOR && !had_pos && l->pos >= 0 && !l->loc)
     l->loc = s;
 }
 
@@ -189,13 +195,16 @@ typedef struct rewriter {
   loom_stmt *const *targets; /* block realizes to substitute */
   const sched_map *const *maps;
   int n_targets;
-  const loom_stmt *loc;
+  const loom_stmt *at; /* the statement the stage goes into, at pos */
   int pos;
   loom_stmt *stage;
   bool nomem;
 } rewriter;
 
-static loom_stmt *rewrite(rewriter *r, loom_stmt *s) {
+static loom_stmt *rewrite(rewriter *r, loom_stmt *s);
+
+/* s with the target blocks under it substituted. */
+static loom_stmt *rewrite_under(rewriter *r, loom_stmt *s) {
   if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
     for (int i = 0; i < r->n_targets; i++)
       if (r->targets[i] == s) {
@@ -240,18 +249,19 @@ static loom_stmt *rewrite(rewriter *r, loom_stmt *s) {
       return s;
     }
   }
-  if (s == r->loc) {
-    loom_stmt *body = insert_at(r->a, cur->u.loop.body, r->pos, r->stage);
-    loom_stmt *c = loom_arena_alloc(r->a, sizeof *c);
-    if (!body || !c) {
-      r->nomem = true;
-      return s;
-    }
-    *c = *cur;
-    c->u.loop.body = body;
-    cur = c;
-  }
   return cur;
+}
+
+/* s with the target blocks substituted and, when s is r->at, the stage
+ * inserted. */
+static loom_stmt *rewrite(rewriter *r, loom_stmt *s) {
+  loom_stmt *cur = rewrite_under(r, s);
+  if (s != r->at)
+    return cur;
+  loom_stmt *with_stage = insert_at(r->a, cur, r->pos, r->stage);
+  if (!with_stage)
+    r->nomem = true;
+  return with_stage ? with_stage : cur;
 }
 
 /* The copy of buf in scope, named `<buf>_<scope>`. */
@@ -508,13 +518,13 @@ static loom_status cache(sched_call *c, bool is_write) {
   }
   loom_stmt *loc = NULL;
   int pos;
-  loom_stmt *body = sblock->body;
+  loom_stmt *body = sblock->body, *at = body;
   if (!writer) {
     pos = 0; /* an input of the scope: copied first */
   } else if (n_related == 0) {
     pos = body->kind == LOOM_STMT_SEQ ? body->u.seq.n_stmts : 1;
   } else {
-    locator l = {writer, related, n_related, false, false, -1, NULL};
+    locator l = {writer, related, n_related, false, false, -1, NULL, NULL};
     locate(&l, body);
     /* Consumers that all run before the buffer's writer read the value it
      * had on entry to the scope: their copy is made first, as TVM does. */
@@ -525,7 +535,7 @@ static loom_status cache(sched_call *c, bool is_write) {
         all_before &= related[k] != blocks.items[i];
     }
     if (l.pos < 0 && !is_write && all_before)
-      l.pos = 0, l.loc = NULL;
+      l.pos = 0, l.seq = NULL, l.loc = NULL;
     if (l.pos < 0) {
       free(related);
       st = sched_fail(c, "no place for the cache of '%s' between its writer "
@@ -535,6 +545,7 @@ static loom_status cache(sched_call *c, bool is_write) {
     }
     pos = l.pos;
     loc = l.loc;
+    at = l.seq ? l.seq : body;
   }
   free(related);
 
@@ -712,10 +723,8 @@ static loom_status cache(sched_call *c, bool is_write) {
       maps[nt++] = &m_reads;
     }
   }
-  rewriter r = {a, targets, maps, nt, loc, pos, stage, false};
+  rewriter r = {a, targets, maps, nt, at, pos, stage, false};
   loom_stmt *new_body = rewrite(&r, body);
-  if (!loc && !r.nomem)
-    new_body = insert_at(a, new_body, pos, stage);
   free(targets);
   free(maps);
   loom_block *ns = loom_arena_alloc(a, sizeof *ns);

@@ -3,6 +3,7 @@
  * enter_postproc, the mark that ends a design space's own instructions. */
 #include "schedule/sched_impl.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define MAX_LOCATIONS (SCHED_MAX_DEPTH + 2)
@@ -112,6 +113,56 @@ static loom_status collect(sched_call *c, const sched_path *p, locations *l) {
   return LOOM_OK;
 }
 
+/* The candidates as a message lists them: "-1 (the root), 0 (loop 'i')",
+ * cut short with "..." past the buffer's room. */
+static const char *locations_text(const locations *l, char *buf, size_t size) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < l->n && at < size; i++) {
+    const char *sep = i ? ", " : "";
+    int k;
+    if (l->index[i] == -2)
+      k = snprintf(buf + at, size - at, "%s-2 (inline)", sep);
+    else if (l->index[i] == -1)
+      k = snprintf(buf + at, size - at, "%s-1 (the root)", sep);
+    else
+      k = snprintf(buf + at, size - at, "%s%lld (loop '%s')", sep,
+                   (long long)l->index[i],
+                   l->loop[i]->name ? l->loop[i]->name : "?");
+    at += k > 0 ? (size_t)k : 0;
+  }
+  if (at >= size)
+    memcpy(buf + size - 4, "...", 4);
+  return buf;
+}
+
+/* Which candidate a decision names. One that is not a candidate is refused,
+ * or, for the tuner, falls back to the one before it, or the root (TVM's
+ * replay rule). */
+static loom_status decided_location(sched_call *c, const sched_path *p,
+                                    const locations *l, int *pick) {
+  int64_t want = c->decision.i;
+  int below = -1;
+  *pick = -1;
+  for (int i = 0; i < l->n; i++) {
+    if (l->index[i] == want)
+      *pick = i;
+    if (l->index[i] < want)
+      below = i;
+  }
+  if (*pick >= 0)
+    return LOOM_OK;
+  if (c->repairs_decision) {
+    *pick = below >= 0 ? below : (l->index[0] == -1 ? 0 : 1);
+    return LOOM_OK;
+  }
+  char text[300];
+  return sched_fail(c, "the decision %lld is not a compute location of block "
+                       "'%s': it must be one of %s",
+                    (long long)want, sched_stmt_name(p->stmts[p->n - 1]),
+                    locations_text(l, text, sizeof text));
+}
+
 loom_status sched_apply_sample_compute_location(sched_call *c) {
   sched_path p = {0};
   TRY(sched_input_block(c, 0, &p));
@@ -119,19 +170,7 @@ loom_status sched_apply_sample_compute_location(sched_call *c) {
   loom_status st = collect(c, &p, &l);
   int pick = 0;
   if (st == LOOM_OK && c->decision.kind == LOOM_TV_INT) {
-    /* A decision that is no longer a candidate falls back to the one
-     * before it, or the root (TVM's replay rule). */
-    int64_t want = c->decision.i;
-    int below = -1;
-    pick = -1;
-    for (int i = 0; i < l.n; i++) {
-      if (l.index[i] == want)
-        pick = i;
-      if (l.index[i] < want)
-        below = i;
-    }
-    if (pick < 0)
-      pick = below >= 0 ? below : (l.index[0] == -1 ? 0 : 1);
+    st = decided_location(c, &p, &l, &pick);
   } else if (st == LOOM_OK && c->decision.kind == LOOM_TV_NONE) {
     pick = (int)loom_rng_below(&c->s->rng, (uint64_t)l.n);
   } else if (st == LOOM_OK) {

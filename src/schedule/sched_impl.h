@@ -230,6 +230,10 @@ struct sched_call {
   const loom_tval *attrs;
   int n_attrs;
   loom_tval decision;       /* in: NONE to sample; out: what was decided */
+  /* A given decision that does not fit (made for another loop extent or
+   * other candidates) is repaired rather than refused: the tuner's replays
+   * of mutated traces (LOOM_REPLAY_REPAIR). */
+  bool repairs_decision;
   loom_tval own_attrs[4];   /* attrs an apply completes (a default resolved) */
   /* A block the apply renamed: block RVs naming it follow the new name. */
   int rename_func;
@@ -242,6 +246,13 @@ struct sched_call {
 };
 
 typedef loom_status (*sched_apply_fn)(sched_call *c);
+
+/* loom_sched_apply of the instruction in: its kind, inputs (RVs of s),
+ * attrs, decision and location; its outputs are ignored. With
+ * repairs_decision a stale decision is repaired, not refused. */
+loom_status sched_apply_inst(loom_sched *s, const loom_inst *in,
+                             bool repairs_decision, const loom_sched_rv **outs,
+                             int *n_outs, loom_diag *d);
 
 /* Reports a refusal at the call's location, prefixed by the method name. */
 loom_status sched_fail(sched_call *c, const char *fmt, ...)

@@ -488,18 +488,73 @@ bool sched_would_apply(sched_call *c, loom_inst_kind kind, const sched_rv *in,
   return ok;
 }
 
-loom_status loom_sched_apply(loom_sched *s, loom_inst_kind kind,
-                             const loom_tval *inputs, int n_inputs,
-                             const loom_tval *attrs, int n_attrs,
-                             loom_tval decision, loom_loc loc,
-                             const loom_sched_rv **outs, int *n_outs,
-                             loom_diag *d) {
+/* Whether instructions of kind take a decision (the sampling ones). */
+static bool takes_decision(loom_inst_kind kind) {
+  sched_param ps[SCHED_MAX_PARAMS];
+  int n = sched_parse_spec(sched_kinds[kind].spec, ps);
+  for (int i = 0; i < n; i++)
+    if (ps[i].type == 'd')
+      return true;
+  return false;
+}
+
+#ifdef LOOM_VERIFY_EACH
+/* Debug and sanitizer builds verify every function a primitive rewrote, so
+ * that a primitive breaking an IR invariant is caught at the call that
+ * broke it rather than passes later (QBE's ssacheck). The release build
+ * does not pay for it. A failure is the primitive's bug, not the user's. */
+static loom_status verify_rewrite(sched_call *c) {
+  const loom_module *old = c->s->mod, *m = c->mod;
+  loom_status st = LOOM_OK;
+  for (int i = 0; m != old && i < m->n_funcs && st == LOOM_OK; i++) {
+    if (i < old->n_funcs && m->funcs[i] == old->funcs[i])
+      continue;
+    loom_diag vd;
+    loom_diag_init(&vd);
+    st = loom_ir_verify_func(m->funcs[i], &vd);
+    if (st == LOOM_NOMEM)
+      st = sched_nomem(c);
+    if (st == LOOM_ERROR) {
+      char where[300] = "";
+      if (vd.loc.file && vd.loc.file[0] && vd.loc.line > 0)
+        snprintf(where, sizeof where, " (near %s:%d)", vd.loc.file,
+                 vd.loc.line);
+      else if (vd.loc.line > 0)
+        snprintf(where, sizeof where, " (near line %d)", vd.loc.line);
+      st = loom_diag_error(c->d, c->loc, "internal error: after %s, the IR "
+                                         "fails verification: %s%s",
+                           sched_kinds[c->kind].method,
+                           vd.msg ? vd.msg : "no reason given", where);
+    }
+    loom_diag_free(&vd);
+  }
+  return st;
+}
+#endif
+
+loom_status sched_apply_inst(loom_sched *s, const loom_inst *in,
+                             bool repairs_decision, const loom_sched_rv **outs,
+                             int *n_outs, loom_diag *d) {
+  loom_inst_kind kind = in->kind;
   if (kind < 0 || kind >= LOOM_INST_COUNT_)
-    return loom_diag_error(d, loc, "unknown instruction kind %d", (int)kind);
-  sched_call c = {.s = s, .kind = kind, .inputs = inputs,
-                  .n_inputs = n_inputs, .attrs = attrs, .n_attrs = n_attrs,
-                  .decision = decision, .loc = loc, .d = d, .mod = s->mod};
+    return loom_diag_error(d, in->loc, "unknown instruction kind %d",
+                           (int)kind);
+  sched_call c = {.s = s, .kind = kind, .inputs = in->inputs,
+                  .n_inputs = in->n_inputs, .attrs = in->attrs,
+                  .n_attrs = in->n_attrs, .decision = in->decision,
+                  .repairs_decision = repairs_decision, .loc = in->loc,
+                  .d = d, .mod = s->mod};
+  /* A trace's decisions are indexed by instruction, so one can be attached
+   * to an instruction that has nothing to decide; it would be kept and
+   * printed back as if it meant something. */
+  if (in->decision.kind != LOOM_TV_NONE && !takes_decision(kind))
+    return sched_fail(&c, "this instruction takes no decision; only the "
+                          "sample_* instructions have one");
   loom_status st = sched_kinds[kind].apply(&c);
+#ifdef LOOM_VERIFY_EACH
+  if (st == LOOM_OK)
+    st = verify_rewrite(&c);
+#endif
   if (st == LOOM_OK && record(s, &c) != LOOM_OK)
     st = sched_nomem(&c);
   if (st == LOOM_OK) {
@@ -510,6 +565,18 @@ loom_status loom_sched_apply(loom_sched *s, loom_inst_kind kind,
   }
   free(c.outs);
   return st;
+}
+
+loom_status loom_sched_apply(loom_sched *s, loom_inst_kind kind,
+                             const loom_tval *inputs, int n_inputs,
+                             const loom_tval *attrs, int n_attrs,
+                             loom_tval decision, loom_loc loc,
+                             const loom_sched_rv **outs, int *n_outs,
+                             loom_diag *d) {
+  loom_inst in = {.kind = kind, .inputs = (loom_tval *)inputs,
+                  .n_inputs = n_inputs, .attrs = (loom_tval *)attrs,
+                  .n_attrs = n_attrs, .decision = decision, .loc = loc};
+  return sched_apply_inst(s, &in, false, outs, n_outs, d);
 }
 
 /* ---- convenience wrappers ------------------------------------------------------------- */

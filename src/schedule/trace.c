@@ -337,7 +337,7 @@ void loom_trace_print_json(const loom_trace *t, loom_dialect dialect,
 /* ---- replay ------------------------------------------------------------------------ */
 
 loom_status loom_trace_apply(const loom_trace *t, loom_sched *s,
-                             bool keep_decisions, loom_diag *d) {
+                             loom_replay_mode mode, loom_diag *d) {
   loom_loc nowhere = {0};
   loom_sched_rv *map = malloc((size_t)(t->n_rvs ? t->n_rvs : 1) * sizeof *map);
   loom_arena *scratch = loom_arena_new();
@@ -367,10 +367,12 @@ loom_status loom_trace_apply(const loom_trace *t, loom_sched *s,
       break;
     const loom_sched_rv *outs;
     int n_outs;
-    st = loom_sched_apply(s, in->kind, inputs, in->n_inputs, in->attrs,
-                          in->n_attrs,
-                          keep_decisions ? in->decision : loom_tval_none(),
-                          in->loc, &outs, &n_outs, d);
+    loom_inst call = *in;
+    call.inputs = inputs;
+    if (mode == LOOM_REPLAY_RESAMPLE)
+      call.decision = loom_tval_none();
+    st = sched_apply_inst(s, &call, mode == LOOM_REPLAY_REPAIR, &outs, &n_outs,
+                          d);
     if (st != LOOM_OK)
       break;
     if (n_outs != in->n_outputs) {

@@ -25,6 +25,30 @@ static loom_status best_elsewhere(loom_arena *a, loom_db *db, int64_t w,
   return st;
 }
 
+/* Replays record r's trace on s, its decisions checked. A refusal is located
+ * in the record's text, which the caller frees before the diagnostic is
+ * shown: the diagnostic lets go of that text and names the record. */
+static loom_status replay_record(loom_sched *s, const loom_db_record *r,
+                                 loom_arena *a, loom_diag *d) {
+  const char *source = d->source;
+  size_t source_len = d->source_len;
+  loom_trace t;
+  loom_status st = loom_trace_read_json(r->trace, strlen(r->trace), "database",
+                                        a, &t, d);
+  if (st == LOOM_OK)
+    st = loom_trace_apply(&t, s, LOOM_REPLAY_CHECK, d);
+  if (st == LOOM_OK) {
+    loom_diag_set_source(d, source, source_len);
+    return LOOM_OK;
+  }
+  loom_diag_set_source(d, NULL, 0);
+  loom_diag_note(d, (loom_loc){0},
+                 "in record %lld of workload %lld (loom db show %lld)",
+                 (long long)r->id, (long long)r->workload,
+                 (long long)r->workload);
+  return st;
+}
+
 /* Replays the best record of f's workload on target; *g stays NULL when
  * there is none, and *elsewhere then names another target that has one. */
 static loom_status apply_one(owned *own, const loom_func *f, loom_db *db,
@@ -57,12 +81,8 @@ static loom_status apply_one(owned *own, const loom_func *f, loom_db *db,
     m->funcs = fs;
     m->n_funcs = 1;
     m->is_ir_module = true;
-    loom_trace t;
-    const char *json = top.items[0].trace;
     s = loom_sched_new(m, 0);
-    st = s ? loom_trace_read_json(json, strlen(json), "database", a, &t, d) : LOOM_NOMEM;
-    if (st == LOOM_OK)
-      st = loom_trace_apply(&t, s, true, d);
+    st = s ? replay_record(s, &top.items[0], a, d) : LOOM_NOMEM;
   }
   if (st == LOOM_OK && s) {
     own->scheds[own->n_scheds++] = s;

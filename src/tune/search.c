@@ -130,13 +130,13 @@ static loom_sched *postprocess(search *S, loom_sched *s) {
 
 /* Replays t on a fresh schedule and postprocesses it; NULL when the replay
  * or a postprocessor refuses (counted as rejected). */
-static loom_sched *replay(search *S, const loom_trace *t, bool keep_decisions) {
+static loom_sched *replay(search *S, const loom_trace *t, loom_replay_mode mode) {
   loom_sched *s = loom_sched_new(S->mod, loom_rng_next(&S->rng));
   if (!s)
     return NULL;
   loom_diag d;
   loom_diag_init(&d);
-  loom_status st = loom_trace_apply(t, s, keep_decisions, &d);
+  loom_status st = loom_trace_apply(t, s, mode, &d);
   if (st != LOOM_OK) {
     reject(S, d.msg ? d.msg : "the replay ran out of memory");
     loom_sched_free(s);
@@ -165,12 +165,15 @@ static loom_sched *sample(search *S) {
     return s ? postprocess(S, s) : NULL;
   }
   int k = S->n_spaces > 1 ? (int)loom_rng_below(&S->rng, (uint64_t)S->n_spaces) : 0;
-  return replay(S, &S->spaces[k], false);
+  return replay(S, &S->spaces[k], LOOM_REPLAY_RESAMPLE);
 }
 
 /* The parent's trace, stripped of its postprocessing, with one decision
  * changed by a mutator, replayed and postprocessed again; NULL when no
- * mutator applies or the result is rejected. */
+ * mutator applies or the result is rejected. The changed decision may
+ * change the loops that later decisions were made for (the extent of a
+ * loop a later tile splits, the loops a compute location indexes), so the
+ * replay repairs those rather than dropping the child. */
 static loom_sched *mutate(search *S, loom_sched *from) {
   loom_trace full = loom_sched_trace(from);
   loom_trace t = loom_space_strip_postproc(&full), mt;
@@ -181,7 +184,7 @@ static loom_sched *mutate(search *S, loom_sched *from) {
   loom_diag_init(&d);
   loom_sched *s = NULL;
   if (loom_space_mutate(&t, &S->target, &S->rng, a, &mt, &d) == LOOM_OK)
-    s = replay(S, &mt, true);
+    s = replay(S, &mt, LOOM_REPLAY_REPAIR);
   loom_diag_free(&d);
   loom_arena_free(a);
   return s;
@@ -638,7 +641,9 @@ static loom_status baseline(search *S, loom_diag *d) {
   return st;
 }
 
-/* The best records of the database, replayed, as the first parents. */
+/* The best records of the database, replayed, as the first parents; their
+ * decisions are checked, so a record edited into one that does not replay
+ * as recorded is no parent. */
 static void seed_parents(search *S) {
   loom_db_records top;
   loom_diag d;
@@ -654,7 +659,7 @@ static void seed_parents(search *S) {
     loom_sched *s = loom_sched_new(S->mod, loom_rng_next(&S->rng));
     const char *j = top.items[i].trace;
     if (a && s && loom_trace_read_json(j, strlen(j), "database", a, &t, &d) == LOOM_OK &&
-        loom_trace_apply(&t, s, true, &d) == LOOM_OK && mark_seen(S, cand_hash(s))) {
+        loom_trace_apply(&t, s, LOOM_REPLAY_CHECK, &d) == LOOM_OK && mark_seen(S, cand_hash(s))) {
       double ms = INFINITY;
       if (top.items[i].n_latencies) { /* the mean: a finalist was measured again */
         ms = 0;

@@ -281,7 +281,7 @@ static void test_space(void) {
     loom_sched *s = loom_sched_new(m, 77 + (uint64_t)i);
     loom_diag cd;
     loom_diag_init(&cd);
-    if (loom_trace_apply(&spaces[i % n_spaces], s, false, &cd) == LOOM_OK &&
+    if (loom_trace_apply(&spaces[i % n_spaces], s, LOOM_REPLAY_RESAMPLE, &cd) == LOOM_OK &&
         loom_space_postprocess(s, &tg, &cd) == LOOM_OK) {
       char *src = c_text(loom_sched_module(s));
       n_tiled += src && strstr(src, TILE_MARK);

@@ -505,7 +505,7 @@ static void test_space(const char *root, const char *rel) {
       loom_sched *s = loom_sched_new(m, 500 * (uint64_t)k + (uint64_t)i);
       loom_diag cd;
       loom_diag_init(&cd);
-      if (loom_trace_apply(&spaces[k], s, false, &cd) == LOOM_OK &&
+      if (loom_trace_apply(&spaces[k], s, LOOM_REPLAY_RESAMPLE, &cd) == LOOM_OK &&
           loom_space_postprocess(s, &tg, &cd) == LOOM_OK) {
         const loom_func *g = loom_sched_module(s)->funcs[0], *lf = NULL;
         bool right = lowers_right(m->funcs[0], g, NULL, 11 + (uint64_t)i, a, &lf);

@@ -153,7 +153,7 @@ static bool run_ok(const char *dir) {
     loom_diag_init(&d);
     s = loom_sched_new(before, 1);
     if (loom_trace_read_json(json, len, path, a, &t, &d) != LOOM_OK ||
-        loom_trace_apply(&t, s, true, &d) != LOOM_OK) {
+        loom_trace_apply(&t, s, LOOM_REPLAY_CHECK, &d) != LOOM_OK) {
       fprintf(stderr, "%s: trace.json refused: %s (line %d)\n", dir, d.msg,
               d.loc.line);
       ok = false;

@@ -636,7 +636,7 @@ static bool replays(const loom_sched *s, const loom_module *m0) {
   loom_sched *b = loom_sched_new(m0, 9);
   if (loom_trace_read_json(js.data ? js.data : "", js.len, "t.json", arena, &tj,
                            &d) != LOOM_OK ||
-      loom_trace_apply(&tj, b, true, &d) != LOOM_OK ||
+      loom_trace_apply(&tj, b, LOOM_REPLAY_CHECK, &d) != LOOM_OK ||
       !loom_ir_equal_module(loom_sched_module(b), loom_sched_module(s), NULL)) {
     fprintf(stderr, "JSON replay failed: %s\n%s", d.msg ? d.msg : "differs",
             js.data ? js.data : "");
@@ -674,7 +674,7 @@ static bool check_trace(const program *p, loom_sched *s, uint64_t seed,
   loom_sched *f = loom_sched_new(p->m, seed + 1000003);
   loom_trace tf = loom_sched_trace(s);
   loom_diag_init(&d);
-  if (loom_trace_apply(&tf, f, false, &d) == LOOM_OK) {
+  if (loom_trace_apply(&tf, f, LOOM_REPLAY_RESAMPLE, &d) == LOOM_OK) {
     resampled = true;
     CHECK(same_outputs(p->m->funcs[0], loom_sched_module(f)->funcs[0],
                        seed * 7 + 2));

@@ -232,7 +232,7 @@ static void check_replay(const loom_module *orig, loom_sched *s) {
   loom_trace t2;
   loom_sched *s3 = loom_sched_new(orig, 1);
   CHECK(loom_trace_read_json(js.data, js.len, "json", a, &t2, &d) == LOOM_OK &&
-        loom_trace_apply(&t2, s3, true, &d) == LOOM_OK);
+        loom_trace_apply(&t2, s3, LOOM_REPLAY_CHECK, &d) == LOOM_OK);
   CHECK(loom_ir_equal_module(loom_sched_module(s3), loom_sched_module(s), NULL));
   if (d.msg)
     fprintf(stderr, "replay: %s\n", d.msg);

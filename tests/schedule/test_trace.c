@@ -1,8 +1,10 @@
 /* Schedules and traces through the C API: forks that diverge without
  * disturbing each other, dead-code removal, replay with fresh decisions,
  * the perfect-tile sampler's distribution, the partitioned-tile sampler's
- * condition, stale decisions repaired, JSON
- * and script diagnostics with their line:col, and allocation failures. */
+ * condition, stale decisions repaired by the tuner's replay and refused by
+ * a checked one, JSON and script diagnostics with their line:col,
+ * allocation failures, and the IR verifier after every primitive in the
+ * builds that run it. */
 #include "schedule/sched_impl.h"
 #include "loom/schedule.h"
 #include "loom/script.h"
@@ -105,7 +107,7 @@ static void test_simplify_and_resample(const loom_module *m) {
   /* Fresh decisions: each replay draws a perfect tile of 16 again. */
   for (int seed = 0; seed < 50; seed++) {
     loom_sched *r = loom_sched_new(m, (uint64_t)seed);
-    CHECK(loom_trace_apply(&simple, r, false, &d) == LOOM_OK);
+    CHECK(loom_trace_apply(&simple, r, LOOM_REPLAY_RESAMPLE, &d) == LOOM_OK);
     loom_trace rt = loom_sched_trace(r);
     const loom_tval *dec = &rt.insts[2]->decision;
     CHECK(dec->kind == LOOM_TV_LIST && dec->n == 2 &&
@@ -224,21 +226,137 @@ static void test_partitioned_sampler(const loom_module *m) {
   }
 }
 
+/* Replays the JSON trace text on a fresh schedule of m in mode: the status,
+ * the script form of the result (heap; NULL on failure) and the
+ * diagnostic. */
+static loom_status replay_json(const loom_module *m, const char *text,
+                               loom_replay_mode mode, char **py, loom_diag *d) {
+  loom_sched *s = loom_sched_new(m, 1);
+  loom_arena *a = loom_arena_new();
+  loom_trace t;
+  loom_status st = loom_trace_read_json(text, strlen(text), "t.json", a, &t, d);
+  if (st == LOOM_OK)
+    st = loom_trace_apply(&t, s, mode, d);
+  *py = st == LOOM_OK ? print_py(s) : NULL;
+  loom_arena_free(a);
+  loom_sched_free(s);
+  return st;
+}
+
+/* A perfect tile decided for another extent: the tuner's replay repairs it
+ * (from the innermost factor out), a checked replay refuses it at its
+ * instruction with the product and the extent, and a resampling replay
+ * draws a fresh one. */
 static void test_stale_decision(const loom_module *m) {
+  const char *trace =
+      "[[[\"GetBlock\", [], [\"sum\", \"main\"], [\"b0\"]],\n"
+      "  [\"GetLoops\", [\"b0\"], [], [\"l1\", \"l2\"]],\n"
+      "  [\"SamplePerfectTile\", [\"l1\"], [3, 16], [\"v3\", \"v4\", \"v5\"]],\n"
+      "  [\"Split\", [\"l1\", \"v3\", \"v4\", \"v5\"], [true, false], "
+      "[\"l6\", \"l7\", \"l8\"]]],\n"
+      " [[2, [5, 2, 4]]]]";
   loom_diag d;
   loom_diag_init(&d);
-  loom_sched *s = loom_sched_new(m, 1);
-  const char *script =
-      "b0 = sch.get_block(name=\"sum\")\n"
-      "l1, l2 = sch.get_loops(block=b0)\n"
-      "v3, v4, v5 = sch.sample_perfect_tile(loop=l1, n=3, decision=[5, 2, 4])\n"
-      "l6, l7, l8 = sch.split(loop=l1, factors=[v3, v4, v5])\n";
-  CHECK(loom_sched_run_script(s, script, strlen(script), "s.py", &d) == LOOM_OK);
-  char *py = print_py(s);
+  char *py;
+  CHECK(replay_json(m, trace, LOOM_REPLAY_REPAIR, &py, &d) == LOOM_OK);
   CHECK_CONTAINS(py, "decision=[3, 2, 4]");
   free(py);
-  loom_sched_free(s);
+  CHECK(replay_json(m, trace, LOOM_REPLAY_CHECK, &py, &d) == LOOM_ERROR);
+  CHECK(py == NULL && d.loc.line == 3 && d.loc.col == 3);
+  CHECK_STREQ(d.msg, "sample_perfect_tile: the decision [5, 2, 4] multiplies "
+                     "to 40, but loop 'i' has extent 24: the factors must "
+                     "multiply to 24");
   loom_diag_free(&d);
+  loom_diag_init(&d);
+  CHECK(replay_json(m, trace, LOOM_REPLAY_RESAMPLE, &py, &d) == LOOM_OK);
+  CHECK(py && !strstr(py, "decision=[5, 2, 4]"));
+  free(py);
+  loom_diag_free(&d);
+}
+
+/* Decisions that fit no replay: an index past the candidates (a categorical
+ * has no stale decision to repair: its candidates are its attributes) and
+ * a decision on an instruction that decides nothing. */
+static void test_misfit_decisions(const loom_module *m) {
+  static const struct {
+    const char *trace, *error;
+  } cases[] = {
+      {"[[[\"SampleCategorical\", [], [[1, 2], [0.5, 0.5]], [\"v0\"]]],\n"
+       " [[0, 2]]]",
+       "sample_categorical: the decision 2 is not an index into the 2 "
+       "candidates: it must be 0 to 1"},
+      {"[[[\"GetBlock\", [], [\"sum\", \"main\"], [\"b0\"]]],\n [[0, 3]]]",
+       "get_block: this instruction takes no decision; only the sample_* "
+       "instructions have one"},
+  };
+  for (int i = 0; i < (int)(sizeof cases / sizeof *cases); i++)
+    for (int mode = LOOM_REPLAY_CHECK; mode <= LOOM_REPLAY_REPAIR; mode++) {
+      loom_diag d;
+      loom_diag_init(&d);
+      char *py;
+      CHECK(replay_json(m, cases[i].trace, (loom_replay_mode)mode, &py, &d) ==
+            LOOM_ERROR);
+      CHECK(d.loc.line == 1 && d.loc.col == 3);
+      CHECK_STREQ(d.msg, cases[i].error);
+      loom_diag_free(&d);
+    }
+}
+
+/* A compute location that is no longer a candidate: the tuner's replay
+ * falls back to the nearest candidate before it, or the root (TVM's rule;
+ * the consumer's loops i and j are candidates, its trailing reduce loop k,
+ * index 2, is not); a checked replay refuses it and lists the candidates. */
+static void test_stale_location(void) {
+  static const char *producer_consumer =
+      "# from tvm.script import tir as T\n"
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((16, 16), \"float32\"), W: T.Buffer((16, 16), \"float32\"), C: T.Buffer((16, 16), \"float32\")):\n"
+      "    B = T.alloc_buffer((16, 16))\n"
+      "    for i, j in T.grid(16, 16):\n"
+      "        with T.block(\"expo\"):\n"
+      "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+      "            B[vi, vj] = T.exp(A[vi, vj])\n"
+      "    for i, j, k in T.grid(16, 16, 16):\n"
+      "        with T.block(\"matmul\"):\n"
+      "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+      "            with T.init():\n"
+      "                C[vi, vj] = T.float32(0.0)\n"
+      "            C[vi, vj] = C[vi, vj] + B[vi, vk] * W[vk, vj]\n";
+  static const struct {
+    int stale, repaired;
+  } cases[] = {{99, 1}, {2, 1}, {-3, -1}};
+  loom_arena *a = loom_arena_new();
+  loom_module *m = NULL;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_script_read(producer_consumer, strlen(producer_consumer), "pc.py",
+                         a, &m, &d) == LOOM_OK);
+  for (int i = 0; m && i < (int)(sizeof cases / sizeof *cases); i++) {
+    char trace[512], want[64], error[256];
+    snprintf(trace, sizeof trace,
+             "[[[\"GetBlock\", [], [\"expo\", \"main\"], [\"b0\"]],\n"
+             "  [\"SampleComputeLocation\", [\"b0\"], [], [\"l1\"]],\n"
+             "  [\"ComputeAt\", [\"b0\", \"l1\"], [1, -1], []]],\n"
+             " [[1, %d]]]",
+             cases[i].stale);
+    char *py;
+    CHECK(replay_json(m, trace, LOOM_REPLAY_REPAIR, &py, &d) == LOOM_OK);
+    snprintf(want, sizeof want, "decision=%d)", cases[i].repaired);
+    CHECK_CONTAINS(py, want);
+    free(py);
+    CHECK(replay_json(m, trace, LOOM_REPLAY_CHECK, &py, &d) == LOOM_ERROR);
+    snprintf(error, sizeof error,
+             "sample_compute_location: the decision %d is not a compute "
+             "location of block 'expo': it must be one of -2 (inline), -1 "
+             "(the root), 0 (loop 'i'), 1 (loop 'j')",
+             cases[i].stale);
+    CHECK(d.loc.line == 2 && d.loc.col == 3);
+    CHECK_STREQ(d.msg, error);
+    loom_diag_free(&d);
+    loom_diag_init(&d);
+  }
+  loom_diag_free(&d);
+  loom_arena_free(a);
 }
 
 static void expect_error(const loom_module *m, const char *text, bool is_json,
@@ -252,7 +370,7 @@ static void expect_error(const loom_module *m, const char *text, bool is_json,
     loom_trace t;
     st = loom_trace_read_json(text, strlen(text), "t.json", a, &t, &d);
     if (st == LOOM_OK)
-      st = loom_trace_apply(&t, s, true, &d);
+      st = loom_trace_apply(&t, s, LOOM_REPLAY_CHECK, &d);
   } else
     st = loom_sched_run_script(s, text, strlen(text), "t.py", &d);
   CHECK(st == LOOM_ERROR);
@@ -376,7 +494,7 @@ static void test_mutations(const loom_module *m) {
       loom_trace t;
       st = loom_trace_read_json(text, n, "m.json", a, &t, &d);
       if (st == LOOM_OK)
-        st = loom_trace_apply(&t, s, loom_rng_below(&r, 2), &d);
+        st = loom_trace_apply(&t, s, (loom_replay_mode)loom_rng_below(&r, 3), &d);
     } else
       st = loom_sched_run_script(s, text, n, "m.py", &d);
     CHECK(st == LOOM_OK || d.has_error);
@@ -400,6 +518,62 @@ static void test_mutations(const loom_module *m) {
   CHECK(applied > 0);
 }
 
+/* The first store under s, NULL when there is none. */
+static loom_stmt *first_store(loom_stmt *s) {
+  if (!s || s->kind == LOOM_STMT_STORE)
+    return s;
+  if (s->kind == LOOM_STMT_FOR)
+    return first_store(s->u.loop.body);
+  if (s->kind == LOOM_STMT_BLOCK_REALIZE)
+    return first_store(s->u.realize.block->body);
+  for (int i = 0; s->kind == LOOM_STMT_SEQ && i < s->u.seq.n_stmts; i++) {
+    loom_stmt *t = first_store(s->u.seq.stmts[i]);
+    if (t)
+      return t;
+  }
+  return NULL;
+}
+
+/* The IR verifier after every primitive: in debug and sanitizer builds
+ * (LOOM_VERIFY_EACH) a primitive whose result breaks an IR invariant is an
+ * internal error that names it, at its call; the release build does not
+ * verify. The broken invariant is planted in the input (a store with too
+ * few indices), on a copy of the program of its own. */
+static void test_verify_each(void) {
+  loom_arena *a = loom_arena_new();
+  loom_module *m = load(a);
+  loom_stmt *store = m ? first_store(m->funcs[0]->body) : NULL;
+  CHECK(store && store->u.store.n_indices == 1);
+  if (!store) {
+    loom_arena_free(a);
+    return;
+  }
+  store->u.store.n_indices = 0;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_ir_verify_module(m, &d) == LOOM_ERROR);
+  loom_diag_free(&d);
+  loom_diag_init(&d);
+  loom_sched *s = loom_sched_new(m, 1);
+  const char *script = "b0 = sch.get_block(name=\"sum\")\n"
+                       "l1, l2 = sch.get_loops(block=b0)\n"
+                       "l3, l4 = sch.split(loop=l1, factors=[None, 4])\n";
+  loom_status st = loom_sched_run_script(s, script, strlen(script), "s.py", &d);
+#ifdef LOOM_VERIFY_EACH
+  /* The lookups change nothing and are not verified; the split is. */
+  CHECK(st == LOOM_ERROR && d.loc.line == 3);
+  CHECK_CONTAINS(d.msg, "internal error: after split, the IR fails "
+                        "verification: buffer \"B\" has 1 dimension but is "
+                        "stored to with 0 indices");
+  CHECK(loom_sched_trace(s).n_insts == 2);
+#else
+  CHECK(st == LOOM_OK);
+#endif
+  loom_sched_free(s);
+  loom_diag_free(&d);
+  loom_arena_free(a);
+}
+
 int main(void) {
   loom_arena *a = loom_arena_new();
   loom_module *m = load(a);
@@ -410,9 +584,12 @@ int main(void) {
     test_sampler(m);
     test_partitioned_sampler(m);
     test_stale_decision(m);
+    test_misfit_decisions(m);
+    test_stale_location();
     test_diagnostics(m);
     test_faults(m);
     test_mutations(m);
+    test_verify_each();
   }
   loom_arena_free(a);
   return test_summary("schedule/trace");

@@ -30,19 +30,28 @@ grep -q '\["SampleComputeLocation", \["b2"\], \[\], \["l5"\]\]' "$tmp/c.json" ||
   { echo "SampleComputeLocation is not in TVM's JSON form"; fail=1; }
 grep -q '\["EnterPostproc", \[\], \[\], \[\]\]' "$tmp/c.json" ||
   { echo "EnterPostproc is not in TVM's JSON form"; fail=1; }
-# sample_compute_location replays a stale decision as TVM does: the nearest
-# candidate below it (the consumer's loop j, index 1; its trailing reduce
-# loop k is no candidate), or the root (-1); the inline mark (-2) inlines.
+# sample_compute_location: a decision that is a candidate replays as it is
+# (the consumer's loops i and j, the root); one that is not (its trailing
+# reduce loop k, index 2, is no candidate) is refused with the candidates,
+# since a script is the user's text (the tuner's fallback for a stale
+# decision is tested in tests/schedule/test_trace.c); the inline mark (-2)
+# inlines.
 p="$root/tests/space/cases/exp_matmul.py"
 loc() {
   printf '%s\n' 'b0 = sch.get_block(name="expo", func_name="main")' \
     "l1 = sch.sample_compute_location(block=b0, decision=$1)" \
     'sch.compute_at(block=b0, loop=l1, preserve_unit_loops=True, index=-1)' >"$tmp/loc.py"
 }
-for pair in 99:1 2:1 1:1 -3:-1 -1:-1; do
-  loc "${pair%%:*}"
-  "$loom" trace "$p" "$tmp/loc.py" | grep -q "decision=${pair##*:})" ||
-    { echo "decision ${pair%%:*} does not replay as ${pair##*:}"; fail=1; }
+for d in 0 1 -1; do
+  loc "$d"
+  "$loom" trace "$p" "$tmp/loc.py" | grep -q "decision=$d)" ||
+    { echo "decision $d does not replay as itself"; fail=1; }
+done
+for d in 99 2 -3; do
+  loc "$d"
+  err=$("$loom" trace "$p" "$tmp/loc.py" 2>&1 >/dev/null)
+  grep -qF "loc.py:2:6: error: sample_compute_location: the decision $d is not a compute location of block 'expo': it must be one of -2 (inline), -1 (the root), 0 (loop 'i'), 1 (loop 'j')" <<<"$err" ||
+    { echo "decision $d is not refused: $err"; fail=1; }
 done
 loc -2
 [ "$("$loom" sched "$p" "$tmp/loc.py" | grep -c 'T.block("expo")')" = 0 ] ||

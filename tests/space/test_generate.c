@@ -154,7 +154,7 @@ static void check_matmul(void) {
    * loops vectorized where contiguous, the reduction decomposed. */
   if (n == 6) {
     loom_sched *s = loom_sched_new(m, 7);
-    CHECK(loom_trace_apply(&spaces[2], s, false, &d) == LOOM_OK);
+    CHECK(loom_trace_apply(&spaces[2], s, LOOM_REPLAY_RESAMPLE, &d) == LOOM_OK);
     CHECK(loom_space_postprocess(s, &t, &d) == LOOM_OK);
     loom_trace ct = loom_sched_trace(s);
     char *got = print_plain(&ct);
@@ -196,7 +196,7 @@ static void check_matmul(void) {
    * copy contiguously. */
   if (n == 6) {
     loom_sched *s = loom_sched_new(m, 7);
-    CHECK(loom_trace_apply(&spaces[3], s, false, &d) == LOOM_OK);
+    CHECK(loom_trace_apply(&spaces[3], s, LOOM_REPLAY_RESAMPLE, &d) == LOOM_OK);
     CHECK(loom_space_postprocess(s, &t, &d) == LOOM_OK);
     loom_buf b;
     loom_buf_init(&b);
@@ -236,7 +236,7 @@ static void check_tvm_record(void) {
   loom_trace head = loom_space_strip_postproc(&ref);
   CHECK(head.n_insts == 17);
   loom_sched *s = m ? loom_sched_new(m, 1) : NULL;
-  CHECK(s && loom_trace_apply(&head, s, true, &d) == LOOM_OK);
+  CHECK(s && loom_trace_apply(&head, s, LOOM_REPLAY_CHECK, &d) == LOOM_OK);
   CHECK(s && loom_space_postprocess(s, &t, &d) == LOOM_OK);
   if (d.msg)
     fprintf(stderr, "%s\n", d.msg);
@@ -447,7 +447,7 @@ static void check_spatial_postproc(void) {
   CHECK(n == 1);
   if (n == 1) {
     loom_sched *s = loom_sched_new(m, 3);
-    CHECK(loom_trace_apply(&spaces[0], s, false, &d) == LOOM_OK);
+    CHECK(loom_trace_apply(&spaces[0], s, LOOM_REPLAY_RESAMPLE, &d) == LOOM_OK);
     CHECK(loom_space_postprocess(s, &t, &d) == LOOM_OK);
     loom_trace ct = loom_sched_trace(s);
     loom_trace head = loom_space_strip_postproc(&ct);
@@ -536,7 +536,7 @@ static void check_long_loops_of(const char *text, const char *target, int n_spli
   int n_vectorized = 0, n_parallel = 0;
   for (uint64_t seed = 1; seed <= 12; seed++) {
     loom_sched *s = loom_sched_new(m, seed);
-    CHECK(loom_trace_apply(&spaces[0], s, false, &d) == LOOM_OK);
+    CHECK(loom_trace_apply(&spaces[0], s, LOOM_REPLAY_RESAMPLE, &d) == LOOM_OK);
     CHECK(loom_space_postprocess(s, &t, &d) == LOOM_OK);
     loom_trace ct = loom_sched_trace(s);
     char *got = print_plain(&ct);

@@ -112,7 +112,7 @@ static bool replays(const loom_module *m, loom_sched *s) {
   loom_sched *r = loom_sched_new(m, 99);
   bool ok = b.data && loom_trace_read_json(b.data, b.len, "c.json", a, &back,
                                            &d) == LOOM_OK;
-  ok = ok && loom_trace_apply(&back, r, true, &d) == LOOM_OK;
+  ok = ok && loom_trace_apply(&back, r, LOOM_REPLAY_CHECK, &d) == LOOM_OK;
   ok = ok && loom_ir_equal_module(loom_sched_module(r), loom_sched_module(s),
                                   NULL);
   if (!ok)
@@ -221,7 +221,7 @@ static void check_func(const char *path, const loom_func *f0,
       loom_sched *s = loom_sched_new(m, 1000 * (uint64_t)k + (uint64_t)i);
       loom_diag cd;
       loom_diag_init(&cd);
-      loom_status st = loom_trace_apply(&spaces[k], s, false, &cd);
+      loom_status st = loom_trace_apply(&spaces[k], s, LOOM_REPLAY_RESAMPLE, &cd);
       CHECK(st == LOOM_OK);
       if (st == LOOM_OK)
         st = loom_space_postprocess(s, tg, &cd);

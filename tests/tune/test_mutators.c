@@ -2,7 +2,8 @@
  * exactly one decision or annotation value, keeps every perfect tile's
  * product equal to its loop's extent and its innermost factor within the
  * limit, replays on the function, and is the same for the same seed; the
- * mutators are drawn with their documented probabilities. */
+ * mutators are drawn with their documented probabilities; a decision made
+ * stale by a mutation is repaired by the search's replay. */
 #include "loom/script.h"
 #include "loom/space.h"
 #include "test.h"
@@ -112,6 +113,52 @@ static void check_tiles(const loom_trace *t) {
   CHECK(k == 3);
 }
 
+/* A tile of a loop that an earlier tile made: mutating the outer tile
+ * changes the inner loop's extent, so the inner decision is stale. The
+ * search's replay (LOOM_REPLAY_REPAIR) repairs it to a tile of the new
+ * extent; a checked replay, as for a user's trace, refuses it. */
+static void test_nested_tiles(const loom_target *tg) {
+  const char *nested =
+      "b0 = sch.get_block(name=\"C\", func_name=\"main\")\n"
+      "l1, l2, l3 = sch.get_loops(block=b0)\n"
+      "v4, v5 = sch.sample_perfect_tile(loop=l1, n=2, max_innermost_factor=64, decision=[4, 16])\n"
+      "l6, l7 = sch.split(loop=l1, factors=[v4, v5])\n"
+      "v8, v9 = sch.sample_perfect_tile(loop=l7, n=2, max_innermost_factor=16, decision=[4, 4])\n"
+      "l10, l11 = sch.split(loop=l7, factors=[v8, v9])\n";
+  int stale = 0;
+  for (int r = 0; r < 40; r++) {
+    loom_sched *s = run_space(nested, 1);
+    loom_trace t = loom_sched_trace(s), m;
+    loom_arena *a = loom_arena_new();
+    loom_rng rng;
+    loom_rng_seed(&rng, (uint64_t)r);
+    loom_diag d;
+    loom_diag_init(&d);
+    CHECK(loom_space_mutate(&t, tg, &rng, a, &m, &d) == LOOM_OK);
+    const loom_tval *outer = &m.insts[2]->decision;
+    int64_t inner_extent = outer->items[1].i;
+    if (inner_extent != 16) {
+      stale++;
+      loom_sched *s2 = loom_sched_new(mod, 1);
+      CHECK(s2 && loom_trace_apply(&m, s2, LOOM_REPLAY_REPAIR, &d) == LOOM_OK);
+      loom_trace t2 = loom_sched_trace(s2);
+      const loom_tval *inner = &t2.insts[4]->decision;
+      CHECK(inner->n == 2 &&
+            inner->items[0].i * inner->items[1].i == inner_extent);
+      loom_sched_free(s2);
+      loom_sched *s3 = loom_sched_new(mod, 1);
+      CHECK(s3 && loom_trace_apply(&m, s3, LOOM_REPLAY_CHECK, &d) == LOOM_ERROR);
+      CHECK_CONTAINS(d.msg, "sample_perfect_tile: the decision [4, 4] "
+                            "multiplies to 16, but loop 'i_1' has extent");
+      loom_sched_free(s3);
+    }
+    loom_diag_free(&d);
+    loom_arena_free(a);
+    loom_sched_free(s);
+  }
+  CHECK(stale > 0);
+}
+
 int main(void) {
   loom_arena *ma = loom_arena_new();
   loom_diag d;
@@ -165,7 +212,7 @@ int main(void) {
       free(j1);
       free(j2);
       loom_sched *s2 = loom_sched_new(mod, 7);
-      CHECK(s2 && loom_trace_apply(&m, s2, true, &d) == LOOM_OK);
+      CHECK(s2 && loom_trace_apply(&m, s2, LOOM_REPLAY_REPAIR, &d) == LOOM_OK);
       loom_trace t2 = loom_sched_trace(s2);
       check_tiles(&t2);
       loom_sched_free(s2);
@@ -255,7 +302,7 @@ int main(void) {
       int at = one_change(&t2, &m3, &how);
       CHECK(at == 1 && how == 'd' && m3.insts[1]->decision.kind == LOOM_TV_NONE);
       loom_sched *s3 = loom_sched_new(m2, (uint64_t)r + 100);
-      CHECK(s3 && loom_trace_apply(&m3, s3, true, &d) == LOOM_OK);
+      CHECK(s3 && loom_trace_apply(&m3, s3, LOOM_REPLAY_REPAIR, &d) == LOOM_OK);
       loom_sched_free(s3);
       loom_arena_free(a3);
       loom_sched_free(s2);
@@ -263,6 +310,8 @@ int main(void) {
     mod = keep;
     loom_arena_free(a2);
   }
+
+  test_nested_tiles(&tg);
 
   /* Stripping a trace without postprocessing keeps it whole. */
   s = run_space(space, 3);

@@ -34,6 +34,14 @@ expect 0 "scheduled from the database" "$loom" apply "$cases/mm64.py" --db "$tmp
   --target "cpu -min-parallel-work=0"
 expect 2 "bad --target 'cpu -cores=0'" "$loom" apply "$cases/mm64.py" --db "$tmp/t.db" \
   --target "cpu -cores=0"
+# A database row is replayed with its decisions checked: a tile edited to
+# no longer fit its loop is refused at the row's instruction, not repaired.
+"$loom" db export --db "$tmp/t.db" | grep -F '[[2, [' |
+  sed -E 's/\[\[2, \[[0-9]+, [0-9]+, [0-9]+\]\]/[[2, [5, 5, 5]]/' >"$tmp/stale.jsonl"
+expect 0 "imported 10 records" "$loom" db import "$tmp/stale.jsonl" --db "$tmp/stale.db"
+expect 1 "error: sample_perfect_tile: the decision [5, 5, 5] multiplies to 125, but loop 'i' has extent 64: the factors must multiply to 64" \
+  "$loom" apply "$cases/mm64.py" --db "$tmp/stale.db"
+expect 1 "note: in record" "$loom" apply "$cases/mm64.py" --db "$tmp/stale.db"
 expect 0 "over the unscheduled" "$loom" tune "$cases/mm64.py" --space "$cases/mm_space.py" \
   --trials 4 --db "$tmp/t.db" --strategy replay-func
 printf 'b0 = sch.get_block(name="C", func_name="main")\nl1 = sch.get_loops(block=b9)\n' > "$tmp/bad.py"
