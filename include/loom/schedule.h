@@ -4,8 +4,9 @@
  * IRModule -> IRModule rewrite that shares unchanged subtrees; copying a
  * schedule shares the IR and copies only its small tables.
  *
- * Instructions are described once, in src/schedule/insts.def: their names in
- * TVM's JSON and in schedule scripts, their inputs, attributes and decision. */
+ * Instructions are described once, in include/loom/schedule_insts.def: their
+ * names in TVM's JSON and in schedule scripts, their inputs, attributes and
+ * decision. */
 #ifndef LOOM_SCHEDULE_H
 #define LOOM_SCHEDULE_H
 

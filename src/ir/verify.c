@@ -1,7 +1,8 @@
 /* The well-formedness check: the invariants every pass may rely on, checked
- * after the reader and, in debug builds, after every pass and primitive. The
- * first violation becomes one diagnostic at the nearest statement or block
- * that has a script location, naming what is wrong and what would be right.
+ * after the reader, normalization, TE and postprocessing and, in debug and
+ * sanitizer builds, after every schedule primitive. The first violation
+ * becomes one diagnostic at the nearest statement or block that has a script
+ * location, naming what is wrong and what would be right.
  *
  * Scopes are a stack of live definitions; a definition leaves it, but not the
  * table of everything defined, when its loop, block or let ends, so "used
