@@ -6,15 +6,12 @@
  * absent. The driver is asked in a child process: a process that has
  * initialized CUDA cannot hand a working driver to the children it forks,
  * and the runner forks its measurements. */
+#include "loom/runtime.h"
 #include "target_impl.h"
 
 #include <dlfcn.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 /* The driver API's device attributes Loom reads (cuda.h, CUdevice_attribute). */
 enum {
@@ -64,8 +61,7 @@ static unsigned tensor_cores_of(int sm) {
   return tc;
 }
 
-/* The attributes of device 0, in the order of `attrs`; false when there is
- * no driver or no device. Runs in the calling process: see detect(). */
+/* The attributes Loom reads, in the order query() returns them. */
 static const int attrs[] = {
     ATTR_COMPUTE_CAPABILITY_MAJOR,
     ATTR_COMPUTE_CAPABILITY_MINOR,
@@ -85,6 +81,8 @@ static const int attrs[] = {
 };
 #define N_ATTRS (int)(sizeof attrs / sizeof *attrs)
 
+/* The attributes of device 0, in the order of `attrs`; false when there is
+ * no driver or no device. Runs in the calling process: see detect(). */
 static bool query(int *vals) {
   void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib)
@@ -106,39 +104,37 @@ static bool query(int *vals) {
   return ok;
 }
 
+/* A driver that hangs is given up on after this long. */
+#define DETECT_TIMEOUT_MS 20000
+
+/* What the child hands back, in shared memory. */
+typedef struct answer {
+  bool ok;
+  int vals[N_ATTRS];
+} answer;
+
+static int query_child(void *ctx) {
+  answer *an = ctx;
+  an->ok = query(an->vals);
+  return 0;
+}
+
 /* Device 0's attributes, asked in a child process so that this one never
  * initializes the driver. */
 static bool detect(int *vals) {
-  int fd[2];
-  if (pipe(fd) != 0)
+  answer *an = loom_runtime_shared_alloc(sizeof *an);
+  if (!an)
     return false;
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fd[0]);
-    close(fd[1]);
-    return false;
-  }
-  if (pid == 0) {
-    close(fd[0]);
-    int out[N_ATTRS];
-    bool ok = query(out);
-    ssize_t w = ok ? write(fd[1], out, sizeof out) : 0;
-    _exit(w == (ssize_t)sizeof out ? 0 : 1);
-  }
-  close(fd[1]);
-  size_t got = 0;
-  while (got < N_ATTRS * sizeof *vals) {
-    ssize_t r = read(fd[0], (char *)vals + got, N_ATTRS * sizeof *vals - got);
-    if (r <= 0)
-      break;
-    got += (size_t)r;
-  }
-  close(fd[0]);
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    ;
-  return got == N_ATTRS * sizeof *vals && WIFEXITED(status) &&
-         WEXITSTATUS(status) == 0;
+  loom_runtime_child_result r;
+  loom_diag d;
+  loom_diag_init(&d);
+  bool ok = loom_runtime_run_child(query_child, an, DETECT_TIMEOUT_MS, &r, &d) == LOOM_OK &&
+            r.kind == LOOM_RUNTIME_CHILD_OK && an->ok;
+  if (ok)
+    memcpy(vals, an->vals, sizeof an->vals);
+  loom_diag_free(&d);
+  loom_runtime_shared_free(an, sizeof *an);
+  return ok;
 }
 
 static void init_defaults(loom_target *t) {
