@@ -17,6 +17,7 @@
 #define LOOM_CODEGEN_H
 
 #include "loom/ir.h"
+#include "loom/lower.h"
 
 /* Flags the generated code needs from the C compiler, beyond optimization
  * and target flags. */
@@ -36,5 +37,13 @@ LOOM_API loom_status loom_codegen_c_module(const loom_module *m, loom_buf *out,
 LOOM_API loom_status loom_codegen_c_funcs(const loom_func *const *funcs,
                                           const char *const *symbols, int n,
                                           loom_buf *out, loom_diag *d);
+
+/* The CUDA C backend (src/codegen/cuda.c): appends to out the CUDA C file of
+ * g's kernels, each `extern "C" __global__` with its parameters in the
+ * order of loom_gpu_kernel.params (buffers as element pointers: float16 and
+ * bfloat16 as their raw 16 bits, bool as bytes; scalars by value). Compile
+ * it with NVRTC (loom_runtime_nvrtc_compile). */
+LOOM_API loom_status loom_codegen_cuda(const loom_gpu_func *g, loom_buf *out,
+                                       loom_diag *d);
 
 #endif

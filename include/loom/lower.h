@@ -84,4 +84,66 @@ LOOM_API loom_status loom_lower_func_with(loom_arena *a, const loom_func *f,
 
 #define LOOM_LOWER_MAX_LANES 64
 
+/* ---- GPU kernels (src/lower/gpu.c, gpu_sync.c) -----------------------------
+ * A function scheduled for a GPU (loops bound to blockIdx.* and threadIdx.*)
+ * lowers to a host function and the kernels it launches. After the passes
+ * above, each outermost thread-bound loop nest becomes a kernel; a statement
+ * outside every such nest that touches memory becomes a kernel of one
+ * thread (TensorIR's meaning is sequential: it runs once). Serial loops,
+ * lets, assertions, conditions and global allocations around the kernels
+ * stay on the host.
+ *
+ * In a kernel each bound loop becomes a LET of its variable to its start
+ * plus the axis index (axes[k]); vthread loops stay serial loops. All loops
+ * bound to one axis must have one extent (the launch extent). A store to
+ * global or shared memory outside the loops of some axis the kernel uses is
+ * made by the threads whose index on that axis is 0, so it happens once,
+ * as the program says. __syncthreads() is placed where threads of a block
+ * may read shared memory others wrote, or write what others still read
+ * (gpu_sync.c). */
+enum {
+  LOOM_GPU_BLOCK_X, LOOM_GPU_BLOCK_Y, LOOM_GPU_BLOCK_Z,
+  LOOM_GPU_THREAD_X, LOOM_GPU_THREAD_Y, LOOM_GPU_THREAD_Z,
+  LOOM_GPU_AXES
+};
+
+/* "blockIdx.x" ... "threadIdx.z", by axis. */
+LOOM_API const char *loom_lower_gpu_axis_name(int axis);
+
+typedef struct loom_gpu_kernel {
+  const char *name;             /* its symbol: "main_kernel0" */
+  loom_stmt *body;              /* flat; the axis variables are free */
+  loom_var *axes[LOOM_GPU_AXES];    /* NULL: the axis is not used (extent 1) */
+  loom_expr *extents[LOOM_GPU_AXES];/* in the host's variables; NULL: 1 */
+  /* What the body uses from outside, in this order: data pointers of
+   * global buffers (handles), then integer and float scalars. */
+  loom_var **params;
+  int n_params;
+  int64_t shared_bytes;         /* static shared memory of a block */
+  int threads;                  /* per block: the product of threadIdx extents */
+  loom_loc loc;
+} loom_gpu_kernel;
+
+/* host: f's parameters, its body the host statements, where
+ * T.evaluate(T.call_extern("void", "loom.launch", K)) launches kernels[K]. */
+typedef struct loom_gpu_func {
+  loom_func *host;
+  loom_gpu_kernel *kernels;
+  int n_kernels;
+} loom_gpu_func;
+
+/* The callee name of a launch in a host body. */
+#define LOOM_GPU_LAUNCH "loom.launch"
+
+/* Lowers f for GPU target t into arena a. Fails with d, located at the
+ * loop or block, on a kernel the target cannot run: threads per block, a
+ * grid dimension or static shared memory past t's limits, one axis bound
+ * with two extents, a thread extent that is not a constant. A buffer
+ * allocated outside every kernel is global memory the host allocates,
+ * whatever its scope: it outlives the kernels that use it. */
+struct loom_target;
+LOOM_API loom_status loom_lower_gpu(loom_arena *a, const loom_func *f,
+                                    const struct loom_target *t,
+                                    loom_gpu_func *out, loom_diag *d);
+
 #endif

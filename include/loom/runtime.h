@@ -156,9 +156,70 @@ LOOM_API loom_status loom_runtime_time(int (*call)(void *ctx), void *ctx,
                                        const loom_runtime_timer_config *cfg,
                                        loom_runtime_timing *out, loom_diag *d);
 
+/* The statistics of repeat per-call times (sorted in place), each the mean
+ * of number calls. */
+LOOM_API void loom_runtime_timing_of(double *per_call, int repeat, int number,
+                                     loom_runtime_timing *out);
+
 /* Size in bytes of the largest cache level, read from sysconf or
  * /sys/devices/system/cpu; 64 MiB when neither tells. */
 LOOM_API size_t loom_runtime_cache_bytes(void);
+
+/* ---- the CUDA driver (src/runtime/cuda.c) ----------------------------------
+ * libcuda is opened at run time; without it, or without a device, open
+ * fails saying "no GPU here". One primary context on device 0, made current
+ * in the calling thread. A kernel that faults leaves the context unusable:
+ * run kernels under test in a child process (loom_runtime_run_child),
+ * opening the driver there, never in the parent before a fork. */
+typedef struct loom_runtime_cuda loom_runtime_cuda;
+typedef struct loom_runtime_cuda_module loom_runtime_cuda_module;
+
+LOOM_API loom_status loom_runtime_cuda_open(LOOM_GIVE loom_runtime_cuda **out,
+                                            loom_diag *d);
+LOOM_API void loom_runtime_cuda_close(LOOM_TAKE loom_runtime_cuda *cu);
+/* The device's compute capability (90 for sm_90) and name. */
+LOOM_API int loom_runtime_cuda_sm(const loom_runtime_cuda *cu);
+LOOM_API const char *loom_runtime_cuda_name(const loom_runtime_cuda *cu);
+
+/* Device memory, as the address the kernels take. Out of memory is a
+ * diagnostic saying how much was asked for. */
+LOOM_API loom_status loom_runtime_cuda_alloc(loom_runtime_cuda *cu, size_t n,
+                                             uint64_t *ptr, loom_diag *d);
+LOOM_API void loom_runtime_cuda_free(loom_runtime_cuda *cu, uint64_t ptr);
+LOOM_API loom_status loom_runtime_cuda_upload(loom_runtime_cuda *cu,
+                                              uint64_t dst, const void *src,
+                                              size_t n, loom_diag *d);
+LOOM_API loom_status loom_runtime_cuda_download(loom_runtime_cuda *cu,
+                                                void *dst, uint64_t src,
+                                                size_t n, loom_diag *d);
+/* Waits for every launch; a kernel's fault surfaces here. */
+LOOM_API loom_status loom_runtime_cuda_sync(loom_runtime_cuda *cu,
+                                            loom_diag *d);
+
+/* A cubin (loom_runtime_cubin.data) loaded for launching. */
+LOOM_API loom_status loom_runtime_cuda_load(loom_runtime_cuda *cu,
+                                            const void *image,
+                                            LOOM_GIVE loom_runtime_cuda_module **out,
+                                            loom_diag *d);
+LOOM_API void loom_runtime_cuda_unload(LOOM_TAKE loom_runtime_cuda_module *m);
+/* Launches kernel name of m (asynchronously) with params[i] pointing at
+ * the value of its parameter i. Dynamic shared memory over 48 KiB is
+ * asked for with the opt-in attribute first. */
+LOOM_API loom_status loom_runtime_cuda_launch(loom_runtime_cuda_module *m,
+                                              const char *name,
+                                              const int64_t grid[3],
+                                              const int block[3],
+                                              int dynamic_shared, void **params,
+                                              loom_diag *d);
+
+/* Times call(ctx) with CUDA events: cfg's warmup calls, then cfg->repeat
+ * measurements of cfg->number calls (at least 1 each; number 0 is read as
+ * 1), each after the L2 cache is overwritten when cfg->flush_cache (as
+ * MetaSchedule's GPU runner does). */
+LOOM_API loom_status loom_runtime_cuda_time(
+    loom_runtime_cuda *cu, loom_status (*call)(void *ctx, loom_diag *d),
+    void *ctx, const loom_runtime_timer_config *cfg, loom_runtime_timing *out,
+    loom_diag *d);
 
 /* ---- isolation -------------------------------------------------------------
  * loom_runtime_run_child forks; the child, in a process group of its own with

@@ -11,6 +11,7 @@
 
 #include "loom/db.h"
 #include "loom/interp.h"
+#include "loom/lower.h"
 #include "loom/model.h"
 #include "loom/runtime.h"
 #include "loom/space.h"
@@ -178,6 +179,44 @@ LOOM_API double loom_tune_flops(const loom_func *f);
 
 /* The relative and absolute tolerance results of dtype t are checked with. */
 LOOM_API double loom_tune_tolerance(loom_dtype t);
+
+/* ---- the default GPU schedule (src/tune/gpu_default.c) ---------------------
+ * dlight's Fallback for a function with no thread bindings: each block under
+ * the root whose loops hold it alone gets its spatial loops fused, split by
+ * t's threads per block and bound to blockIdx.x and threadIdx.x; other
+ * blocks are left for the GPU lowering to run in one thread. f itself
+ * (*sched NULL) when it binds threads already; else *sched holds the
+ * schedule (free it after *out's last use) of f normalized (in arena a). */
+LOOM_API loom_status loom_tune_gpu_default(loom_arena *a, const loom_func *f,
+                                          const loom_target *t,
+                                          LOOM_GIVE loom_sched **sched,
+                                          const loom_func **out, loom_diag *d);
+
+/* ---- the CUDA backend (src/tune/run_cuda.c) -----------------------------------
+ * A function built for a cuda target: the default GPU schedule when it binds
+ * no threads, lowered (loom_lower_gpu), printed as CUDA C and compiled by
+ * NVRTC for t's architecture. No GPU is needed to build. */
+typedef struct loom_cuda_built loom_cuda_built;
+
+LOOM_API loom_status loom_tune_cuda_build(const loom_func *f,
+                                          const loom_target *t,
+                                          LOOM_GIVE loom_cuda_built **out,
+                                          loom_diag *d);
+LOOM_API const char *loom_tune_cuda_source(const loom_cuda_built *b);
+LOOM_API const loom_runtime_cubin *loom_tune_cuda_cubin(const loom_cuda_built *b);
+LOOM_API const loom_gpu_func *loom_tune_cuda_lowered(const loom_cuda_built *b);
+LOOM_API void loom_tune_cuda_built_free(LOOM_TAKE loom_cuda_built *b);
+
+/* Runs b on the GPU in a child process, on workload's seeded inputs (o's
+ * seed, scalars, fill_hook): once, checked against the interpreter's
+ * results of workload when o->check, then timed with CUDA events (o->repeat
+ * calls, each after an L2 flush when o->flush_cache). A missing GPU, a
+ * fault, a hang past o->timeout_ms (0: 60 s) or a wrong result is out's
+ * error; d only for what stops the runner itself. */
+LOOM_API loom_status loom_tune_cuda_run(const loom_func *workload,
+                                        const loom_cuda_built *b,
+                                        const loom_runner_options *o,
+                                        loom_measured *out, loom_diag *d);
 
 /* ---- tasks ---------------------------------------------------------------- */
 

@@ -1,21 +1,45 @@
-/* `loom build FILE --emit c`: prints the C file the C backend makes for
- * FILE's functions. */
+/* `loom build FILE --emit c|cuda [--target SPEC]`: prints the C file the C
+ * backend makes for FILE's functions, or the CUDA C of their kernels
+ * (functions with no thread bindings get the default GPU schedule first). */
 #include "cli/cli.h"
 
 #include "loom/codegen.h"
+#include "loom/tune.h"
 
 #include <stdio.h>
 #include <string.h>
 
+/* The CUDA C of every function of m, for target t. */
+static loom_status emit_cuda(const loom_module *m, const loom_target *t,
+                             loom_buf *out, loom_diag *d) {
+  loom_status st = LOOM_OK;
+  for (int i = 0; i < m->n_funcs && st == LOOM_OK; i++) {
+    loom_arena *a = loom_arena_new();
+    if (!a)
+      return LOOM_NOMEM;
+    const loom_func *f;
+    loom_sched *s;
+    loom_gpu_func g;
+    st = loom_tune_gpu_default(a, m->funcs[i], t, &s, &f, d);
+    if (st == LOOM_OK)
+      st = loom_lower_gpu(a, f, t, &g, d);
+    if (st == LOOM_OK)
+      st = loom_codegen_cuda(&g, out, d);
+    if (s)
+      loom_sched_free(s);
+    loom_arena_free(a);
+  }
+  return st;
+}
+
 int cli_build(int argc, char **argv) {
-  const char *file = NULL, *emit = NULL;
+  const char *file = NULL, *emit = NULL, *target = NULL;
   for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--emit")) {
+    if (!strcmp(argv[i], "--emit") || !strcmp(argv[i], "--target")) {
       if (i + 1 >= argc)
-        return cli_usage_error("build", "--emit needs a value (c)");
-      emit = argv[++i];
-      if (strcmp(emit, "c"))
-        return cli_usage_error("build", "unknown --emit '%s' (c is known)", emit);
+        return cli_usage_error("build", "%s needs a value", argv[i]);
+      const char **slot = argv[i][2] == 'e' ? &emit : &target;
+      *slot = argv[++i];
     } else if (argv[i][0] == '-' && argv[i][1]) {
       return cli_usage_error("build", "unknown option '%s'", argv[i]);
     } else if (file) {
@@ -27,17 +51,29 @@ int cli_build(int argc, char **argv) {
   if (!file)
     return cli_usage_error("build", "missing FILE");
   if (!emit)
-    return cli_usage_error("build", "nothing to do: pass --emit c");
-  cli_program p;
-  int rc = cli_load(file, &p);
+    return cli_usage_error("build", "nothing to do: pass --emit c or --emit cuda");
+  bool is_cuda = !strcmp(emit, "cuda");
+  if (!is_cuda && strcmp(emit, "c"))
+    return cli_usage_error("build", "unknown --emit '%s' (c and cuda are known)", emit);
+  loom_target t;
+  int rc = cli_target("build", target ? target : is_cuda ? "cuda" : NULL, &t);
   if (rc)
+    return rc;
+  if ((t.kind == LOOM_TARGET_CUDA) != is_cuda)
+    return cli_usage_error("build", "--emit %s needs a %s target, not '%s'", emit,
+                           is_cuda ? "cuda" : "cpu", target);
+  cli_program p;
+  if ((rc = cli_load(file, &p)))
     return rc;
   loom_diag d;
   loom_diag_init(&d);
   loom_diag_set_source(&d, p.text, p.len);
   loom_buf out;
   loom_buf_init(&out);
-  loom_status st = loom_codegen_c_module(p.module, &out, &d);
+  loom_status st = is_cuda ? emit_cuda(p.module, &t, &out, &d)
+                           : loom_codegen_c_module(p.module, &out, &d);
+  if (st == LOOM_OK && out.has_failed)
+    st = LOOM_NOMEM;
   if (st == LOOM_OK)
     fwrite(out.data, 1, out.len, stdout);
   else if (st == LOOM_NOMEM)

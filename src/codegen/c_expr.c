@@ -112,8 +112,14 @@ bool emit_is_data(emitter *E, const loom_expr *e) {
   }
 }
 
+static bool is_nonneg(emitter *E, const loom_expr *e, int depth);
+
+/* A let of a non-negative index (a thread index, in a kernel) is one too. */
 void emit_bind_let(emitter *E, const loom_var *v, const loom_expr *value) {
   if (emit_is_data(E, value) && loom_ptrmap_put(&E->data_vars, v, 1) != LOOM_OK)
+    emit_error(E, "out of memory");
+  else if (loom_dtype_is_int(v->dtype) && is_nonneg(E, value, 0) &&
+           loom_ptrmap_put(&E->nonneg, v, 1) != LOOM_OK)
     emit_error(E, "out of memory");
 }
 
@@ -427,7 +433,19 @@ static void emit_call(emitter *E, const loom_expr *e) {
     put(E, ")");
     return;
   }
-  if (op == LOOM_OP_CALL_EXTERN || op == LOOM_OP_CALL_PURE_EXTERN)
+  bool is_extern = op == LOOM_OP_CALL_EXTERN || op == LOOM_OP_CALL_PURE_EXTERN;
+  if (is_extern && E->is_cuda && n > 0 && x[0]->kind == LOOM_EXPR_STR) {
+    /* CUDA's own functions: __syncthreads, __shfl_down_sync, ... */
+    loom_buf_printf(E->out, "%s(", x[0]->u.str);
+    for (int i = 1; i < n; i++) {
+      if (i > 1)
+        put(E, ", ");
+      emit_expr(E, x[i]);
+    }
+    put(E, ")");
+    return;
+  }
+  if (is_extern)
     emit_error(E, "the C backend cannot call extern function %s",
                n > 0 && x[0]->kind == LOOM_EXPR_STR ? x[0]->u.str : "?");
   else

@@ -26,6 +26,12 @@ static bool is_reserved(const char *s) {
       "unsigned", "void", "volatile", "while", "bool", "true", "false",
       "args", "shapes", "NAN", "INFINITY", "main", "errno", "abs", "exp",
       "log", "sqrt", "free", "malloc", "memcpy", "nan", "inf", "signbit",
+      /* C++ and CUDA words, for kernels */
+      "class", "new", "delete", "template", "this", "namespace", "operator",
+      "private", "public", "protected", "virtual", "friend", "typename",
+      "using", "try", "catch", "throw", "export", "mutable", "explicit",
+      "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "half",
+      "min", "max", "float4", "float2", "int4", "uint4",
   };
   for (size_t i = 0; i < sizeof words / sizeof *words; i++)
     if (!strcmp(words[i], s))

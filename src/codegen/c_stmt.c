@@ -23,7 +23,13 @@ void emit_line_start(emitter *E) {
 static bool emit_fail_branch(emitter *E, const char *rc) {
   bool is_noted = E->parallel_depth > 0;
   E->indent++;
-  if (is_noted) {
+  if (E->is_cuda) {
+    /* A kernel has no one to return a code to: it stops with a fault,
+     * which the runner reports. */
+    is_noted = false;
+    emit_line_start(E);
+    put(E, "__trap();\n");
+  } else if (is_noted) {
     emit_line_start(E);
     loom_buf_printf(E->out, "__atomic_store_n(&loom_rc, %s, __ATOMIC_RELAXED);\n", rc);
   } else {
@@ -105,7 +111,8 @@ static void emit_auto_unroll(emitter *E, const loom_stmt *s, bool is_const_ext,
   if (steps > E->unroll_max_step)
     return;
   emit_line_start(E);
-  loom_buf_printf(E->out, "#pragma GCC unroll %lld\n", (long long)ext);
+  loom_buf_printf(E->out, E->is_cuda ? "#pragma unroll %lld\n" : "#pragma GCC unroll %lld\n",
+                  (long long)ext);
 }
 
 static void emit_stmt_body(emitter *E, const void *ctx) { emit_body(E, ctx); }
@@ -145,7 +152,7 @@ void emit_loop(emitter *E, const loom_stmt *s, emit_body_fn *body, const void *c
     emit_expr(E, s->u.loop.extent);
     put(E, ";\n");
   }
-  switch (s->u.loop.kind) {
+  switch (E->is_cuda ? LOOM_FOR_SERIAL : s->u.loop.kind) {
   case LOOM_FOR_PARALLEL:
     emit_line_start(E);
     put(E, "#pragma omp parallel for schedule(static)\n");
@@ -167,6 +174,12 @@ void emit_loop(emitter *E, const loom_stmt *s, emit_body_fn *body, const void *c
     break;
   default: break;
   }
+  if (E->is_cuda && (s->u.loop.kind == LOOM_FOR_UNROLLED ||
+                     s->u.loop.kind == LOOM_FOR_VECTORIZED) &&
+      is_const_ext && ext > 0 && ext < 65535) {
+    emit_line_start(E);
+    loom_buf_printf(E->out, "#pragma unroll %lld\n", (long long)ext);
+  }
   emit_auto_unroll(E, s, is_const_ext, ext);
   int64_t outer_step = E->unroll_max_step;
   const loom_value *step = loom_ir_attr_get(
@@ -185,7 +198,7 @@ void emit_loop(emitter *E, const loom_stmt *s, emit_body_fn *body, const void *c
   else
     emit_expr(E, s->u.loop.extent);
   loom_buf_printf(E->out, "; ++%s) {\n", i);
-  bool is_parallel = s->u.loop.kind == LOOM_FOR_PARALLEL;
+  bool is_parallel = s->u.loop.kind == LOOM_FOR_PARALLEL && !E->is_cuda;
   E->parallel_depth += is_parallel;
   body(E, ctx);
   E->parallel_depth -= is_parallel;
@@ -241,7 +254,18 @@ static void emit_alloc(emitter *E, const loom_stmt *s) {
   put(E, "{\n");
   E->indent++;
   emit_line_start(E);
-  if (is_const && n * bytes <= STACK_LIMIT) {
+  if (E->is_cuda) {
+    /* Shared and local memory (the lowering refused other scopes and
+     * sizes known only at run time). */
+    bool is_shared = loom_ir_scope_kind(b->scope) == LOOM_SCOPE_SHARED;
+    if (!is_const) {
+      emit_error(E, "buffer '%s' has no constant size", b->name);
+      return;
+    }
+    loom_buf_printf(E->out, "%s%s %s[%lld] __align__(16);\n", is_shared ? "__shared__ " : "",
+                    ty, name, (long long)(n ? n : 1));
+    emit_stmt(E, s->u.alloc.body);
+  } else if (is_const && n * bytes <= STACK_LIMIT) {
     loom_buf_printf(E->out, "%s %s[%lld] __attribute__((aligned(64)));\n", ty, name,
                     (long long)(n ? n : 1));
     emit_stmt(E, s->u.alloc.body);

@@ -388,7 +388,7 @@ static void tile_close(emitter *E, const tile *t) {
 
 bool emit_register_tile(emitter *E, const loom_stmt *s) {
   tile t;
-  if (!plan(E, s, &t))
+  if (E->is_cuda || !plan(E, s, &t)) /* GCC vectors: the C backend's own */
     return false;
   tile_open(E, &t);
   emit_loop(E, s, tile_body, &t);

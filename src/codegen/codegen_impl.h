@@ -7,6 +7,8 @@
 #include "loom/codegen.h"
 
 extern const char codegen_prelude[];
+/* The same helpers for CUDA device code (cuda_prelude.c). */
+extern const char codegen_cuda_prelude[];
 
 typedef struct emitter {
   loom_buf *out;
@@ -23,6 +25,7 @@ typedef struct emitter {
   const loom_var **heap; /* data vars of heap allocations now live */
   int n_heap, cap_heap;
   bool is_noalias;
+  bool is_cuda;        /* printing a CUDA kernel (cuda.c), not a C function */
   int parallel_depth;  /* parallel loops around the statement being printed */
   int64_t unroll_max_step; /* from pragma_auto_unroll_max_step above; 0 none */
 } emitter;

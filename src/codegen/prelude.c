@@ -7,6 +7,89 @@
  * (Wrap-around integers are the expressions' business: c_expr.c.) */
 #include "codegen/codegen_impl.h"
 
+/* Integer and float helpers C and CUDA share; LOOM_INLINE and the fixed
+ * width types come first. */
+#define PRELUDE_OPS \
+  "/* Floor division and modulo, min and max, shifts modulo the width. */\n"\
+  "#define LOOM_SIGNED_OPS(T, N, BITS) \\\n"\
+  "  LOOM_INLINE T loom_floordiv_##N(T a, T b) { \\\n"\
+  "    if (b == -1) return (T)(0 - (uint64_t)a); \\\n"\
+  "    T q = a / b, r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? (T)(q - 1) : q; } \\\n"\
+  "  LOOM_INLINE T loom_floormod_##N(T a, T b) { \\\n"\
+  "    if (b == -1) return 0; \\\n"\
+  "    T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? (T)(r + b) : r; } \\\n"\
+  "  LOOM_INLINE T loom_truncdiv_##N(T a, T b) { return b == -1 ? (T)(0 - (uint64_t)a) : (T)(a / b); } \\\n"\
+  "  LOOM_INLINE T loom_truncmod_##N(T a, T b) { return b == -1 ? 0 : (T)(a % b); } \\\n"\
+  "  LOOM_INLINE T loom_min_##N(T a, T b) { return a < b ? a : b; } \\\n"\
+  "  LOOM_INLINE T loom_max_##N(T a, T b) { return a > b ? a : b; } \\\n"\
+  "  LOOM_INLINE T loom_shl_##N(T a, T b) { return (T)((uint64_t)a << ((uint64_t)b % BITS)); } \\\n"\
+  "  LOOM_INLINE T loom_shr_##N(T a, T b) { return (T)(a >> ((uint64_t)b % BITS)); }\n"\
+  "#define LOOM_UNSIGNED_OPS(T, N, BITS) \\\n"\
+  "  LOOM_INLINE T loom_floordiv_##N(T a, T b) { return (T)(a / b); } \\\n"\
+  "  LOOM_INLINE T loom_floormod_##N(T a, T b) { return (T)(a % b); } \\\n"\
+  "  LOOM_INLINE T loom_truncdiv_##N(T a, T b) { return (T)(a / b); } \\\n"\
+  "  LOOM_INLINE T loom_truncmod_##N(T a, T b) { return (T)(a % b); } \\\n"\
+  "  LOOM_INLINE T loom_min_##N(T a, T b) { return a < b ? a : b; } \\\n"\
+  "  LOOM_INLINE T loom_max_##N(T a, T b) { return a > b ? a : b; } \\\n"\
+  "  LOOM_INLINE T loom_shl_##N(T a, T b) { return (T)((uint64_t)a << ((uint64_t)b % BITS)); } \\\n"\
+  "  LOOM_INLINE T loom_shr_##N(T a, T b) { return (T)((uint64_t)a >> ((uint64_t)b % BITS)); }\n"\
+  "LOOM_SIGNED_OPS(int8_t, i8, 8)\n"\
+  "LOOM_SIGNED_OPS(int16_t, i16, 16)\n"\
+  "LOOM_SIGNED_OPS(int32_t, i32, 32)\n"\
+  "LOOM_SIGNED_OPS(int64_t, i64, 64)\n"\
+  "LOOM_UNSIGNED_OPS(uint8_t, u8, 8)\n"\
+  "LOOM_UNSIGNED_OPS(uint16_t, u16, 16)\n"\
+  "LOOM_UNSIGNED_OPS(uint32_t, u32, 32)\n"\
+  "LOOM_UNSIGNED_OPS(uint64_t, u64, 64)\n"\
+  "\n"\
+  "/* A NaN operand wins, so a NaN in the data is not dropped by a reduction. */\n"\
+  "#define LOOM_FLOAT_OPS(T, N, FLOOR, FMOD) \\\n"\
+  "  LOOM_INLINE T loom_min_##N(T a, T b) { return (a < b || a != a) ? a : b; } \\\n"\
+  "  LOOM_INLINE T loom_max_##N(T a, T b) { return (a > b || a != a) ? a : b; } \\\n"\
+  "  LOOM_INLINE T loom_floordiv_##N(T a, T b) { return FLOOR(a / b); } \\\n"\
+  "  LOOM_INLINE T loom_floormod_##N(T a, T b) { return a - FLOOR(a / b) * b; } \\\n"\
+  "  LOOM_INLINE T loom_truncmod_##N(T a, T b) { return FMOD(a, b); }\n"\
+  "LOOM_FLOAT_OPS(float, f32, floorf, fmodf)\n"\
+  "LOOM_FLOAT_OPS(double, f64, floor, fmod)\n"\
+  "\n"\
+  "/* Float to integer: NaN gives 0, out-of-range values saturate. */\n"\
+  "#define LOOM_F2I(T, N, LO, HI) \\\n"\
+  "  LOOM_INLINE T loom_f2i_##N(double x) { \\\n"\
+  "    if (x != x) return 0; \\\n"\
+  "    if (x <= (double)(LO)) return (LO); \\\n"\
+  "    if (x >= (double)(HI)) return (HI); \\\n"\
+  "    return (T)x; }\n"\
+  "LOOM_F2I(int8_t, i8, INT8_MIN, INT8_MAX)\n"\
+  "LOOM_F2I(int16_t, i16, INT16_MIN, INT16_MAX)\n"\
+  "LOOM_F2I(int32_t, i32, INT32_MIN, INT32_MAX)\n"\
+  "LOOM_F2I(uint8_t, u8, 0, UINT8_MAX)\n"\
+  "LOOM_F2I(uint16_t, u16, 0, UINT16_MAX)\n"\
+  "LOOM_F2I(uint32_t, u32, 0, UINT32_MAX)\n"\
+  "LOOM_INLINE int64_t loom_f2i_i64(double x) {\n"\
+  "  if (x != x) return 0;\n"\
+  "  if (x < -9223372036854775808.0) return INT64_MIN;\n"\
+  "  if (x >= 9223372036854775808.0) return INT64_MAX;\n"\
+  "  return (int64_t)x;\n"\
+  "}\n"\
+  "LOOM_INLINE uint64_t loom_f2i_u64(double x) {\n"\
+  "  if (x != x || x <= 0) return 0;\n"\
+  "  if (x >= 18446744073709551616.0) return UINT64_MAX;\n"\
+  "  return (uint64_t)x;\n"\
+  "}\n"\
+  "LOOM_INLINE int loom_clz(uint64_t x, int bits) {\n"\
+  "  int n = 0;\n"\
+  "  for (int i = bits - 1; i >= 0 && !((x >> i) & 1); i--) n++;\n"\
+  "  return n;\n"\
+  "}\n"\
+  "LOOM_INLINE int32_t loom_q_multiply_shift(int32_t x, int32_t y, int32_t q, int32_t s) {\n"\
+  "  int64_t left = s > 0 ? s : 0, right = s > 0 ? 0 : -(int64_t)s;\n"\
+  "  uint64_t prod = ((uint64_t)(int64_t)x << (left & 63)) * (uint64_t)(int64_t)y;\n"\
+  "  int64_t total = right + q;\n"\
+  "  if (total > 0 && total < 64) prod += (uint64_t)1 << (total - 1);\n"\
+  "  int sh = (int)(total & 63);\n"\
+  "  return (int32_t)((int64_t)prod < 0 ? ~(~prod >> sh) : prod >> sh);\n"\
+  "}\n"
+
 const char codegen_prelude[] =
 "#include <math.h>\n"
 "#include <stdbool.h>\n"
@@ -19,72 +102,8 @@ const char codegen_prelude[] =
 "\n"
 "#define LOOM_INLINE static inline __attribute__((always_inline, unused))\n"
 "\n"
-"/* Floor division and modulo, min and max, shifts modulo the width. */\n"
-"#define LOOM_SIGNED_OPS(T, N, BITS) \\\n"
-"  LOOM_INLINE T loom_floordiv_##N(T a, T b) { \\\n"
-"    if (b == -1) return (T)(0 - (uint64_t)a); \\\n"
-"    T q = a / b, r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? (T)(q - 1) : q; } \\\n"
-"  LOOM_INLINE T loom_floormod_##N(T a, T b) { \\\n"
-"    if (b == -1) return 0; \\\n"
-"    T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? (T)(r + b) : r; } \\\n"
-"  LOOM_INLINE T loom_truncdiv_##N(T a, T b) { return b == -1 ? (T)(0 - (uint64_t)a) : (T)(a / b); } \\\n"
-"  LOOM_INLINE T loom_truncmod_##N(T a, T b) { return b == -1 ? 0 : (T)(a % b); } \\\n"
-"  LOOM_INLINE T loom_min_##N(T a, T b) { return a < b ? a : b; } \\\n"
-"  LOOM_INLINE T loom_max_##N(T a, T b) { return a > b ? a : b; } \\\n"
-"  LOOM_INLINE T loom_shl_##N(T a, T b) { return (T)((uint64_t)a << ((uint64_t)b % BITS)); } \\\n"
-"  LOOM_INLINE T loom_shr_##N(T a, T b) { return (T)(a >> ((uint64_t)b % BITS)); }\n"
-"#define LOOM_UNSIGNED_OPS(T, N, BITS) \\\n"
-"  LOOM_INLINE T loom_floordiv_##N(T a, T b) { return (T)(a / b); } \\\n"
-"  LOOM_INLINE T loom_floormod_##N(T a, T b) { return (T)(a % b); } \\\n"
-"  LOOM_INLINE T loom_truncdiv_##N(T a, T b) { return (T)(a / b); } \\\n"
-"  LOOM_INLINE T loom_truncmod_##N(T a, T b) { return (T)(a % b); } \\\n"
-"  LOOM_INLINE T loom_min_##N(T a, T b) { return a < b ? a : b; } \\\n"
-"  LOOM_INLINE T loom_max_##N(T a, T b) { return a > b ? a : b; } \\\n"
-"  LOOM_INLINE T loom_shl_##N(T a, T b) { return (T)((uint64_t)a << ((uint64_t)b % BITS)); } \\\n"
-"  LOOM_INLINE T loom_shr_##N(T a, T b) { return (T)((uint64_t)a >> ((uint64_t)b % BITS)); }\n"
-"LOOM_SIGNED_OPS(int8_t, i8, 8)\n"
-"LOOM_SIGNED_OPS(int16_t, i16, 16)\n"
-"LOOM_SIGNED_OPS(int32_t, i32, 32)\n"
-"LOOM_SIGNED_OPS(int64_t, i64, 64)\n"
-"LOOM_UNSIGNED_OPS(uint8_t, u8, 8)\n"
-"LOOM_UNSIGNED_OPS(uint16_t, u16, 16)\n"
-"LOOM_UNSIGNED_OPS(uint32_t, u32, 32)\n"
-"LOOM_UNSIGNED_OPS(uint64_t, u64, 64)\n"
+PRELUDE_OPS
 "\n"
-"/* A NaN operand wins, so a NaN in the data is not dropped by a reduction. */\n"
-"#define LOOM_FLOAT_OPS(T, N, FLOOR, FMOD) \\\n"
-"  LOOM_INLINE T loom_min_##N(T a, T b) { return (a < b || a != a) ? a : b; } \\\n"
-"  LOOM_INLINE T loom_max_##N(T a, T b) { return (a > b || a != a) ? a : b; } \\\n"
-"  LOOM_INLINE T loom_floordiv_##N(T a, T b) { return FLOOR(a / b); } \\\n"
-"  LOOM_INLINE T loom_floormod_##N(T a, T b) { return a - FLOOR(a / b) * b; } \\\n"
-"  LOOM_INLINE T loom_truncmod_##N(T a, T b) { return FMOD(a, b); }\n"
-"LOOM_FLOAT_OPS(float, f32, floorf, fmodf)\n"
-"LOOM_FLOAT_OPS(double, f64, floor, fmod)\n"
-"\n"
-"/* Float to integer: NaN gives 0, out-of-range values saturate. */\n"
-"#define LOOM_F2I(T, N, LO, HI) \\\n"
-"  LOOM_INLINE T loom_f2i_##N(double x) { \\\n"
-"    if (x != x) return 0; \\\n"
-"    if (x <= (double)(LO)) return (LO); \\\n"
-"    if (x >= (double)(HI)) return (HI); \\\n"
-"    return (T)x; }\n"
-"LOOM_F2I(int8_t, i8, INT8_MIN, INT8_MAX)\n"
-"LOOM_F2I(int16_t, i16, INT16_MIN, INT16_MAX)\n"
-"LOOM_F2I(int32_t, i32, INT32_MIN, INT32_MAX)\n"
-"LOOM_F2I(uint8_t, u8, 0, UINT8_MAX)\n"
-"LOOM_F2I(uint16_t, u16, 0, UINT16_MAX)\n"
-"LOOM_F2I(uint32_t, u32, 0, UINT32_MAX)\n"
-"LOOM_INLINE int64_t loom_f2i_i64(double x) {\n"
-"  if (x != x) return 0;\n"
-"  if (x < -9223372036854775808.0) return INT64_MIN;\n"
-"  if (x >= 9223372036854775808.0) return INT64_MAX;\n"
-"  return (int64_t)x;\n"
-"}\n"
-"LOOM_INLINE uint64_t loom_f2i_u64(double x) {\n"
-"  if (x != x || x <= 0) return 0;\n"
-"  if (x >= 18446744073709551616.0) return UINT64_MAX;\n"
-"  return (uint64_t)x;\n"
-"}\n"
 "\n"
 "/* float16 and bfloat16: raw bits in memory, float in arithmetic. The\n"
 " * float16 conversions of float values are branch-free bit arithmetic\n"
@@ -150,19 +169,6 @@ const char codegen_prelude[] =
 "}\n"
 "LOOM_INLINE float loom_bf16r(double x) { return loom_bf16_load(loom_bf16_store(x)); }\n"
 "\n"
-"LOOM_INLINE int loom_clz(uint64_t x, int bits) {\n"
-"  int n = 0;\n"
-"  for (int i = bits - 1; i >= 0 && !((x >> i) & 1); i--) n++;\n"
-"  return n;\n"
-"}\n"
-"LOOM_INLINE int32_t loom_q_multiply_shift(int32_t x, int32_t y, int32_t q, int32_t s) {\n"
-"  int64_t left = s > 0 ? s : 0, right = s > 0 ? 0 : -(int64_t)s;\n"
-"  uint64_t prod = ((uint64_t)(int64_t)x << (left & 63)) * (uint64_t)(int64_t)y;\n"
-"  int64_t total = right + q;\n"
-"  if (total > 0 && total < 64) prod += (uint64_t)1 << (total - 1);\n"
-"  int sh = (int)(total & 63);\n"
-"  return (int32_t)((int64_t)prod < 0 ? ~(~prod >> sh) : prod >> sh);\n"
-"}\n"
 "#define LOOM_BITS(TO, FROM, x) ({ FROM loom_b_ = (x); TO loom_r_; memcpy(&loom_r_, &loom_b_, sizeof loom_r_); loom_r_; })\n"
 "\n"
 "/* Heap buffers (over 64 KiB, or of a size known only at run time) are kept\n"
@@ -223,4 +229,54 @@ const char codegen_prelude[] =
 "  (void)n;\n"
 "#endif\n"
 "}\n"
+"\n";
+
+/* CUDA device code: NVRTC has no C library headers, so the fixed width
+ * types and their limits are spelled out; float16 and bfloat16 convert
+ * with the CUDA headers' round-to-nearest-even intrinsics. */
+const char codegen_cuda_prelude[] =
+"#include <cuda_fp16.h>\n"
+"#include <cuda_bf16.h>\n"
+"typedef signed char int8_t;\n"
+"typedef short int16_t;\n"
+"typedef int int32_t;\n"
+"typedef long long int64_t;\n"
+"typedef unsigned char uint8_t;\n"
+"typedef unsigned short uint16_t;\n"
+"typedef unsigned int uint32_t;\n"
+"typedef unsigned long long uint64_t;\n"
+"#define INT8_MIN (-128)\n"
+"#define INT8_MAX 127\n"
+"#define INT16_MIN (-32768)\n"
+"#define INT16_MAX 32767\n"
+"#define INT32_MIN (-2147483647 - 1)\n"
+"#define INT32_MAX 2147483647\n"
+"#define INT64_MIN (-9223372036854775807LL - 1)\n"
+"#define INT64_MAX 9223372036854775807LL\n"
+"#define UINT8_MAX 255\n"
+"#define UINT16_MAX 65535\n"
+"#define UINT32_MAX 4294967295u\n"
+"#define UINT64_MAX 18446744073709551615ull\n"
+"#define INT64_C(x) x##LL\n"
+"#define UINT64_C(x) x##ULL\n"
+"#define NAN __int_as_float(0x7fc00000)\n"
+"#define INFINITY __int_as_float(0x7f800000)\n"
+"#define LOOM_INLINE static __device__ __forceinline__\n"
+"template <class TO, class FROM> __device__ __forceinline__ TO loom_bits(FROM x) {\n"
+"  TO r; memcpy(&r, &x, sizeof r); return r;\n"
+"}\n"
+"#define LOOM_BITS(TO, FROM, x) loom_bits<TO, FROM>(x)\n"
+"\n"
+PRELUDE_OPS
+"\n"
+"LOOM_INLINE float loom_f16_load(uint16_t h) { return __half2float(__ushort_as_half(h)); }\n"
+"LOOM_INLINE uint16_t loom_f16_storef(float x) { return __half_as_ushort(__float2half_rn(x)); }\n"
+"LOOM_INLINE uint16_t loom_f16_store(double x) { return __half_as_ushort(__double2half(x)); }\n"
+"LOOM_INLINE float loom_f16rf(float x) { return loom_f16_load(loom_f16_storef(x)); }\n"
+"LOOM_INLINE float loom_f16r(double x) { return loom_f16_load(loom_f16_store(x)); }\n"
+"LOOM_INLINE float loom_bf16_load(uint16_t h) { return __uint_as_float((uint32_t)h << 16); }\n"
+"LOOM_INLINE uint16_t loom_bf16_store(double x) {\n"
+"  return __bfloat16_as_ushort(__double2bfloat16(x));\n"
+"}\n"
+"LOOM_INLINE float loom_bf16r(double x) { return loom_bf16_load(loom_bf16_store(x)); }\n"
 "\n";

@@ -44,9 +44,28 @@ static loom_status add(lower_compactions *C, const loom_buffer *b,
 
 /* Compacts b, allocated around the n statements, when its uses there are
  * all plain accesses. */
+/* The thread-bound loops around the statement being walked. */
+typedef struct thread_loops {
+  const loom_stmt *loops[64];
+  int n;
+} thread_loops;
+
+/* Does e use the variable of a loop around it whose threads share b's
+ * memory? Such a minimum would give each thread its own offset into the
+ * one buffer they share. */
+static bool uses_sharing_thread(const loom_expr *e, const loom_buffer *b,
+                                const thread_loops *T) {
+  for (int i = 0; T && i < T->n; i++)
+    if (loom_ir_scope_is_shared_by(b->scope, T->loops[i]->u.loop.thread) &&
+        loom_ir_expr_uses(e, T->loops[i]->u.loop.var))
+      return true;
+  return false;
+}
+
 static loom_status compact_one(loom_arena *a, loom_arith_ctx *ctx,
                                const loom_stmt *const *stmts, int n,
-                               const loom_buffer *b, lower_compactions *C) {
+                               const loom_buffer *b, const thread_loops *T,
+                               lower_compactions *C) {
   if (b->ndim == 0 || b->n_strides > 0 || b->n_axis_separators > 0 ||
       b->is_auto_broadcast)
     return LOOM_OK;
@@ -79,7 +98,7 @@ static loom_status compact_one(loom_arena *a, loom_arith_ctx *ctx,
     loom_expr *lo = loom_arith_simplify(a, ctx, t.hull[k].min);
     if (!lo)
       return LOOM_NOMEM;
-    if (!is_plain_index(lo, 0))
+    if (!is_plain_index(lo, 0) || uses_sharing_thread(lo, b, T))
       continue;
     shape[k] = loom_ir_int(a, it, ext.max);
     mins[k] = lo;
@@ -97,36 +116,43 @@ static loom_status compact_one(loom_arena *a, loom_arith_ctx *ctx,
 }
 
 static loom_status walk(loom_arena *a, loom_arith_ctx *ctx, const loom_stmt *s,
-                        lower_compactions *C, int depth) {
+                        lower_compactions *C, thread_loops *T, int depth) {
   if (!s || depth > 4096)
     return LOOM_OK;
   const loom_block *b;
   switch (s->kind) {
-  case LOOM_STMT_FOR: return walk(a, ctx, s->u.loop.body, C, depth + 1);
+  case LOOM_STMT_FOR: {
+    bool is_thread = s->u.loop.kind == LOOM_FOR_THREAD_BINDING && T->n < 64;
+    if (is_thread)
+      T->loops[T->n++] = s;
+    loom_status st = walk(a, ctx, s->u.loop.body, C, T, depth + 1);
+    T->n -= is_thread;
+    return st;
+  }
   case LOOM_STMT_BLOCK_REALIZE: {
     b = s->u.realize.block;
     const loom_stmt *parts[2] = {b->init, b->body};
     for (int k = 0; k < b->n_alloc_buffers; k++)
-      TRY(compact_one(a, ctx, parts, 2, b->alloc_buffers[k], C));
-    TRY(walk(a, ctx, b->init, C, depth + 1));
-    return walk(a, ctx, b->body, C, depth + 1);
+      TRY(compact_one(a, ctx, parts, 2, b->alloc_buffers[k], T, C));
+    TRY(walk(a, ctx, b->init, C, T, depth + 1));
+    return walk(a, ctx, b->body, C, T, depth + 1);
   }
   case LOOM_STMT_IF:
-    TRY(walk(a, ctx, s->u.if_.then_case, C, depth + 1));
-    return walk(a, ctx, s->u.if_.else_case, C, depth + 1);
+    TRY(walk(a, ctx, s->u.if_.then_case, C, T, depth + 1));
+    return walk(a, ctx, s->u.if_.else_case, C, T, depth + 1);
   case LOOM_STMT_SEQ:
     for (int k = 0; k < s->u.seq.n_stmts; k++)
-      TRY(walk(a, ctx, s->u.seq.stmts[k], C, depth + 1));
+      TRY(walk(a, ctx, s->u.seq.stmts[k], C, T, depth + 1));
     return LOOM_OK;
-  case LOOM_STMT_LET: return walk(a, ctx, s->u.let.body, C, depth + 1);
+  case LOOM_STMT_LET: return walk(a, ctx, s->u.let.body, C, T, depth + 1);
   case LOOM_STMT_ALLOCATE: {
     const loom_stmt *inside = s->u.alloc.body;
-    TRY(compact_one(a, ctx, &inside, 1, s->u.alloc.buffer, C));
-    return walk(a, ctx, s->u.alloc.body, C, depth + 1);
+    TRY(compact_one(a, ctx, &inside, 1, s->u.alloc.buffer, T, C));
+    return walk(a, ctx, s->u.alloc.body, C, T, depth + 1);
   }
-  case LOOM_STMT_DECL_BUFFER: return walk(a, ctx, s->u.alloc.body, C, depth + 1);
-  case LOOM_STMT_ATTR: return walk(a, ctx, s->u.attr.body, C, depth + 1);
-  case LOOM_STMT_ASSERT: return walk(a, ctx, s->u.assert_.body, C, depth + 1);
+  case LOOM_STMT_DECL_BUFFER: return walk(a, ctx, s->u.alloc.body, C, T, depth + 1);
+  case LOOM_STMT_ATTR: return walk(a, ctx, s->u.attr.body, C, T, depth + 1);
+  case LOOM_STMT_ASSERT: return walk(a, ctx, s->u.assert_.body, C, T, depth + 1);
   case LOOM_STMT_STORE:
   case LOOM_STMT_EVALUATE:
   case LOOM_STMT_COUNT_: return LOOM_OK;
@@ -136,7 +162,8 @@ static loom_status walk(loom_arena *a, loom_arith_ctx *ctx, const loom_stmt *s,
 
 loom_status lower_compact(loom_arena *a, loom_arith_ctx *ctx,
                           const loom_stmt *body, lower_compactions *out) {
-  return walk(a, ctx, body, out, 0);
+  thread_loops T = {.n = 0};
+  return walk(a, ctx, body, out, &T, 0);
 }
 
 const lower_compaction *lower_compaction_of(const lower_compactions *C,

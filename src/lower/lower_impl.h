@@ -85,4 +85,7 @@ loom_stmt *lower_if(loom_arena *a, loom_expr *cond, loom_stmt *then_case,
                     loom_loc loc);
 loom_stmt *lower_seq2(loom_arena *a, loom_stmt *x, loom_stmt *y);
 
+/* Places __syncthreads() in kernel k's body (gpu_sync.c). */
+loom_status lower_gpu_sync(loom_arena *a, loom_gpu_kernel *k, loom_diag *d);
+
 #endif

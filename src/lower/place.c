@@ -290,6 +290,8 @@ static loom_status place_one(placer *P, loom_stmt **body) {
   if (from < 0)
     return LOOM_OK;
   int target = from;
+  bool is_shared = loom_ir_scope_kind(P->b->scope) == LOOM_SCOPE_SHARED ||
+                   loom_ir_scope_kind(P->b->scope) == LOOM_SCOPE_WARP;
   for (int i = from + 1; i < P->n_lca; i++) {
     const loom_stmt *s = P->lca[i];
     if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
@@ -298,14 +300,20 @@ static loom_status place_one(placer *P, loom_stmt **body) {
       /* A vectorized loop's iterations run interleaved (the C backend
        * marks it ivdep), which a buffer fresh in each would not survive.
        * Under a thread-bound loop, the storage scope says whether the
-       * buffer may live there: shared memory stays above the threads that
-       * share it, global memory above them all. */
+       * buffer may live there: global memory stays above every thread.
+       * Shared memory may go below the threads that share it, to the
+       * serial loop each of whose iterations fills it (a tile per k
+       * step), though not to them: one buffer serves all of them, and
+       * compaction keeps it covering what they all touch (compact.c). */
+      bool is_thread = s->u.loop.kind == LOOM_FOR_THREAD_BINDING &&
+                       !loom_ir_scope_fits_inside(P->b->scope, s->u.loop.thread);
       if (s->u.loop.kind == LOOM_FOR_VECTORIZED ||
-          (s->u.loop.kind == LOOM_FOR_THREAD_BINDING &&
-           !loom_ir_scope_fits_inside(P->b->scope, s->u.loop.thread)) ||
+          (is_thread && !(is_shared && loom_ir_scope_is_shared_by(P->b->scope,
+                                                                  s->u.loop.thread))) ||
           !is_private_to(P, s))
         break;
-      target = i;
+      if (!is_thread)
+        target = i;
     }
   }
   TRY(P->st);

@@ -156,7 +156,7 @@ static loom_status choose_number(int (*call)(void *), void *ctx, double min_ms,
   return LOOM_OK;
 }
 
-static void summarize(double *per_call, int repeat, int number,
+void loom_runtime_timing_of(double *per_call, int repeat, int number,
                       loom_runtime_timing *out) {
   double sum = 0;
   for (int i = 0; i < repeat; i++)
@@ -204,7 +204,7 @@ loom_status loom_runtime_time(int (*call)(void *ctx), void *ctx,
     per_call[i] = ms / number;
   }
   if (st == LOOM_OK)
-    summarize(per_call, c.repeat, number, out);
+    loom_runtime_timing_of(per_call, c.repeat, number, out);
   free(per_call);
   free(buf);
   return st;

@@ -22,31 +22,6 @@
 /* A long first call this close to the best is timed again (below). */
 #define CONTENDER_RATIO 1.2
 
-/* What a child reports, in shared memory. */
-typedef struct report {
-  int32_t kernel_rc;
-  bool is_timed;
-  bool is_stopped;    /* its first call ran past the stop time */
-  double first_t0_ms; /* when the first call started (CLOCK_MONOTONIC) */
-  loom_runtime_timing timing;
-  char message[256];
-} report;
-
-typedef struct runner {
-  const loom_func *f;
-  const loom_runner_options *o;
-  loom_interp_array **inputs;   /* the seeded inputs, per parameter */
-  loom_interp_array **expect;   /* the interpreter's results, when checking */
-  double *largest;              /* per parameter, its largest |expected| */
-  loom_runtime_array **arrays;  /* shared with the child */
-  void **args;
-  const int64_t **shapes;
-  double *fscalars;
-  loom_kernel kernel;           /* the candidate being measured */
-  void **timed_args;            /* the child's private copies */
-  report *rep;
-} runner;
-
 double loom_tune_tolerance(loom_dtype t) {
   if (t.code == LOOM_DT_BFLOAT)
     return 2e-2;
@@ -69,14 +44,14 @@ static void one_call(loom_runtime_timing *t, double ms) {
 /* The child's report, for its stop handler: a signal handler has no
  * context argument, and the child is a process of its own, so this is the
  * one piece of file state, set only in children. */
-static report *child_report;
+static tune_report *child_report;
 
 /* Runs in the child when its first call reaches the stop time: the time
  * it ran is its measurement, and the child ends at once (every call here
  * is async-signal-safe). */
 static void on_stop(int sig) {
   (void)sig;
-  report *rep = child_report;
+  tune_report *rep = child_report;
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   one_call(&rep->timing, ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6 - rep->first_t0_ms);
@@ -112,7 +87,7 @@ static bool arm_stop(double ms, timer_t *timer) {
 }
 
 static int timed_call(void *ctx) {
-  runner *r = ctx;
+  tune_runner_state *r = ctx;
   return r->kernel(r->timed_args, r->shapes) ? 1 : 0;
 }
 
@@ -133,7 +108,7 @@ static threads_fn threads_setter(loom_kernel k) {
 }
 
 static int child_main(void *ctx) {
-  runner *r = ctx;
+  tune_runner_state *r = ctx;
   const loom_func *f = r->f;
   /* The kernel runs at the thread count it is measured for, in tuning as
    * in `loom run`. */
@@ -227,7 +202,7 @@ static double largest(const loom_interp_array *a) {
  * to itself and to the largest element of the array: an output of small
  * values (softmax) is held to its own scale, and an element that cancels
  * to near zero is not held to more digits than its neighbours have. */
-static char *check(runner *r) {
+char *tune_runner_check(tune_runner_state *r) {
   for (int i = 0; i < r->f->n_params; i++) {
     if (!r->arrays[i])
       continue;
@@ -249,7 +224,7 @@ static const char *rc_meaning(int32_t rc) {
          : rc == -3 ? "out of memory" : "unknown";
 }
 
-static char *measure(runner *r, loom_measured *m) {
+static char *measure(tune_runner_state *r, loom_measured *m) {
   const loom_func *f = r->f;
   for (int i = 0; i < f->n_params; i++)
     if (r->arrays[i])
@@ -281,7 +256,7 @@ static char *measure(runner *r, loom_measured *m) {
 }
 
 /* Inputs (seeded as `loom interp` seeds them) and the shared arrays. */
-static loom_status setup(runner *r, loom_diag *d) {
+loom_status tune_runner_setup(tune_runner_state *r, loom_diag *d) {
   const loom_func *f = r->f;
   int n = f->n_params ? f->n_params : 1;
   r->inputs = calloc((size_t)n, sizeof *r->inputs);
@@ -320,7 +295,7 @@ static loom_status setup(runner *r, loom_diag *d) {
 /* The interpreter's results, computed once, when the first candidate has
  * run: a workload whose kernels all crash or hang is never interpreted
  * (its interpretation might hang too). */
-static loom_status expect(runner *r, loom_diag *d) {
+loom_status tune_runner_expect(tune_runner_state *r, loom_diag *d) {
   const loom_func *f = r->f;
   if (r->largest)
     return LOOM_OK;
@@ -342,7 +317,7 @@ static loom_status expect(runner *r, loom_diag *d) {
   return LOOM_OK;
 }
 
-static void teardown(runner *r) {
+void tune_runner_teardown(tune_runner_state *r) {
   const loom_func *f = r->f;
   if (r->inputs)
     loom_interp_free_args(f, r->inputs);
@@ -366,12 +341,12 @@ static void teardown(runner *r) {
 loom_status tune_c_runner_new(const loom_func *workload,
                               const loom_runner_options *o, void **out,
                               loom_diag *d) {
-  runner *r = calloc(1, sizeof *r);
+  tune_runner_state *r = calloc(1, sizeof *r);
   if (!r)
     return LOOM_NOMEM;
   r->f = workload;
   r->o = o;
-  loom_status st = setup(r, d);
+  loom_status st = tune_runner_setup(r, d);
   if (st != LOOM_OK) {
     tune_c_runner_free(r);
     return st;
@@ -381,22 +356,22 @@ loom_status tune_c_runner_new(const loom_func *workload,
 }
 
 void tune_c_runner_free(void *p) {
-  runner *r = p;
+  tune_runner_state *r = p;
   if (!r)
     return;
-  teardown(r);
+  tune_runner_teardown(r);
   free(r);
 }
 
 loom_status tune_c_runner_run(void *p, const loom_kernel *kernels, int n,
                               loom_measured *out, loom_diag *d) {
-  runner *r = p;
+  tune_runner_state *r = p;
   loom_status st = LOOM_OK;
   for (int i = 0; i < n && st == LOOM_OK; i++) {
     r->kernel = kernels[i];
     out[i].error = kernels[i] ? measure(r, &out[i]) : strdup("not built");
-    if (!out[i].error && !out[i].is_stopped && r->o->check && (st = expect(r, d)) == LOOM_OK)
-      out[i].error = check(r);
+    if (!out[i].error && !out[i].is_stopped && r->o->check && (st = tune_runner_expect(r, d)) == LOOM_OK)
+      out[i].error = tune_runner_check(r);
   }
   return st;
 }

@@ -18,6 +18,42 @@ loom_status tune_c_runner_run(void *runner, const loom_kernel *kernels, int n,
                               loom_measured *out, loom_diag *d);
 void tune_c_runner_free(void *runner);
 
+/* ---- what every runner shares (run.c) --------------------------------------- */
+
+/* What a child reports, in shared memory. */
+typedef struct tune_report {
+  int32_t kernel_rc;
+  bool is_timed;
+  bool is_stopped;    /* its first call ran past the stop time */
+  double first_t0_ms; /* when the first call started (CLOCK_MONOTONIC) */
+  loom_runtime_timing timing;
+  char message[256];
+} tune_report;
+
+typedef struct tune_runner_state {
+  const loom_func *f;
+  const loom_runner_options *o;
+  loom_interp_array **inputs;   /* the seeded inputs, per parameter */
+  loom_interp_array **expect;   /* the interpreter's results, when checking */
+  double *largest;              /* per parameter, its largest |expected| */
+  loom_runtime_array **arrays;  /* shared with the child */
+  void **args;
+  const int64_t **shapes;
+  double *fscalars;
+  loom_kernel kernel;           /* the candidate being measured */
+  void **timed_args;            /* the child's private copies */
+  tune_report *rep;
+} tune_runner_state;
+
+/* The seeded inputs and the shared arrays of r->f, under r->o. */
+loom_status tune_runner_setup(tune_runner_state *r, loom_diag *d);
+/* The interpreter's results, computed once, on the first call. */
+loom_status tune_runner_expect(tune_runner_state *r, loom_diag *d);
+/* Why r->arrays differ from the interpreter's results; NULL when they
+ * match. */
+char *tune_runner_check(tune_runner_state *r);
+void tune_runner_teardown(tune_runner_state *r);
+
 /* A candidate for the best, measured again before it is named (finalists.c). */
 typedef struct tune_finalist {
   const loom_func *func; /* the scheduled function */

@@ -445,7 +445,8 @@ static bool divides_packed(const loom_module *m, int *n_lines) {
     for (char *line = strtok(c.data, "\n"); line; line = strtok(NULL, "\n"))
       if (strstr(line, "B_global[")) {
         ++*n_lines;
-        divides = divides || strstr(line, "loom_floordiv") || strstr(line, "loom_floormod");
+        divides = divides || strstr(line, "loom_floordiv") || strstr(line, "loom_floormod") ||
+                  strstr(line, " / 16)") || strstr(line, " % 16)");
       }
   loom_diag_free(&d);
   loom_buf_free(&c);

@@ -1,0 +1,12 @@
+# C = A B, 4096^3 float32.
+from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((4096, 4096), "float32"), B: T.Buffer((4096, 4096), "float32"), C: T.Buffer((4096, 4096), "float32")):
+    T.func_attr({"global_symbol": "main", "tir.noalias": True})
+    for i, j, k in T.grid(4096, 4096, 4096):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]

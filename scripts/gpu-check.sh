@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# The GPU check, in one command for a machine with an NVIDIA GPU.
+#
+#   scripts/gpu-check.sh --prepare   (here, with package access) gathers what
+#       the GPU machine lacks into build/gpu-carry: the Debian packages of
+#       Loom's libraries (unpacked there with dpkg -x, no root needed) and the
+#       example programs of ../shared;
+#   scripts/gpu-check.sh OUT         (on the GPU machine) builds Loom, runs
+#       every program with the default GPU schedule against the interpreter,
+#       the fault check, and the benchmarks side by side with PyTorch,
+#       writing its tables into OUT. It stays under 8 minutes.
+set -u
+cd "$(dirname "$0")/.."
+CARRY=build/gpu-carry
+
+if [ "${1:-}" = "--prepare" ]; then
+  mkdir -p $CARRY/debs $CARRY/programs
+  (cd $CARRY/debs && apt-get download libisl23 libisl-dev libsqlite3-0 \
+    libsqlite3-dev libxgboost0 libxgboost-dev libdmlc0) || exit 1
+  if [ -d ../shared ]; then
+    for f in ../shared/corpus/*.py; do
+      case $f in *.sched.py) ;; *) cp "$f" $CARRY/programs/corpus_"$(basename "$f")" ;; esac
+    done
+    for d in ../shared/conformance/*/; do
+      [ -f "$d/before.py" ] && cp "$d/before.py" $CARRY/programs/"$(basename "$d")".py
+    done
+  fi
+  du -sh $CARRY
+  exit 0
+fi
+
+OUT=${1:?usage: scripts/gpu-check.sh OUT | --prepare}
+mkdir -p "$OUT"
+START=$(date +%s)
+elapsed() { echo $(($(date +%s) - START)); }
+say() { echo "== [$(elapsed)s] $*" | tee -a "$OUT/log.txt"; }
+
+# ---- dependencies ------------------------------------------------------------
+has_header() { echo "#include <$1>" | cc -E - >/dev/null 2>&1; }
+if ! has_header isl/ctx.h || ! has_header sqlite3.h || ! has_header xgboost/c_api.h; then
+  say "unpacking the carried packages"
+  for deb in $CARRY/debs/*.deb; do dpkg -x "$deb" $CARRY/prefix; done
+  P=$PWD/$CARRY/prefix/usr
+  export CPATH=$P/include${CPATH:+:$CPATH}
+  export LIBRARY_PATH=$P/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}
+  export LD_LIBRARY_PATH=$P/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export CMAKE_PREFIX_PATH=$P
+  # The -dev packages' unversioned links point at the runtime packages' files.
+  for so in $P/lib/x86_64-linux-gnu/lib*.so.[0-9]*; do
+    base=${so%%.so.*}.so
+    [ -e "$base" ] || ln -sf "$(basename "$so")" "$base"
+  done
+fi
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
+  > "$OUT/gpu.txt" 2>&1
+say "GPU: $(cat "$OUT/gpu.txt")"
+
+# ---- build -------------------------------------------------------------------
+say "building"
+B=build-gpu
+if command -v cmake >/dev/null; then
+  cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release >"$OUT/build.txt" 2>&1 &&
+    make -C $B -j16 loom >>"$OUT/build.txt" 2>&1
+else
+  # No cmake: the sources compiled directly, as CMakeLists.txt would.
+  mkdir -p $B/obj
+  find src -name '*.c' | xargs -P 16 -I{} sh -c \
+    'o='$B'/obj/$(echo {} | tr / _).o; cc -O2 -std=c11 -D_GNU_SOURCE -fvisibility=hidden -Iinclude -Isrc -c {} -o $o' \
+    >"$OUT/build.txt" 2>&1 &&
+    cc -o $B/loom $B/obj/*.o -lisl -lsqlite3 -lxgboost -lm -ldl -lpthread >>"$OUT/build.txt" 2>&1
+fi
+LOOM=$PWD/$B/loom
+if [ ! -x "$LOOM" ]; then
+  say "build failed"; tail -30 "$OUT/build.txt"; exit 1
+fi
+
+# ---- every program, default GPU schedule, against the interpreter -------------
+say "programs: loom run --target cuda --verify"
+: >"$OUT/verify.txt"
+pass=0; fail=0
+for f in $CARRY/programs/*.py tests/gpu/programs/*.py; do
+  [ -f "$f" ] || continue
+  [ "$(elapsed)" -gt 200 ] && { echo "(time is up: the rest not run)" >>"$OUT/verify.txt"; break; }
+  if r=$(timeout 30 "$LOOM" run "$f" --target cuda --verify --repeat 3 --timeout 20000 2>&1); then
+    pass=$((pass + 1)); echo "ok   $f: $(echo "$r" | tr '\n' ' ')" >>"$OUT/verify.txt"
+  else
+    fail=$((fail + 1)); echo "FAIL $f: $(echo "$r" | head -c 600 | tr '\n' ' ')" >>"$OUT/verify.txt"
+  fi
+done
+say "programs: $pass verified, $fail failed"
+
+# ---- a kernel that faults is a failure, not a crash ---------------------------
+say "fault check"
+"$LOOM" run tests/gpu/fault.py --target cuda --timeout 20000 >"$OUT/fault.txt" 2>&1
+echo "exit $?" >>"$OUT/fault.txt"
+
+# ---- benchmarks, side by side with PyTorch ------------------------------------
+say "benchmarks"
+small() { sed -e 's/16384, 16384/1024, 1024/g; s/16384, 1024/1024, 256/g; s/(16384,)/(1024,)/g; s/4096/256/g' "$1"; }
+: >"$OUT/bench_raw.txt"
+for p in copy_f16:copy add_f16:elementwise rowsum_f16:rowreduce rowmax_f16:rowreduce \
+         matmul_f32:matmul matmul_f16:matmul; do
+  name=${p%%:*}; sched=bench/gpu/${p##*:}.sched.py
+  small bench/gpu/$name.py >"$OUT/$name.small.py"
+  "$LOOM" sched "$OUT/$name.small.py" "$sched" >"$OUT/$name.small.hand.py" 2>>"$OUT/log.txt"
+  "$LOOM" sched bench/gpu/$name.py "$sched" >"$OUT/$name.hand.py" 2>>"$OUT/log.txt"
+  for kind in default hand; do
+    [ $kind = default ] && case $name in matmul*) continue ;; esac
+    small_f=$OUT/$name.small.py; full_f=bench/gpu/$name.py
+    [ $kind = hand ] && { small_f=$OUT/$name.small.hand.py; full_f=$OUT/$name.hand.py; }
+    v=$(timeout 60 "$LOOM" run "$small_f" --target cuda --verify --repeat 3 2>&1 | tail -1)
+    t=$(timeout 60 "$LOOM" run "$full_f" --target cuda --repeat 20 2>&1 | tail -1)
+    echo "$name $kind | $t | small: $v" >>"$OUT/bench_raw.txt"
+  done
+done
+say "peer (PyTorch)"
+timeout 120 python3 bench/gpu/peer.py 20 >"$OUT/peer.txt" 2>&1
+python3 - "$OUT" <<'EOF'
+import re, sys
+out = sys.argv[1]
+peer = {}
+for line in open(out + "/peer.txt"):
+    p = line.split()
+    if len(p) == 2 and not line.startswith("#"):
+        peer[p[0]] = float(p[1])
+bytes_moved = {"copy_f16": 2 * 2 * 16384 * 16384, "add_f16": 3 * 2 * 16384 * 16384,
+               "rowsum_f16": 2 * 16384 * 1024 + 4 * 16384, "rowmax_f16": 2 * 16384 * 1024 + 2 * 16384}
+rows = ["| op | schedule | Loom ms | PyTorch ms | Loom speed / PyTorch | Loom GB/s or TFLOP/s | check (small size) |",
+        "|---|---|---|---|---|---|---|"]
+for line in open(out + "/bench_raw.txt"):
+    name, kind = line.split()[:2]
+    m = re.search(r": ([0-9.]+) ms", line.split("|")[1])
+    ok = "ok" if "verify: ok" in line.split("|")[2] else line.split("|")[2].strip()[:80]
+    if not m:
+        rows.append("| %s | %s | failed: %s | | | | %s |" % (name, kind, line.split("|")[1].strip()[:80], ok))
+        continue
+    ms = float(m.group(1))
+    ref = peer.get(name)
+    rate = ("%.0f GB/s" % (bytes_moved[name] / ms / 1e6)) if name in bytes_moved else \
+           ("%.1f TFLOP/s" % (2 * 4096 ** 3 / ms / 1e9))
+    rows.append("| %s | %s | %.4f | %s | %s | %s | %s |" % (
+        name, kind, ms, "%.4f" % ref if ref else "-", "%.2f" % (ref / ms) if ref else "-", rate, ok))
+open(out + "/bench.md", "w").write("\n".join(rows) + "\n")
+print("\n".join(rows))
+EOF
+say "done"
