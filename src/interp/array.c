@@ -58,6 +58,13 @@ void loom_interp_fill_random(loom_interp_array *a, loom_rng *r) {
   loom_dtype t = a->dtype;
   for (int64_t i = 0; i < a->n_elems; i++) {
     ilane x;
+    if (loom_dtype_is_float(t) && t.bits == 16) { /* its bits, encoded once */
+      uint16_t h = t.code == LOOM_DT_BFLOAT
+                       ? loom_interp_bf16_bits(loom_rng_double(r) * 2.0 - 1.0)
+                       : loom_interp_f16_bits(loom_rng_double(r) * 2.0 - 1.0);
+      memcpy((char *)a->data + 2 * i, &h, 2);
+      continue;
+    }
     if (loom_dtype_is_float(t))
       x = norm_float(t, loom_rng_double(r) * 2.0 - 1.0);
     else if (t.code == LOOM_DT_BOOL)

@@ -33,12 +33,30 @@ uint64_t encode_float(double x, int mbits, int ebits) {
   int bias = (1 << (ebits - 1)) - 1, emin = 1 - bias, emax = bias;
   if (isnan(x))
     return sign | expmask << mbits | (uint64_t)1 << (mbits - 1);
+  /* A normal result, the common case, by integer arithmetic on the
+   * double's own fields: the same rounding as below, many times faster
+   * (inputs of a billion float16 elements are filled through here). */
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  int dexp = (int)((b >> 52) & 0x7ff), e2;
+  if (dexp != 0 && dexp != 0x7ff && dexp - 1023 >= emin && dexp - 1023 <= emax) {
+    int drop = 52 - mbits;
+    uint64_t frac = b & (((uint64_t)1 << 52) - 1);
+    uint64_t q = frac >> drop, rest = frac & (((uint64_t)1 << drop) - 1);
+    uint64_t half = (uint64_t)1 << (drop - 1), ex = (uint64_t)(dexp - 1023 + bias);
+    if (rest > half || (rest == half && (q & 1)))
+      q++;
+    if (q >> mbits) { /* rounded up to the next power of two */
+      q = 0;
+      ex++;
+    }
+    return ex > (uint64_t)(emax + bias) ? sign | expmask << mbits : sign | ex << mbits | q;
+  }
   double a = fabs(x);
   if (isinf(a))
     return sign | expmask << mbits;
   if (a < ldexp(1.0, emin)) /* subnormal; q == 2^mbits is the least normal */
     return sign | (uint64_t)round_even(ldexp(a, mbits - emin));
-  int e2;
   frexp(a, &e2);
   int e = e2 - 1; /* a in [2^e, 2^(e+1)) */
   double q = round_even(ldexp(a, mbits - e));
@@ -58,6 +76,13 @@ double decode_float(uint64_t bits, int mbits, int ebits) {
   uint64_t mant = bits & (((uint64_t)1 << mbits) - 1);
   uint64_t ex = (bits >> mbits) & expmask;
   double s = (bits >> (mbits + ebits)) & 1 ? -1.0 : 1.0;
+  if (ex != 0 && ex != expmask) { /* normal: the double's fields directly */
+    uint64_t b = (bits >> (mbits + ebits) & 1) << 63 |
+                 (ex - (uint64_t)bias + 1023) << 52 | mant << (52 - mbits);
+    double v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+  }
   if (ex == expmask)
     return mant ? NAN : s * INFINITY;
   if (ex == 0)
