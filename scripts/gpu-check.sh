@@ -80,7 +80,7 @@ say "programs: loom run --target cuda --verify"
 pass=0; fail=0
 for f in $CARRY/programs/*.py tests/gpu/programs/*.py; do
   [ -f "$f" ] || continue
-  [ "$(elapsed)" -gt 170 ] && { echo "(time is up: the rest not run)" >>"$OUT/verify.txt"; break; }
+  [ "$(elapsed)" -gt 130 ] && { echo "(time is up: the rest not run)" >>"$OUT/verify.txt"; break; }
   if r=$(timeout 30 "$LOOM" run "$f" --target cuda --verify --repeat 3 --timeout 20000 2>&1); then
     pass=$((pass + 1)); echo "ok   $f: $(echo "$r" | tr '\n' ' ')" >>"$OUT/verify.txt"
   else

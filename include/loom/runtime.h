@@ -123,6 +123,17 @@ LOOM_API loom_status loom_runtime_nvrtc_compile(loom_runtime_nvrtc *nv,
                                                 loom_runtime_cubin *out,
                                                 loom_diag *d);
 LOOM_API void loom_runtime_cubin_free(loom_runtime_cubin *c);
+/* The same compile in a child process. NVRTC leaves state behind in the
+ * process that compiles (seen with NVRTC 13 on an H200): a process forked
+ * from it afterwards cannot initialize the CUDA driver. A program that runs
+ * kernels in children (the runner) compiles this way; a crash in NVRTC is
+ * then a diagnostic too. */
+LOOM_API loom_status loom_runtime_nvrtc_compile_apart(loom_runtime_nvrtc *nv,
+                                                      const char *src,
+                                                      const char *name, int sm,
+                                                      loom_runtime_cubin *out,
+                                                      loom_diag *d);
+
 
 /* ---- timing ----------------------------------------------------------------
  * warmup calls first; then repeat measurements, each running the call number

@@ -221,9 +221,9 @@ static void note_lines(const char *log, loom_diag *d) {
   }
 }
 
-loom_status loom_runtime_nvrtc_compile(loom_runtime_nvrtc *nv, const char *src,
-                                       const char *name, int sm,
-                                       loom_runtime_cubin *out, loom_diag *d) {
+/* The compile, leaving NVRTC's log in out->log whatever the outcome. */
+static loom_status compile(loom_runtime_nvrtc *nv, const char *src, const char *name,
+                           int sm, loom_runtime_cubin *out, loom_diag *d) {
   memset(out, 0, sizeof *out);
   char arch[32];
   snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d", sm);
@@ -257,8 +257,104 @@ loom_status loom_runtime_nvrtc_compile(loom_runtime_nvrtc *nv, const char *src,
     read_report(out->log, out);
   }
   nv->destroy(&prog);
+  return st;
+}
+
+loom_status loom_runtime_nvrtc_compile(loom_runtime_nvrtc *nv, const char *src,
+                                       const char *name, int sm,
+                                       loom_runtime_cubin *out, loom_diag *d) {
+  loom_status st = compile(nv, src, name, sm, out, d);
   if (st != LOOM_OK)
     loom_runtime_cubin_free(out);
+  return st;
+}
+
+/* ---- compiling in a child process ------------------------------------------- */
+
+#define APART_CUBIN_MAX ((size_t)64 << 20)
+#define APART_LOG_MAX ((size_t)256 << 10)
+
+/* What the child hands back, in shared memory: the cubin after the log. */
+typedef struct apart {
+  const loom_runtime_nvrtc *nv;
+  const char *src, *name;
+  int sm;
+  loom_status st;
+  size_t size, log_n;
+  int max_registers;
+  int64_t spill_bytes;
+  char msg[1024];
+  char log[APART_LOG_MAX];
+  char data[];
+} apart;
+
+static int compile_child(void *ctx) {
+  apart *ap = ctx;
+  loom_runtime_cubin c;
+  loom_diag d;
+  loom_diag_init(&d);
+  ap->st = compile((loom_runtime_nvrtc *)ap->nv, ap->src, ap->name, ap->sm, &c, &d);
+  if (d.msg)
+    snprintf(ap->msg, sizeof ap->msg, "%s", d.msg);
+  if (c.log) {
+    ap->log_n = strlen(c.log) < APART_LOG_MAX - 1 ? strlen(c.log) : APART_LOG_MAX - 1;
+    memcpy(ap->log, c.log, ap->log_n);
+  }
+  if (ap->st == LOOM_OK && c.size > APART_CUBIN_MAX) {
+    ap->st = LOOM_ERROR;
+    snprintf(ap->msg, sizeof ap->msg, "%s: the cubin is over %zu MiB", ap->name,
+             APART_CUBIN_MAX >> 20);
+  } else if (ap->st == LOOM_OK) {
+    memcpy(ap->data, c.data, c.size);
+    ap->size = c.size;
+    ap->max_registers = c.max_registers;
+    ap->spill_bytes = c.spill_bytes;
+  }
+  loom_runtime_cubin_free(&c);
+  loom_diag_free(&d);
+  return 0;
+}
+
+loom_status loom_runtime_nvrtc_compile_apart(loom_runtime_nvrtc *nv, const char *src,
+                                             const char *name, int sm,
+                                             loom_runtime_cubin *out, loom_diag *d) {
+  memset(out, 0, sizeof *out);
+  size_t n = sizeof(apart) + APART_CUBIN_MAX;
+  apart *ap = loom_runtime_shared_alloc(n); /* untouched pages cost nothing */
+  if (!ap)
+    return LOOM_NOMEM;
+  ap->nv = nv;
+  ap->src = src;
+  ap->name = name;
+  ap->sm = sm;
+  ap->st = LOOM_ERROR;
+  loom_runtime_child_result r;
+  loom_status st = loom_runtime_run_child(compile_child, ap, 120000, &r, d);
+  char how[128];
+  if (st != LOOM_OK) {
+    /* said */
+  } else if (r.kind != LOOM_RUNTIME_CHILD_OK) {
+    st = loom_diag_error(d, (loom_loc){0}, "%s: NVRTC failed: %s", name,
+                         loom_runtime_child_describe(&r, how, sizeof how));
+  } else if (ap->st != LOOM_OK) {
+    st = ap->st == LOOM_NOMEM ? LOOM_NOMEM
+                              : loom_diag_error(d, (loom_loc){0}, "%s", ap->msg);
+    ap->log[ap->log_n] = 0;
+    if (st == LOOM_ERROR)
+      note_lines(ap->log, d);
+  } else if (!(out->data = malloc(ap->size)) || !(out->log = malloc(ap->log_n + 1))) {
+    st = LOOM_NOMEM;
+  } else {
+    memcpy(out->data, ap->data, ap->size);
+    memcpy(out->log, ap->log, ap->log_n);
+    out->log[ap->log_n] = 0;
+    out->size = ap->size;
+    out->max_registers = ap->max_registers;
+    out->spill_bytes = ap->spill_bytes;
+  }
+  if (st != LOOM_OK)
+    loom_runtime_cubin_free(out);
+  loom_runtime_shared_free(ap, n);
   return st;
 }
 
