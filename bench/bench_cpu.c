@@ -436,7 +436,7 @@ typedef struct timed {
 
 static void call(timed *t) {
   if (t->kernel)
-    t->kernel(t->args, t->shapes);
+    ((loom_c_kernel)t->kernel)(t->args, t->shapes);
   else
     peer_run(t->c, t->bufs);
 }

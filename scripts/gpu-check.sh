@@ -7,7 +7,8 @@
 #       example programs of ../shared;
 #   scripts/gpu-check.sh OUT         (on the GPU machine) builds Loom, runs
 #       every program with the default GPU schedule against the interpreter,
-#       the fault check, and the benchmarks side by side with PyTorch,
+#       the fault checks (a kernel that faults, under `loom run` and `loom
+#       tune`), a short GPU tuning, and the benchmarks side by side with PyTorch,
 #       writing its tables into OUT. It stays under 8 minutes.
 set -u
 cd "$(dirname "$0")/.."
@@ -93,10 +94,19 @@ say "programs: $pass verified, $fail failed"
 say "fault check"
 "$LOOM" run tests/gpu/fault.py --target cuda --timeout 20000 >"$OUT/fault.txt" 2>&1
 echo "exit $?" >>"$OUT/fault.txt"
+"$LOOM" tune tests/gpu/fault.py --target cuda --space tests/gpu/fault.space.py --trials 2 \
+  --db "$OUT/fault.db" >>"$OUT/fault.txt" 2>&1
+echo "tune exit $?" >>"$OUT/fault.txt"
+"$LOOM" db export --db "$OUT/fault.db" 2>&1 | grep -o '"error": "[^"]*"' >>"$OUT/fault.txt"
+say "tuning on the GPU"
+small() { sed -e 's/16384, 16384/1024, 1024/g; s/16384, 1024/1024, 256/g; s/(16384,)/(1024,)/g; s/4096/256/g' "$1"; }
+small bench/gpu/add_f16.py >"$OUT/add_small.py"
+timeout 120 "$LOOM" tune "$OUT/add_small.py" --target cuda --space bench/gpu/elementwise.space.py \
+  --trials 16 --db "$OUT/tune.db" >"$OUT/tune.txt" 2>&1
+echo "exit $?" >>"$OUT/tune.txt"
 
 # ---- benchmarks, side by side with PyTorch ------------------------------------
 say "benchmarks"
-small() { sed -e 's/16384, 16384/1024, 1024/g; s/16384, 1024/1024, 256/g; s/(16384,)/(1024,)/g; s/4096/256/g' "$1"; }
 : >"$OUT/bench_raw.txt"
 for p in copy_f16:copy add_f16:elementwise rowsum_f16:rowreduce rowmax_f16:rowreduce \
          matmul_f32:matmul matmul_f16:matmul; do
@@ -114,7 +124,7 @@ for p in copy_f16:copy add_f16:elementwise rowsum_f16:rowreduce rowmax_f16:rowre
   done
 done
 say "peer (PyTorch)"
-timeout 120 python3 bench/gpu/peer.py 20 >"$OUT/peer.txt" 2>&1
+timeout 120 python3 bench/gpu_peer.py 20 >"$OUT/peer.txt" 2>&1
 python3 - "$OUT" <<'EOF'
 import re, sys
 out = sys.argv[1]

@@ -16,8 +16,12 @@
 #include "loom/runtime.h"
 #include "loom/space.h"
 
+/* What a backend built for one candidate, which only its own runner reads:
+ * for the C backend a loom_c_kernel (the function, as dlsym gives it), for
+ * the CUDA backend a loom_cuda_built. */
+typedef const void *loom_kernel;
 /* The calling convention of include/loom/codegen.h. */
-typedef int32_t (*loom_kernel)(void *const *args, const int64_t *const *shapes);
+typedef int32_t (*loom_c_kernel)(void *const *args, const int64_t *const *shapes);
 
 /* ---- builder -------------------------------------------------------------- */
 
@@ -35,6 +39,10 @@ typedef struct loom_built {
   loom_kernel kernel; /* NULL when the candidate failed */
   char *error;        /* heap; why it failed */
   double compile_ms;  /* its share of its file's compile time */
+  /* GPU kernels: the most registers a thread of them uses, and the bytes
+   * spilled (ptxas's report); 0 for the C backend. */
+  int registers;
+  int64_t spill_bytes;
 } loom_built;
 
 struct loom_backend;
@@ -151,9 +159,9 @@ LOOM_API void loom_tune_runner_set_best(loom_tune_runner *r, double best_ms);
 typedef struct loom_backend {
   const char *name;           /* "c" */
   loom_target_kind target;    /* the kind it generates code for */
-  /* Fails with d when the code generator cannot express m (the
-   * postprocessors then drop the candidate). */
-  loom_status (*check)(const loom_module *m, loom_diag *d);
+  /* Fails with d when the code generator cannot express m for target t
+   * (the postprocessors then drop the candidate). */
+  loom_status (*check)(const loom_target *t, const loom_module *m, loom_diag *d);
   loom_status (*build)(const loom_func *const *funcs, int n,
                        const loom_builder_options *o, loom_build_set *out);
   void (*build_free)(loom_build_set *b);
@@ -166,8 +174,8 @@ typedef struct loom_backend {
 } loom_backend;
 
 /* The backend of t's kind (NULL t: this machine's CPU); NULL for a kind
- * without one (cuda), for which builds fail each candidate and runners and
- * checks fail with a diagnostic saying so. */
+ * without one, for which builds fail each candidate and runners and checks
+ * fail with a diagnostic saying so. */
 LOOM_API const loom_backend *loom_tune_backend(const loom_target *t);
 /* The backend's check of m, or the diagnostic that t has no backend. */
 LOOM_API loom_status loom_tune_check(const loom_target *t,
@@ -206,17 +214,6 @@ LOOM_API const char *loom_tune_cuda_source(const loom_cuda_built *b);
 LOOM_API const loom_runtime_cubin *loom_tune_cuda_cubin(const loom_cuda_built *b);
 LOOM_API const loom_gpu_func *loom_tune_cuda_lowered(const loom_cuda_built *b);
 LOOM_API void loom_tune_cuda_built_free(LOOM_TAKE loom_cuda_built *b);
-
-/* Runs b on the GPU in a child process, on workload's seeded inputs (o's
- * seed, scalars, fill_hook): once, checked against the interpreter's
- * results of workload when o->check, then timed with CUDA events (o->repeat
- * calls, each after an L2 flush when o->flush_cache). A missing GPU, a
- * fault, a hang past o->timeout_ms (0: 60 s) or a wrong result is out's
- * error; d only for what stops the runner itself. */
-LOOM_API loom_status loom_tune_cuda_run(const loom_func *workload,
-                                        const loom_cuda_built *b,
-                                        const loom_runner_options *o,
-                                        loom_measured *out, loom_diag *d);
 
 /* ---- tasks ---------------------------------------------------------------- */
 

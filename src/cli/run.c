@@ -1,7 +1,8 @@
 /* `loom run FILE [--func NAME] [--target SPEC] [--seed N] [--repeat N]
  * [--verify] [--against FILE] [--arg NAME=VALUE]... [--threads N]
- * [--timeout MS]`: builds FILE with the C backend, runs each function on
- * seeded random inputs in a child process (a crash or a hang is reported,
+ * [--timeout MS]`: builds FILE with the backend of the target (C for the
+ * CPU, CUDA for --target cuda), runs each function on seeded random inputs
+ * in a child process (a crash or a hang is reported,
  * not suffered), times it and, with --verify, compares every buffer with the
  * reference interpreter: on FILE's function, or with --against on the
  * function of the same name in another file (the program before it was
@@ -192,43 +193,6 @@ static const loom_func *reference_of(const loom_func *f, const run_opts *o) {
   return g;
 }
 
-/* Builds function i for the GPU and runs it there; returns the exit code. */
-static int run_cuda(const cli_program *p, int i, const run_opts *o,
-                    const int64_t *scalars, const loom_func *ref, loom_diag *d) {
-  const loom_func *f = p->module->funcs[i];
-  loom_cuda_built *b;
-  loom_status st = loom_tune_cuda_build(f, &o->tg, &b, d);
-  if (st != LOOM_OK) {
-    if (st == LOOM_NOMEM)
-      fprintf(stderr, "%s: error: out of memory\n", o->file);
-    return EXIT_USER;
-  }
-  loom_runner_options ro = {
-      .repeat = o->repeat, .timeout_ms = o->timeout_ms, .flush_cache = true,
-      .seed = o->seed, .check = o->is_verify, .scalars = scalars, .target = &o->tg,
-      .fill_hook = apply_ranges, .fill_ctx = (void *)o};
-  loom_measured m;
-  int rc = EXIT_USER;
-  const loom_runtime_cubin *c = loom_tune_cuda_cubin(b);
-  if (loom_tune_cuda_run(ref, b, &ro, &m, d) != LOOM_OK) {
-    if (!d->has_error)
-      fprintf(stderr, "%s: error: out of memory\n", o->file);
-  } else if (m.error) {
-    fprintf(stderr, "%s: error: %s: %s\n", o->file, f->name, m.error);
-  } else {
-    printf("%s: %.6f ms (n=%d, %d kernels, %d registers, %lld bytes spilled)%s%s%s\n",
-           f->name, m.timing.median_ms, m.timing.repeat,
-           loom_tune_cuda_lowered(b)->n_kernels, c->max_registers,
-           (long long)c->spill_bytes, o->is_verify ? "  verify: ok" : "",
-           o->is_verify && o->reference ? " against " : "",
-           o->is_verify && o->reference ? o->against : "");
-    rc = 0;
-  }
-  loom_tune_measured_free(&m, 1);
-  loom_tune_cuda_built_free(b);
-  return rc;
-}
-
 /* Runs function i of the built module; returns the exit code. */
 static int run_func(const cli_program *p, const loom_build_set *b, int i,
                     const run_opts *o) {
@@ -245,9 +209,6 @@ static int run_func(const cli_program *p, const loom_build_set *b, int i,
   const loom_func *ref = reference_of(f, o);
   if (!ref) {
     /* said */
-  } else if (o->tg.kind == LOOM_TARGET_CUDA) {
-    if (scalar_values(f, o, scalars, &d))
-      rc = run_cuda(p, i, o, scalars, ref, &d);
   } else if (!b->items[i].kernel) {
     fprintf(stderr, "%s: error: %s: %s\n", o->file, f->name, b->items[i].error);
   } else if (scalar_values(f, o, scalars, &d)) {
@@ -255,7 +216,10 @@ static int run_func(const cli_program *p, const loom_build_set *b, int i,
         .repeat = o->repeat, .min_repeat_ms = 10, .timeout_ms = o->timeout_ms,
         .long_call_ms = 1e300, /* the user asked for --repeat runs */
         .seed = o->seed, .check = o->is_verify, .scalars = scalars, .target = &o->tg,
-        .threads = o->threads, .fill_hook = apply_ranges, .fill_ctx = (void *)o};
+        .threads = o->threads, .fill_hook = apply_ranges, .fill_ctx = (void *)o,
+        /* A GPU kernel is timed from a cold L2, as MetaSchedule's runner
+         * does; the CPU's caches stay as the last call left them. */
+        .flush_cache = o->tg.kind == LOOM_TARGET_CUDA};
     loom_measured m;
     loom_kernel k = b->items[i].kernel;
     if (loom_tune_run(ref, &k, 1, &ro, &m, &d) != LOOM_OK) {
@@ -266,8 +230,12 @@ static int run_func(const cli_program *p, const loom_build_set *b, int i,
     } else if (m.error) {
       fprintf(stderr, "%s: error: %s: %s\n", o->file, f->name, m.error);
     } else {
-      printf("%s: %.6f ms (n=%d)%s%s%s\n", f->name, m.timing.median_ms,
-             m.timing.repeat, o->is_verify ? "  verify: ok" : "",
+      char regs[96] = "";
+      if (b->items[i].registers > 0)
+        snprintf(regs, sizeof regs, ", %d registers, %lld bytes spilled",
+                 b->items[i].registers, (long long)b->items[i].spill_bytes);
+      printf("%s: %.6f ms (n=%d%s)%s%s%s\n", f->name, m.timing.median_ms,
+             m.timing.repeat, regs, o->is_verify ? "  verify: ok" : "",
              o->is_verify && o->reference ? " against " : "",
              o->is_verify && o->reference ? o->against : "");
       rc = 0;
@@ -309,10 +277,8 @@ int cli_run(int argc, char **argv) {
   }
   /* One C file for the whole module, as the user would build it. */
   loom_builder_options bo = {.per_file = m->n_funcs, .jobs = 1, .target = &o.tg};
-  loom_build_set b = {0};
-  if (o.tg.kind == LOOM_TARGET_CUDA) {
-    /* each function is built for the GPU by itself, in run_func */
-  } else if (loom_tune_build((const loom_func *const *)m->funcs, m->n_funcs, &bo, &b) != LOOM_OK) {
+  loom_build_set b;
+  if (loom_tune_build((const loom_func *const *)m->funcs, m->n_funcs, &bo, &b) != LOOM_OK) {
     fprintf(stderr, "%s: error: out of memory\n", o.file);
     rc = EXIT_USER;
   }
@@ -321,8 +287,7 @@ int cli_run(int argc, char **argv) {
       rc = run_func(&p, &b, i, &o);
       fflush(stdout);
     }
-  if (o.tg.kind != LOOM_TARGET_CUDA)
-    loom_tune_build_free(&b);
+  loom_tune_build_free(&b);
   cli_program_free(&p);
   if (o.against)
     cli_program_free(&ref);

@@ -434,8 +434,10 @@ static void emit_call(emitter *E, const loom_expr *e) {
     return;
   }
   bool is_extern = op == LOOM_OP_CALL_EXTERN || op == LOOM_OP_CALL_PURE_EXTERN;
-  if (is_extern && E->is_cuda && n > 0 && x[0]->kind == LOOM_EXPR_STR) {
-    /* CUDA's own functions: __syncthreads, __shfl_down_sync, ... */
+  if (is_extern && E->is_cuda && n > 0 && x[0]->kind == LOOM_EXPR_STR &&
+      !strncmp(x[0]->u.str, "__", 2)) {
+    /* CUDA's own functions (__syncthreads, __shfl_down_sync, ...), which
+     * every kernel can call; anything else would need a definition. */
     loom_buf_printf(E->out, "%s(", x[0]->u.str);
     for (int i = 1; i < n; i++) {
       if (i > 1)
@@ -446,7 +448,7 @@ static void emit_call(emitter *E, const loom_expr *e) {
     return;
   }
   if (is_extern)
-    emit_error(E, "the C backend cannot call extern function %s",
+    emit_error(E, "the %s backend cannot call extern function %s", E->is_cuda ? "CUDA" : "C",
                n > 0 && x[0]->kind == LOOM_EXPR_STR ? x[0]->u.str : "?");
   else
     emit_error(E, "the C backend does not support T.%s on %s operands",

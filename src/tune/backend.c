@@ -9,7 +9,8 @@
 #include <string.h>
 
 /* The C backend refuses what its code generator cannot print. */
-static loom_status c_check(const loom_module *m, loom_diag *d) {
+static loom_status c_check(const loom_target *t, const loom_module *m, loom_diag *d) {
+  (void)t;
   loom_buf c;
   loom_buf_init(&c);
   loom_status st = loom_codegen_c_module(m, &c, d);
@@ -30,8 +31,22 @@ static const loom_backend backend_c = {
     .runner_free = tune_c_runner_free,
 };
 
+/* The CUDA backend (docs/gpu.md): CUDA C compiled by NVRTC, run by the
+ * driver in a child process. */
+static const loom_backend backend_cuda = {
+    .name = "cuda",
+    .target = LOOM_TARGET_CUDA,
+    .check = tune_cuda_check,
+    .build = tune_cuda_build,
+    .build_free = tune_cuda_build_free,
+    .runner_new = tune_cuda_runner_new,
+    .runner_run = tune_cuda_runner_run,
+    .runner_free = tune_cuda_runner_free,
+};
+
 static const loom_backend *const backends[LOOM_TARGET_KIND_COUNT_] = {
     [LOOM_TARGET_CPU] = &backend_c,
+    [LOOM_TARGET_CUDA] = &backend_cuda,
 };
 
 const loom_backend *loom_tune_backend(const loom_target *t) {
@@ -41,15 +56,14 @@ const loom_backend *loom_tune_backend(const loom_target *t) {
 /* Why a target has no backend, for its diagnostics. */
 static loom_status no_backend(const loom_target *t, loom_diag *d) {
   return loom_diag_error(d, (loom_loc){0},
-                         "Loom has no backend for %s targets: only cpu "
-                         "programs are built and run",
+                         "Loom has no backend for %s targets",
                          loom_target_kind_name(t->kind));
 }
 
 loom_status loom_tune_check(const loom_target *t, const loom_module *m,
                             loom_diag *d) {
   const loom_backend *be = loom_tune_backend(t);
-  return be ? be->check(m, d) : no_backend(t, d);
+  return be ? be->check(t, m, d) : no_backend(t, d);
 }
 
 /* ---- building -------------------------------------------------------------- */

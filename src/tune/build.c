@@ -147,7 +147,7 @@ static loom_status build_round(build_ctx *c, const int *idx, int n, int per_file
           b->error = f->error, f->error = NULL;
         continue;
       }
-      b->kernel = (loom_kernel)loom_runtime_lib_symbol(f->lib, f->symbols[k]);
+      b->kernel = loom_runtime_lib_symbol(f->lib, f->symbols[k]);
       b->compile_ms = f->compile_ms / f->count;
       if (!b->kernel)
         b->error = strdup("the compiled file lacks the candidate's symbol");

@@ -88,7 +88,7 @@ static bool arm_stop(double ms, timer_t *timer) {
 
 static int timed_call(void *ctx) {
   tune_runner_state *r = ctx;
-  return r->kernel(r->timed_args, r->shapes) ? 1 : 0;
+  return ((loom_c_kernel)r->kernel)(r->timed_args, r->shapes) ? 1 : 0;
 }
 
 typedef void (*threads_fn)(int);
@@ -138,7 +138,7 @@ static int child_main(void *ctx) {
   /* (A stop past a day is no stop: the time limit comes first.) */
   bool is_armed = best > 0 && stop_ms < 864e5 && !r->o->no_stop && arm_stop(stop_ms, &timer);
   r->rep->first_t0_ms = mono_ms();
-  r->rep->kernel_rc = r->kernel(r->args, r->shapes);
+  r->rep->kernel_rc = ((loom_c_kernel)r->kernel)(r->args, r->shapes);
   double first_ms = mono_ms() - r->rep->first_t0_ms;
   if (is_armed)
     timer_delete(timer);

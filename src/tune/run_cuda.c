@@ -1,4 +1,5 @@
-/* The CUDA backend's builder and runner. Building lowers a function for the
+/* The CUDA backend's builder, runner and check (the cuda row of
+ * src/tune/backend.c). Building lowers a function for the
  * GPU (after the default schedule when it binds no threads), prints its
  * CUDA C and compiles it with NVRTC for the target's architecture; none of
  * it needs a GPU. Running happens in a child process, as on the CPU: the
@@ -9,9 +10,18 @@
 #include "loom/codegen.h"
 #include "tune/tune_impl.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
 
 struct loom_cuda_built {
   loom_arena *arena;
@@ -402,41 +412,170 @@ static int child_main(void *ctx) {
   return 0;
 }
 
-loom_status loom_tune_cuda_run(const loom_func *workload, const loom_cuda_built *b,
-                               const loom_runner_options *o, loom_measured *out,
-                               loom_diag *d) {
-  memset(out, 0, sizeof *out);
-  cuda_run c;
-  memset(&c, 0, sizeof c);
-  c.b = b;
-  c.H.g = &b->g;
-  c.r.f = workload;
-  c.r.o = o;
-  loom_status st = tune_runner_setup(&c.r, d);
-  for (int i = 0; i < workload->n_params && st == LOOM_OK; i++)
-    if (c.r.arrays[i])
-      memcpy(c.r.arrays[i]->data, c.r.inputs[i]->data, c.r.arrays[i]->n_bytes);
+/* Measures c->b on the shared arrays (reset to the inputs first). */
+static char *measure(cuda_run *c) {
+  tune_runner_state *r = &c->r;
+  for (int i = 0; i < r->f->n_params; i++)
+    if (r->arrays[i])
+      memcpy(r->arrays[i]->data, r->inputs[i]->data, r->arrays[i]->n_bytes);
+  memset(r->rep, 0, sizeof *r->rep);
+  c->H.n_vars = 0;
   loom_runtime_child_result child;
-  if (st == LOOM_OK)
-    st = loom_runtime_run_child(child_main, &c, o->timeout_ms > 0 ? o->timeout_ms : 60000,
-                                &child, d);
-  char buf[512];
+  loom_diag d;
+  loom_diag_init(&d);
+  double limit = r->o->timeout_ms > 0 ? r->o->timeout_ms : 60000;
+  loom_status st = loom_runtime_run_child(child_main, c, limit, &child, &d);
+  char buf[512], how[256];
+  buf[0] = 0;
+  if (st != LOOM_OK)
+    snprintf(buf, sizeof buf, "cannot run a child process: %s", d.msg ? d.msg : "?");
+  else if (child.kind == LOOM_RUNTIME_CHILD_EXIT && r->rep->message[0])
+    snprintf(buf, sizeof buf, "%s", r->rep->message);
+  else if (child.kind != LOOM_RUNTIME_CHILD_OK)
+    snprintf(buf, sizeof buf, "the kernel failed: %s",
+             loom_runtime_child_describe(&child, how, sizeof how));
+  else if (!r->rep->is_timed)
+    snprintf(buf, sizeof buf, "timing failed: %s", r->rep->message);
+  loom_diag_free(&d);
+  return buf[0] ? strdup(buf) : NULL;
+}
+
+loom_status tune_cuda_runner_new(const loom_func *workload, const loom_runner_options *o,
+                                 void **out, loom_diag *d) {
+  cuda_run *c = calloc(1, sizeof *c);
+  if (!c)
+    return LOOM_NOMEM;
+  c->r.f = workload;
+  c->r.o = o;
+  loom_status st = tune_runner_setup(&c->r, d);
   if (st != LOOM_OK) {
-    /* said */
-  } else if (child.kind == LOOM_RUNTIME_CHILD_EXIT && c.r.rep->message[0]) {
-    out->error = strdup(c.r.rep->message);
-  } else if (child.kind != LOOM_RUNTIME_CHILD_OK) {
-    snprintf(buf, 256, "the kernel failed: %s",
-             loom_runtime_child_describe(&child, buf + 256, 256));
-    out->error = strdup(buf);
-  } else if (!c.r.rep->is_timed) {
-    snprintf(buf, sizeof buf, "timing failed: %s", c.r.rep->message);
-    out->error = strdup(buf);
-  } else {
-    out->timing = c.r.rep->timing;
-    if (o->check && (st = tune_runner_expect(&c.r, d)) == LOOM_OK)
-      out->error = tune_runner_check(&c.r);
+    tune_cuda_runner_free(c);
+    return st;
   }
-  tune_runner_teardown(&c.r);
+  *out = c;
+  return LOOM_OK;
+}
+
+void tune_cuda_runner_free(void *p) {
+  cuda_run *c = p;
+  if (!c)
+    return;
+  tune_runner_teardown(&c->r);
+  free(c);
+}
+
+loom_status tune_cuda_runner_run(void *p, const loom_kernel *kernels, int n,
+                                 loom_measured *out, loom_diag *d) {
+  cuda_run *c = p;
+  loom_status st = LOOM_OK;
+  for (int i = 0; i < n && st == LOOM_OK; i++) {
+    if (!kernels[i]) {
+      out[i].error = strdup("not built");
+      continue;
+    }
+    c->b = kernels[i];
+    c->H.g = &c->b->g;
+    if ((out[i].error = measure(c)))
+      continue;
+    out[i].timing = c->r.rep->timing;
+    if (c->r.o->check && (st = tune_runner_expect(&c->r, d)) == LOOM_OK)
+      out[i].error = tune_runner_check(&c->r);
+  }
+  return st;
+}
+
+/* ---- the builder and the check ------------------------------------------------------ */
+
+typedef struct build_job {
+  const loom_func *const *funcs;
+  const loom_target *t;
+  loom_build_set *out;
+  int next;
+  pthread_mutex_t lock;
+} build_job;
+
+static void *build_worker(void *arg) {
+  build_job *j = arg;
+  for (;;) {
+    pthread_mutex_lock(&j->lock);
+    int i = j->next++;
+    pthread_mutex_unlock(&j->lock);
+    if (i >= j->out->n)
+      return NULL;
+    loom_built *item = &j->out->items[i];
+    loom_cuda_built *b;
+    loom_diag d;
+    loom_diag_init(&d);
+    double t0 = now_ms();
+    if (loom_tune_cuda_build(j->funcs[i], j->t, &b, &d) == LOOM_OK) {
+      item->kernel = b;
+      item->registers = b->cubin.max_registers;
+      item->spill_bytes = b->cubin.spill_bytes;
+    } else {
+      item->error = strdup(d.msg ? d.msg : "out of memory");
+    }
+    item->compile_ms = now_ms() - t0;
+    loom_diag_free(&d);
+  }
+}
+
+loom_status tune_cuda_build(const loom_func *const *funcs, int n,
+                            const loom_builder_options *o, loom_build_set *out) {
+  memset(out, 0, sizeof *out);
+  if (!(out->items = calloc((size_t)(n ? n : 1), sizeof *out->items)))
+    return LOOM_NOMEM;
+  out->n = n;
+  double t0 = now_ms();
+  build_job j = {.funcs = funcs, .t = o->target, .out = out};
+  pthread_mutex_init(&j.lock, NULL);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  int jobs = o->jobs > 0 ? o->jobs : cpus > 0 ? (int)cpus : 1;
+  if (jobs > n)
+    jobs = n;
+  if (jobs > 64)
+    jobs = 64;
+  pthread_t tids[64];
+  int started = 0;
+  while (started < jobs - 1 && pthread_create(&tids[started], NULL, build_worker, &j) == 0)
+    started++;
+  build_worker(&j);
+  for (int i = 0; i < started; i++)
+    pthread_join(tids[i], NULL);
+  pthread_mutex_destroy(&j.lock);
+  out->wall_ms = now_ms() - t0;
+  return LOOM_OK;
+}
+
+void tune_cuda_build_free(loom_build_set *b) {
+  for (int i = 0; b->items && i < b->n; i++) {
+    loom_tune_cuda_built_free((loom_cuda_built *)b->items[i].kernel);
+    free(b->items[i].error);
+  }
+  free(b->items);
+}
+
+/* What the CUDA backend cannot express: the lowering's refusals (past the
+ * target's limits) and the printer's. */
+loom_status tune_cuda_check(const loom_target *t, const loom_module *m, loom_diag *d) {
+  loom_status st = LOOM_OK;
+  for (int i = 0; i < m->n_funcs && st == LOOM_OK; i++) {
+    loom_arena *a = loom_arena_new();
+    if (!a)
+      return LOOM_NOMEM;
+    const loom_func *f;
+    loom_sched *s;
+    loom_gpu_func g;
+    loom_buf c;
+    loom_buf_init(&c);
+    st = loom_tune_gpu_default(a, m->funcs[i], t, &s, &f, d);
+    if (st == LOOM_OK)
+      st = loom_lower_gpu(a, f, t, &g, d);
+    if (st == LOOM_OK)
+      st = loom_codegen_cuda(&g, &c, d);
+    loom_buf_free(&c);
+    if (s)
+      loom_sched_free(s);
+    loom_arena_free(a);
+  }
   return st;
 }

@@ -54,6 +54,19 @@ loom_status tune_runner_expect(tune_runner_state *r, loom_diag *d);
 char *tune_runner_check(tune_runner_state *r);
 void tune_runner_teardown(tune_runner_state *r);
 
+/* ---- the CUDA backend (run_cuda.c) ------------------------------------------- */
+
+loom_status tune_cuda_check(const loom_target *t, const loom_module *m, loom_diag *d);
+loom_status tune_cuda_build(const loom_func *const *funcs, int n,
+                            const loom_builder_options *o, loom_build_set *out);
+void tune_cuda_build_free(loom_build_set *b);
+loom_status tune_cuda_runner_new(const loom_func *workload,
+                                 const loom_runner_options *o, void **runner,
+                                 loom_diag *d);
+loom_status tune_cuda_runner_run(void *runner, const loom_kernel *kernels, int n,
+                                 loom_measured *out, loom_diag *d);
+void tune_cuda_runner_free(void *runner);
+
 /* A candidate for the best, measured again before it is named (finalists.c). */
 typedef struct tune_finalist {
   const loom_func *func; /* the scheduled function */

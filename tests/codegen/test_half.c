@@ -86,7 +86,7 @@ int main(void) {
     memcpy(out[i], args[i]->data, n);
     shapes[i] = args[i]->shape;
   }
-  CHECK(b.items[0].kernel(out, shapes) == 0);
+  CHECK(((loom_c_kernel)b.items[0].kernel)(out, shapes) == 0);
   CHECK(loom_interp_run(f, args, NULL, &d) == LOOM_OK);
 
   int bad = 0;

@@ -104,12 +104,12 @@ int main(void) {
   loom_module one = {.funcs = (loom_func **)&cands[N_GOOD], .n_funcs = 1};
   loom_diag cd;
   loom_diag_init(&cd);
-  CHECK(be->check(&one, &cd) == LOOM_ERROR);
+  CHECK(be->check(&cpu, &one, &cd) == LOOM_ERROR);
   CHECK_CONTAINS(cd.msg, "cannot call extern function nowhere");
   loom_diag_free(&cd);
   loom_diag_init(&cd);
   one.funcs = (loom_func **)&cands[0];
-  CHECK(be->check(&one, &cd) == LOOM_OK);
+  CHECK(be->check(&cpu, &one, &cd) == LOOM_OK);
   loom_diag_free(&cd);
 
   /* The same build in the background, the compiler niced, gives the same
@@ -197,7 +197,7 @@ int main(void) {
       "}\n";
   loom_runtime_lib *lib;
   CHECK(loom_runtime_compile(threads_src, strlen(threads_src), NULL, &lib, NULL, &d) == LOOM_OK);
-  loom_kernel k3 = lib ? (loom_kernel)loom_runtime_lib_symbol(lib, "kern") : NULL;
+  loom_kernel k3 = lib ? loom_runtime_lib_symbol(lib, "kern") : NULL;
   CHECK(k3 != NULL);
   loom_runner_options to = {.repeat = 1, .timeout_ms = 5000, .threads = 3};
   CHECK(loom_tune_run(w, &k3, 1, &to, m, &d) == LOOM_OK);

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The GPU path from the command line, with or without a GPU: every program
+# of tests/gpu/errors is refused where its first line says; the CUDA C of a
+# shared-memory matmul has its barriers and launch bounds; a store outside
+# the threadIdx loop runs in thread 0; without a GPU `loom run --target
+# cuda` says so and exits 1, with one it verifies against the interpreter.
+#   usage: gpu_cli.sh LOOM SOURCE_ROOT
+set -u
+loom=$1 root=$2
+here=$root/tests/gpu
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+check() { # description condition-command...
+  local what=$1; shift
+  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $what"; fi
+}
+
+for f in "$here"/errors/*.py; do
+  want=$(sed -n '1s/^# expect: //p' "$f")
+  "$loom" build "$f" --emit cuda >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if [ $rc = 1 ] && grep -Fq -- "$(basename "$f"):$want" "$tmp/err" &&
+     ! grep -Eq "Sanitizer|runtime error" "$tmp/err"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1)); echo "FAIL $(basename "$f"): exit $rc, expected '$want':"; cat "$tmp/err"
+  fi
+done
+
+"$loom" build "$here/programs/matmul_shared_tiles.py" --emit cuda >"$tmp/mm.cu"
+check "matmul builds" test -s "$tmp/mm.cu"
+check "two barriers: after the fetches, at the end of each k step" \
+  test "$(grep -c '__syncthreads()' "$tmp/mm.cu")" = 2
+check "two shared tiles" test "$(grep -c '__shared__ float' "$tmp/mm.cu")" = 2
+check "launch bounds" grep -q '__launch_bounds__(256) main_kernel0' "$tmp/mm.cu"
+check "registers for the accumulator" grep -q 'float C_local\[64\]' "$tmp/mm.cu"
+
+"$loom" build "$here/programs/once_per_block.py" --emit cuda >"$tmp/once.cu"
+check "store outside threadIdx runs in thread 0" grep -q 'if ((threadIdx_x == 0))' "$tmp/once.cu"
+
+"$loom" build "$root/examples/matmul_16.py" --emit cuda >"$tmp/default.cu"
+check "default schedule binds blocks and threads" \
+  grep -q 'const int32_t threadIdx_x = (int32_t)threadIdx.x;' "$tmp/default.cu"
+"$loom" build "$root/examples/matmul_16.py" --emit cuda --target cpu >/dev/null 2>"$tmp/err"
+check "cuda C needs a cuda target" test $? = 2
+
+"$loom" run "$here/programs/once_per_block.py" --target cuda --verify >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if grep -q "no GPU here" "$tmp/err"; then
+  check "no GPU: exit 1" test $rc = 1
+elif grep -q "NVRTC" "$tmp/err"; then
+  echo "NVRTC is missing: loom run --target cuda not checked"
+else
+  check "on the GPU: verified" grep -q "verify: ok" "$tmp/out"
+fi
+
+# Tuning for the GPU: candidates are built with NVRTC and measured on the
+# GPU; without one each is a failure on record, and the search finishes.
+"$loom" tune "$here/programs/once_per_block.py" --target cuda --trials 4 \
+  --space "$here/once_per_block.space.py" --db "$tmp/t.db" >"$tmp/out" 2>&1
+rc=$?
+check "cuda tuning finishes" test $rc = 0
+check "every trial is on record" grep -q "trials 4/4\|trials [1-4]/4" "$tmp/out"
+if grep -q "failures 0" "$tmp/out"; then
+  check "tuned on the GPU" grep -q "best" "$tmp/out"
+else
+  "$loom" db export --db "$tmp/t.db" >"$tmp/rows" 2>&1
+  check "failures say why" grep -q "no GPU here\|NVRTC" "$tmp/rows"
+fi
+
+echo "gpu cli: $pass passed, $fail failed"
+[ $fail = 0 ]
