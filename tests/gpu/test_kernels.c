@@ -4,7 +4,8 @@
  * compute exactly what the program computes (in the interpreter, where
  * thread loops are loops, for programs small enough to interpret), then
  * lowers for the GPU, prints as CUDA C and compiles with NVRTC for sm_80
- * and sm_90. A program the C emitter cannot print on the CPU either (an
+ * and sm_90 (schedule scripts, *.sched.py and *.space.py, are not
+ * programs). A program the C emitter cannot print on the CPU either (an
  * extern call, a tensor-core intrinsic) is counted as refused and named;
  * any other failure fails the test. The register and spill figures ptxas
  * reports are printed. Without NVRTC the test is skipped, loudly; under CI
@@ -151,7 +152,8 @@ static bool take_dir(const char *dir, const char *prefix, bool cases) {
   struct dirent *e;
   while ((e = readdir(dp)) && n < 512) {
     size_t k = strlen(e->d_name);
-    bool is_py = k > 3 && !strcmp(e->d_name + k - 3, ".py") && !strstr(e->d_name, ".sched.");
+    bool is_py = k > 3 && !strcmp(e->d_name + k - 3, ".py") && !strstr(e->d_name, ".sched.") &&
+                 !strstr(e->d_name, ".space.");
     if (e->d_name[0] != '.' && (cases || is_py))
       names[n++] = strdup(e->d_name);
   }
