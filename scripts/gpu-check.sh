@@ -108,7 +108,7 @@ echo "exit $?" >>"$OUT/tune.txt"
 # ---- benchmarks, side by side with PyTorch ------------------------------------
 say "benchmarks"
 : >"$OUT/bench_raw.txt"
-for p in copy_f16:copy add_f16:elementwise rowsum_f16:rowreduce rowmax_f16:rowreduce \
+for p in copy_f16:copy add_f16:elementwise rowsum_f16:rowreduce_threads rowmax_f16:rowreduce_threads \
          matmul_f32:matmul matmul_f16:matmul; do
   name=${p%%:*}; sched=bench/gpu/${p##*:}.sched.py
   small bench/gpu/$name.py >"$OUT/$name.small.py"

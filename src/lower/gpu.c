@@ -572,8 +572,9 @@ loom_status loom_lower_gpu(loom_arena *a, const loom_func *f, const loom_target 
   if (t->kind != LOOM_TARGET_CUDA)
     return loom_diag_error(d, f->loc, "%s: GPU lowering needs a cuda target, not %s",
                            f->name, loom_target_kind_name(t->kind));
-  loom_func *lf;
-  TRY(loom_lower_func(a, f, &lf, d));
+  loom_func *rf, *lf;
+  TRY(lower_gpu_reductions(a, f, &rf, d));
+  TRY(loom_lower_func(a, rf, &lf, d));
   gpu_ctx G = {.a = a, .d = d, .t = t, .f = f};
   loom_func *host = loom_arena_alloc(a, sizeof *host);
   if (!host)

@@ -85,6 +85,13 @@ loom_stmt *lower_if(loom_arena *a, loom_expr *cond, loom_stmt *then_case,
                     loom_loc loc);
 loom_stmt *lower_seq2(loom_arena *a, loom_stmt *x, loom_stmt *y);
 
+/* f with each cross-thread reduction (a reduction block whose reduce
+ * bindings use a loop bound to threadIdx) rewritten for the GPU: partial
+ * results in registers, combined across threads, written by one thread
+ * (gpu_reduce.c). *out is f itself when it has none. Fails with d, at the
+ * block, on one the rewrite does not cover. */
+loom_status lower_gpu_reductions(loom_arena *a, const loom_func *f, loom_func **out,
+                                 loom_diag *d);
 /* Places __syncthreads() in kernel k's body (gpu_sync.c). */
 loom_status lower_gpu_sync(loom_arena *a, loom_gpu_kernel *k, loom_diag *d);
 
