@@ -210,6 +210,10 @@ LOOM_API loom_status loom_tune_cuda_build(const loom_func *f,
                                           const loom_target *t,
                                           LOOM_GIVE loom_cuda_built **out,
                                           loom_diag *d);
+/* The CUDA C of f (after the default GPU schedule when it binds no
+ * thread), appended to out: what loom_tune_cuda_build compiles. */
+LOOM_API loom_status loom_tune_cuda_emit(const loom_func *f, const loom_target *t,
+                                         loom_buf *out, loom_diag *d);
 LOOM_API const char *loom_tune_cuda_source(const loom_cuda_built *b);
 LOOM_API const loom_runtime_cubin *loom_tune_cuda_cubin(const loom_cuda_built *b);
 LOOM_API const loom_gpu_func *loom_tune_cuda_lowered(const loom_cuda_built *b);

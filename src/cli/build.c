@@ -13,22 +13,8 @@
 static loom_status emit_cuda(const loom_module *m, const loom_target *t,
                              loom_buf *out, loom_diag *d) {
   loom_status st = LOOM_OK;
-  for (int i = 0; i < m->n_funcs && st == LOOM_OK; i++) {
-    loom_arena *a = loom_arena_new();
-    if (!a)
-      return LOOM_NOMEM;
-    const loom_func *f;
-    loom_sched *s;
-    loom_gpu_func g;
-    st = loom_tune_gpu_default(a, m->funcs[i], t, &s, &f, d);
-    if (st == LOOM_OK)
-      st = loom_lower_gpu(a, f, t, &g, d);
-    if (st == LOOM_OK)
-      st = loom_codegen_cuda(&g, out, d);
-    if (s)
-      loom_sched_free(s);
-    loom_arena_free(a);
-  }
+  for (int i = 0; i < m->n_funcs && st == LOOM_OK; i++)
+    st = loom_tune_cuda_emit(m->funcs[i], t, out, d);
   return st;
 }
 

@@ -110,14 +110,7 @@ static loom_status emit_func(const loom_func *f, const char *symbol,
     put(&E, "  return 0;\n}\n\n");
     st = E.st;
   }
-  loom_ptrmap_free(&E.names);
-  loom_ptrmap_free(&E.data_vars);
-  loom_ptrmap_free(&E.locals);
-  loom_ptrmap_free(&E.nonneg);
-  for (int i = 0; i < E.n_idents; i++)
-    free(E.idents[i]);
-  free(E.idents);
-  free(E.heap);
+  emit_free(&E);
   loom_arena_free(a);
   if (st == LOOM_OK && out->has_failed)
     st = LOOM_NOMEM;

@@ -6,6 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+void emit_free(emitter *E) {
+  loom_ptrmap_free(&E->names);
+  loom_ptrmap_free(&E->data_vars);
+  loom_ptrmap_free(&E->locals);
+  loom_ptrmap_free(&E->nonneg);
+  for (int i = 0; i < E->n_idents; i++)
+    free(E->idents[i]);
+  free(E->idents);
+  free(E->heap);
+}
+
 void emit_error(emitter *E, const char *fmt, ...) {
   if (E->st != LOOM_OK)
     return;

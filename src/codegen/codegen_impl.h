@@ -42,6 +42,8 @@ void emit_bind_let(emitter *E, const loom_var *v, const loom_expr *value);
  * a constant start >= 0. */
 void emit_note_loop(emitter *E, const loom_stmt *loop);
 
+/* Frees what the emitter holds (not its output). */
+void emit_free(emitter *E);
 /* Records the first error, located at the current statement. */
 void emit_error(emitter *E, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

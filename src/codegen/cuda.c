@@ -95,14 +95,7 @@ static loom_status emit_kernel(const loom_gpu_kernel *k, bool is_noalias,
   loom_status st = E.st;
   loom_ptrmap_free(&P.map);
   free(P.bufs);
-  loom_ptrmap_free(&E.names);
-  loom_ptrmap_free(&E.data_vars);
-  loom_ptrmap_free(&E.locals);
-  loom_ptrmap_free(&E.nonneg);
-  for (int i = 0; i < E.n_idents; i++)
-    free(E.idents[i]);
-  free(E.idents);
-  free(E.heap);
+  emit_free(&E);
   if (st == LOOM_OK && out->has_failed)
     st = LOOM_NOMEM;
   return st;

@@ -31,6 +31,32 @@ struct loom_cuda_built {
   loom_runtime_cubin cubin;
 };
 
+/* f scheduled by default when it binds no thread (*sched then holds the
+ * schedule), lowered into *g and printed into out. */
+static loom_status emit(loom_arena *a, const loom_func *f, const loom_target *t,
+                        loom_sched **sched, loom_gpu_func *g, loom_buf *out,
+                        loom_diag *d) {
+  const loom_func *sf;
+  TRY(loom_tune_gpu_default(a, f, t, sched, &sf, d));
+  TRY(loom_lower_gpu(a, sf, t, g, d));
+  TRY(loom_codegen_cuda(g, out, d));
+  return out->has_failed ? LOOM_NOMEM : LOOM_OK;
+}
+
+loom_status loom_tune_cuda_emit(const loom_func *f, const loom_target *t, loom_buf *out,
+                                loom_diag *d) {
+  loom_arena *a = loom_arena_new();
+  if (!a)
+    return LOOM_NOMEM;
+  loom_sched *s = NULL;
+  loom_gpu_func g;
+  loom_status st = emit(a, f, t, &s, &g, out, d);
+  if (s)
+    loom_sched_free(s);
+  loom_arena_free(a);
+  return st;
+}
+
 loom_status loom_tune_cuda_build(const loom_func *f, const loom_target *t,
                                  loom_cuda_built **out, loom_diag *d) {
   *out = NULL;
@@ -39,17 +65,10 @@ loom_status loom_tune_cuda_build(const loom_func *f, const loom_target *t,
     free(b);
     return LOOM_NOMEM;
   }
-  const loom_func *sf;
   loom_buf src;
   loom_buf_init(&src);
   loom_runtime_nvrtc *nv = NULL;
-  loom_status st = loom_tune_gpu_default(b->arena, f, t, &b->sched, &sf, d);
-  if (st == LOOM_OK)
-    st = loom_lower_gpu(b->arena, sf, t, &b->g, d);
-  if (st == LOOM_OK)
-    st = loom_codegen_cuda(&b->g, &src, d);
-  if (st == LOOM_OK && src.has_failed)
-    st = LOOM_NOMEM;
+  loom_status st = emit(b->arena, f, t, &b->sched, &b->g, &src, d);
   if (st == LOOM_OK && !(b->source = strndup(src.data, src.len)))
     st = LOOM_NOMEM;
   if (st == LOOM_OK)
@@ -559,23 +578,10 @@ void tune_cuda_build_free(loom_build_set *b) {
 loom_status tune_cuda_check(const loom_target *t, const loom_module *m, loom_diag *d) {
   loom_status st = LOOM_OK;
   for (int i = 0; i < m->n_funcs && st == LOOM_OK; i++) {
-    loom_arena *a = loom_arena_new();
-    if (!a)
-      return LOOM_NOMEM;
-    const loom_func *f;
-    loom_sched *s;
-    loom_gpu_func g;
     loom_buf c;
     loom_buf_init(&c);
-    st = loom_tune_gpu_default(a, m->funcs[i], t, &s, &f, d);
-    if (st == LOOM_OK)
-      st = loom_lower_gpu(a, f, t, &g, d);
-    if (st == LOOM_OK)
-      st = loom_codegen_cuda(&g, &c, d);
+    st = loom_tune_cuda_emit(m->funcs[i], t, &c, d);
     loom_buf_free(&c);
-    if (s)
-      loom_sched_free(s);
-    loom_arena_free(a);
   }
   return st;
 }
