@@ -3,16 +3,21 @@
  * threads one after another, each adding its part into the output; on a GPU
  * they run at once, so (as TVM's LowerCrossThreadReduction does) each thread
  * reduces its part into a register first, the block's threads then combine
- * their registers, and one thread writes the output:
+ * their registers, and one thread writes the output. With the reduce loops
+ * from loop `top` down (L itself, or serial loops around it too):
  *
- *   for tx in thread_binding(T, "threadIdx.x"):   (L)
+ *   for tx in thread_binding(T, "threadIdx.x"):   (a copy of L)
  *     acc[0] = identity
- *     <the loops between L and the block>:
- *       acc[0] = combine(acc[0], value)            (the block, without init)
+ *   <the loops from top down to the block, L among them>:
+ *     acc[0] = combine(acc[0], value)              (the block, without init)
+ *   for tx in thread_binding(T, "threadIdx.x"):   (another copy)
  *     <acc combined across the T threads>
  *     if tx == 0:
  *       out[...] = combine(init, acc[0])           (a block of the spatial iters)
  *
+ * acc is a local buffer allocated around the three: in the kernel, each
+ * thread keeps its own across the serial loops. (With no serial loop
+ * around L, the three go in L's body, as one.)
  * Across threads: when L is threadIdx.x (and the block whole warps) and T
  * is a power of two up to 32, warp shuffles within segments of T lanes;
  * when T is a multiple of 32, a shuffle reduction per warp, then thread 0
@@ -35,6 +40,8 @@ typedef struct found {
   const loom_stmt *loops[MAX_LOOPS];
   int n_loops;
   int at;                  /* loops[at] is L */
+  int top;                 /* loops[top] is the outermost reduce loop (L, or
+                              a serial loop around it) */
   const loom_stmt *realize;
   loom_expr_kind op;       /* ADD, MUL, MIN or MAX */
   loom_expr *rhs;          /* the value combined in */
@@ -137,21 +144,38 @@ static void consider(reduce_ctx *R, const loom_stmt *realize) {
   if (at < 0)
     return;
   const loom_stmt *L = R->stack[at];
-  for (int i = 0; i < at; i++)
-    if (binding_uses(realize, R->stack[i]->u.loop.var, true)) {
-      fail(R, b->loc, "block '%s' reduces across %s and also over loop '%s' outside "
-           "it; bind the reduction's outer loop inside the thread loop, or rfactor it",
-           b->name, L->u.loop.thread, R->stack[i]->u.loop.var->name);
+  /* Serial reduce loops may lie around L (MetaSchedule's form): each
+   * thread's register then lives across them, in one kernel. */
+  int top = at;
+  for (int i = 0; i < at && top == at; i++)
+    if (binding_uses(realize, R->stack[i]->u.loop.var, true))
+      top = i;
+  for (int i = top; i < at; i++)
+    if (R->stack[i]->u.loop.kind == LOOM_FOR_THREAD_BINDING) {
+      fail(R, b->loc, "block '%s' reduces across %s and over loop '%s' outside it, "
+           "with loop '%s' bound to %s between them; bind the loops around the "
+           "reduction outside its reduce loops", b->name, L->u.loop.thread,
+           R->stack[top]->u.loop.var->name, R->stack[i]->u.loop.var->name,
+           R->stack[i]->u.loop.thread);
       return;
     }
-  for (int i = at; i < R->n_stack; i++)
+  bool is_in_kernel = false;
+  for (int i = 0; i < top; i++)
+    is_in_kernel |= R->stack[i]->u.loop.kind == LOOM_FOR_THREAD_BINDING;
+  if (top < at && !is_in_kernel) {
+    fail(R, b->loc, "block '%s' reduces across %s and over loop '%s' outside it, "
+         "with no loop bound to blockIdx around both; bind one", b->name,
+         L->u.loop.thread, R->stack[top]->u.loop.var->name);
+    return;
+  }
+  for (int i = top; i < R->n_stack; i++)
     if (binding_uses(realize, R->stack[i]->u.loop.var, false)) {
       fail(R, b->loc, "block '%s' reduces across %s, and loop '%s' inside it also "
            "indexes its output; one thread writes each output", b->name,
            L->u.loop.thread, R->stack[i]->u.loop.var->name);
       return;
     }
-  for (int i = at; i < R->n_stack; i++) {
+  for (int i = top; i < R->n_stack; i++) {
     const loom_stmt *next = i + 1 < R->n_stack ? R->stack[i + 1] : realize;
     if (R->stack[i]->u.loop.body != next) {
       fail(R, b->loc, "block '%s' reduces across %s, whose loop holds more than the "
@@ -169,6 +193,7 @@ static void consider(reduce_ctx *R, const loom_stmt *realize) {
   memcpy(F->loops, R->stack, (size_t)R->n_stack * sizeof *F->loops);
   F->n_loops = R->n_stack;
   F->at = at;
+  F->top = top;
   F->realize = realize;
   if (!match_update(F)) {
     fail(R, b->loc, "block '%s' reduces across %s, but its update is not "
@@ -341,7 +366,7 @@ static int shuffles(builder *B, const found *F, loom_buffer *acc, int width,
 static loom_expr *group_of(builder *B, const found *F, int64_t *n_groups) {
   loom_expr *g = NULL;
   *n_groups = 1;
-  for (int i = 0; i < F->at; i++) {
+  for (int i = 0; i < F->top; i++) {
     const loom_stmt *s = F->loops[i];
     int64_t e;
     if (!is_thread_axis(s) || !loom_ir_is_const_int(s->u.loop.extent, &e))
@@ -360,18 +385,20 @@ static loom_expr *slot_at(builder *B, loom_expr *g, int64_t per, loom_expr *i) {
   return g ? bin(B, LOOM_EXPR_ADD, bin(B, LOOM_EXPR_MUL, g, i32(B, per)), i) : i;
 }
 
-/* The statements that combine acc across L's threads into thread 0's acc. */
-static loom_stmt *across(builder *B, const found *F, loom_buffer *acc) {
+/* The statements that combine acc across L's threads (whose index is tv)
+ * into thread 0's acc. */
+static loom_stmt *across(builder *B, const found *F, loom_buffer *acc, loom_var *tv) {
   const loom_stmt *L = F->loops[F->at];
   int64_t T;
   loom_ir_is_const_int(L->u.loop.extent, &T);
-  loom_expr *t = check(B, loom_ir_ref(B->a, L->u.loop.var));
+  loom_expr *t = check(B, loom_ir_ref(B->a, tv));
   if (t && !loom_dtype_eq(t->dtype, LOOM_INT32))
     t = check(B, loom_ir_cast(B->a, LOOM_INT32, t));
   /* Shuffles need whole warps: every lane of a warp they name must run. */
   int64_t threads = 1, e;
   for (int i = 0; i <= F->at; i++)
-    if (is_thread_axis(F->loops[i]) && loom_ir_is_const_int(F->loops[i]->u.loop.extent, &e))
+    if ((i < F->top || i == F->at) && is_thread_axis(F->loops[i]) &&
+        loom_ir_is_const_int(F->loops[i]->u.loop.extent, &e))
       threads *= e;
   bool is_x = !strcmp(L->u.loop.thread, "threadIdx.x") && threads % 32 == 0;
   bool is_pow2 = T > 0 && (T & (T - 1)) == 0;
@@ -413,7 +440,7 @@ static loom_expr *outer_terms(builder *B, loom_expr *p, const found *F) {
     loom_expr *x = outer_terms(B, p->u.bin.a, F), *y = outer_terms(B, p->u.bin.b, F);
     return x && y ? bin(B, LOOM_EXPR_AND, x, y) : x ? x : y;
   }
-  for (int i = F->at; i < F->n_loops; i++)
+  for (int i = F->top; i < F->n_loops; i++)
     if (loom_ir_expr_uses(p, F->loops[i]->u.loop.var))
       return NULL;
   return p;
@@ -508,38 +535,70 @@ static loom_stmt *in_thread(builder *B, const found *F, loom_buffer *acc) {
   return nr;
 }
 
-/* L's new body. */
+/* A copy of L over a fresh variable (its name and dtype), body unset. */
+static loom_stmt *thread_loop(builder *B, const loom_stmt *L, loom_var **var) {
+  loom_stmt *c = check(B, loom_arena_dup(B->a, L, sizeof *c));
+  *var = check(B, loom_ir_var(B->a, L->u.loop.var->name, L->u.loop.var->dtype));
+  if (!c || !*var)
+    return NULL;
+  c->u.loop.var = *var;
+  return c;
+}
+
+/* The replacement of loops[top]:
+ *
+ *   for t1 (as L): acc[0] = identity
+ *   loops[top..]: the block as each thread's part
+ *   for t2 (as L): <acc across threads>; if t2 == 0: <write back>
+ *
+ * acc is allocated around all three, in the kernel: each thread its own.
+ * When top is L, the three go in L's body instead. */
 static loom_stmt *rewrite_one(builder *B, const found *F) {
   const loom_stmt *L = F->loops[F->at];
   loom_dtype t = F->update->u.store.buffer->dtype;
   loom_buffer *acc = buffer(B, "red_acc", t, 1, "local");
   if (!acc)
     return NULL;
-  /* The loops between L and the block, around its in-thread part. */
+  /* With no serial reduce loop around L, all of it goes in L's body: L may
+   * then be the kernel's outermost bound loop. */
+  bool is_in_l = F->top == F->at;
   loom_stmt *inner = in_thread(B, F, acc);
-  for (int i = F->n_loops - 1; i > F->at && inner; i--) {
+  for (int i = F->n_loops - 1; i >= F->top + is_in_l && inner; i--) {
     loom_stmt *c = check(B, loom_arena_dup(B->a, F->loops[i], sizeof *c));
     if (!c)
       return NULL;
     c->u.loop.body = inner;
     inner = c;
   }
-  loom_expr *t0 = check(B, loom_ir_ref(B->a, L->u.loop.var));
-  loom_expr *zero = t0 ? check(B, loom_ir_int(B->a, t0->dtype, 0)) : NULL;
-  loom_stmt *items[4] = {
-      store(B, acc, i32(B, 0), identity(B, F->op, t)),
-      inner,
-      across(B, F, acc),
-      when(B, bin(B, LOOM_EXPR_EQ, t0, zero), write_back(B, F, acc)),
-  };
-  for (int i = 0; i < 4; i++)
-    if (!items[i])
+  if (is_in_l) {
+    loom_expr *t0 = check(B, loom_ir_ref(B->a, L->u.loop.var));
+    loom_expr *zero = t0 ? check(B, loom_ir_int(B->a, t0->dtype, 0)) : NULL;
+    loom_stmt *items[4] = {
+        store(B, acc, i32(B, 0), identity(B, F->op, t)),
+        inner,
+        across(B, F, acc, L->u.loop.var),
+        when(B, bin(B, LOOM_EXPR_EQ, t0, zero), write_back(B, F, acc)),
+    };
+    loom_stmt *nl = check(B, loom_arena_dup(B->a, L, sizeof *nl));
+    if (!nl || !items[0] || !items[1] || !items[2] || !items[3])
       return NULL;
-  loom_stmt *nl = check(B, loom_arena_dup(B->a, L, sizeof *nl));
-  if (!nl)
+    nl->u.loop.body = alloc(B, acc, seq(B, items, 4));
+    return B->is_nomem ? NULL : nl;
+  }
+  loom_var *t1, *t2;
+  loom_stmt *init = thread_loop(B, L, &t1), *fin = thread_loop(B, L, &t2);
+  if (!init || !fin)
     return NULL;
-  nl->u.loop.body = alloc(B, acc, seq(B, items, 4));
-  return B->is_nomem ? NULL : nl;
+  init->u.loop.body = store(B, acc, i32(B, 0), identity(B, F->op, t));
+  loom_expr *t0 = check(B, loom_ir_ref(B->a, t2));
+  loom_expr *zero = t0 ? check(B, loom_ir_int(B->a, t0->dtype, 0)) : NULL;
+  loom_stmt *last[2] = {across(B, F, acc, t2),
+                        when(B, bin(B, LOOM_EXPR_EQ, t0, zero), write_back(B, F, acc))};
+  if (!last[0] || !last[1] || !(fin->u.loop.body = seq(B, last, 2)))
+    return NULL;
+  loom_stmt *items[3] = {init, inner, fin};
+  loom_stmt *r = alloc(B, acc, seq(B, items, 3));
+  return B->is_nomem ? NULL : r;
 }
 
 typedef struct replace_ctx {
@@ -572,7 +631,7 @@ loom_status lower_gpu_reductions(loom_arena *a, const loom_func *f, loom_func **
   loom_stmt *news[MAX_FOUND];
   builder B = {.a = a};
   for (int i = 0; i < R->n_found; i++) {
-    olds[i] = R->found[i].loops[R->found[i].at];
+    olds[i] = R->found[i].loops[R->found[i].top];
     if (!(news[i] = rewrite_one(&B, &R->found[i])))
       return LOOM_NOMEM;
   }

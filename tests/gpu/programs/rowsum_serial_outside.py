@@ -1,4 +1,5 @@
-# expect: 9:17: error: block 'B' reduces across threadIdx.x and also over loop 'ko' outside it
+# Row sums in MetaSchedule's cross-thread form: the serial reduce loop ko outside
+# the threadIdx loop, each thread's register kept across it.
 from tvm.script import tir as T
 
 @T.prim_func
