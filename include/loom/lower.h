@@ -119,7 +119,16 @@ typedef struct loom_gpu_kernel {
    * global buffers (handles), then integer and float scalars. */
   loom_var **params;
   int n_params;
-  int64_t shared_bytes;         /* static shared memory of a block */
+  int64_t shared_bytes;         /* shared memory of a block, in all */
+  /* Shared memory past the target's static 48 KiB, or any "shared.dyn"
+   * buffer, makes every shared buffer of the kernel a slice of its dynamic
+   * shared memory: the launch asks for dynamic_shared bytes (with the
+   * opt-in attribute past 48 KiB), and buffer shared_vars[i] (its data
+   * variable) starts shared_offsets[i] bytes in. 0 and none otherwise. */
+  int64_t dynamic_shared;
+  const loom_var **shared_vars;
+  int64_t *shared_offsets;
+  int n_shared;
   int threads;                  /* per block: the product of threadIdx extents */
   loom_loc loc;
 } loom_gpu_kernel;

@@ -258,12 +258,20 @@ static void emit_alloc(emitter *E, const loom_stmt *s) {
     /* Shared and local memory (the lowering refused other scopes and
      * sizes known only at run time). */
     bool is_shared = loom_ir_scope_kind(b->scope) == LOOM_SCOPE_SHARED;
+    int at = -1;
+    for (int i = 0; is_shared && i < E->kernel->n_shared && at < 0; i++)
+      if (E->kernel->shared_vars[i] == b->data)
+        at = i;
     if (!is_const) {
       emit_error(E, "buffer '%s' has no constant size", b->name);
       return;
     }
-    loom_buf_printf(E->out, "%s%s %s[%lld] __align__(16);\n", is_shared ? "__shared__ " : "",
-                    ty, name, (long long)(n ? n : 1));
+    if (at >= 0) /* a slice of the kernel's dynamic shared memory */
+      loom_buf_printf(E->out, "%s *%s = (%s *)(loom_smem + %lld);\n", ty, name, ty,
+                      (long long)E->kernel->shared_offsets[at]);
+    else
+      loom_buf_printf(E->out, "%s%s %s[%lld] __align__(16);\n", is_shared ? "__shared__ " : "",
+                      ty, name, (long long)(n ? n : 1));
     emit_stmt(E, s->u.alloc.body);
   } else if (is_const && n * bytes <= STACK_LIMIT) {
     loom_buf_printf(E->out, "%s %s[%lld] __attribute__((aligned(64)));\n", ty, name,

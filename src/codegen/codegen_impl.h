@@ -26,6 +26,7 @@ typedef struct emitter {
   int n_heap, cap_heap;
   bool is_noalias;
   bool is_cuda;        /* printing a CUDA kernel (cuda.c), not a C function */
+  const loom_gpu_kernel *kernel; /* the kernel being printed, when is_cuda */
   int parallel_depth;  /* parallel loops around the statement being printed */
   int64_t unroll_max_step; /* from pragma_auto_unroll_max_step above; 0 none */
 } emitter;

@@ -67,6 +67,8 @@ static void emit_signature(emitter *E, const loom_gpu_kernel *k, pointee_ctx *P)
     }
   }
   put(E, ") {\n");
+  if (k->dynamic_shared)
+    put(E, "  extern __shared__ __align__(16) unsigned char loom_smem[];\n");
   static const char *const builtin[LOOM_GPU_AXES] = {
       "blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z"};
   for (int a = 0; a < LOOM_GPU_AXES; a++)
@@ -81,7 +83,7 @@ static void emit_signature(emitter *E, const loom_gpu_kernel *k, pointee_ctx *P)
 static loom_status emit_kernel(const loom_gpu_kernel *k, bool is_noalias,
                                loom_buf *out, loom_diag *d) {
   emitter E = {.out = out, .d = d, .indent = 1, .loc = k->loc,
-               .is_noalias = is_noalias, .is_cuda = true};
+               .is_noalias = is_noalias, .is_cuda = true, .kernel = k};
   pointee_ctx P = {0};
   loom_ptrmap_init(&P.map);
   loom_ir_visitor v = {.stmt_pre = pointee_stmt, .expr_pre = pointee_expr, .ctx = &P};

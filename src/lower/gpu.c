@@ -188,6 +188,7 @@ typedef struct kernel_ctx {
   loom_gpu_kernel *k;
   loom_loc first[LOOM_GPU_AXES]; /* where each axis was first bound */
   loom_ptrmap inner;             /* variables the kernel's statements define */
+  bool is_dyn;                   /* a "shared.dyn" buffer was seen */
 } kernel_ctx;
 
 /* Does e use a variable defined inside the kernel? */
@@ -393,8 +394,29 @@ static loom_visit count_shared(void *ctx, loom_stmt *s) {
     n *= e;
   }
   int bytes = b->dtype.code == LOOM_DT_BOOL || b->dtype.bits < 8 ? 1 : b->dtype.bits / 8;
-  if (sk == LOOM_SCOPE_SHARED)
-    K->k->shared_bytes += n * bytes * (b->dtype.lanes ? b->dtype.lanes : 1);
+  if (sk != LOOM_SCOPE_SHARED)
+    return LOOM_VISIT_GO;
+  loom_gpu_kernel *k = K->k;
+  if (k->n_shared % 16 == 0) {
+    const loom_var **vars = loom_arena_alloc(K->G->a, (size_t)(k->n_shared + 16) * sizeof *vars);
+    int64_t *offs = loom_arena_alloc(K->G->a, (size_t)(k->n_shared + 16) * sizeof *offs);
+    if (!vars || !offs) {
+      K->G->st = LOOM_NOMEM;
+      return LOOM_VISIT_STOP;
+    }
+    if (k->n_shared) {
+      memcpy(vars, k->shared_vars, (size_t)k->n_shared * sizeof *vars);
+      memcpy(offs, k->shared_offsets, (size_t)k->n_shared * sizeof *offs);
+    }
+    k->shared_vars = vars;
+    k->shared_offsets = offs;
+  }
+  /* Each buffer at the next 16-byte boundary: room for vector accesses. */
+  int64_t at = (k->shared_bytes + 15) / 16 * 16;
+  k->shared_vars[k->n_shared] = b->data;
+  k->shared_offsets[k->n_shared++] = at;
+  k->shared_bytes = at + n * bytes * (b->dtype.lanes ? b->dtype.lanes : 1);
+  K->is_dyn |= b->scope && !strcmp(b->scope, "shared.dyn");
   return LOOM_VISIT_GO;
 }
 
@@ -426,10 +448,17 @@ static void check_limits(kernel_ctx *K) {
   if (G->st == LOOM_OK && threads > gpu->max_threads_per_block)
     fail(G, k->loc, "kernel '%s' has %lld threads per block; the target allows %d",
          k->name, (long long)threads, gpu->max_threads_per_block);
-  if (G->st == LOOM_OK && k->shared_bytes > gpu->shared_per_block)
+  int64_t most = gpu->shared_per_block_optin > gpu->shared_per_block
+                     ? gpu->shared_per_block_optin : gpu->shared_per_block;
+  if (G->st == LOOM_OK && k->shared_bytes > most)
     fail(G, k->loc, "kernel '%s' allocates %lld bytes of shared memory per block; "
-         "the target allows %lld", k->name, (long long)k->shared_bytes,
+         "the target allows %lld (%lld without the opt-in to dynamic shared memory)",
+         k->name, (long long)k->shared_bytes, (long long)most,
          (long long)gpu->shared_per_block);
+  if (k->shared_bytes > gpu->shared_per_block || K->is_dyn)
+    k->dynamic_shared = k->shared_bytes;
+  else
+    k->n_shared = 0; /* static: each buffer an array of its own */
   k->threads = (int)threads;
 }
 

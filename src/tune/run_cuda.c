@@ -249,7 +249,8 @@ static loom_status launch(host *H, const loom_gpu_kernel *k, loom_diag *d) {
     TRY(fill_slot(H, k->params[i], &slots[i], d));
     params[i] = &slots[i];
   }
-  return loom_runtime_cuda_launch(H->mod, k->name, grid, block, 0, params, d);
+  return loom_runtime_cuda_launch(H->mod, k->name, grid, block, (int)k->dynamic_shared,
+                                  params, d);
 }
 
 static int64_t elem_bytes(loom_dtype t) {
