@@ -133,6 +133,16 @@ LOOM_API loom_status loom_runtime_nvrtc_compile_apart(loom_runtime_nvrtc *nv,
                                                       const char *name, int sm,
                                                       loom_runtime_cubin *out,
                                                       loom_diag *d);
+/* loom_runtime_nvrtc_compile_apart through a cache of cubins on disk
+ * (src/runtime/nvrtc_cache.c): $LOOM_CUBIN_CACHE, else
+ * $XDG_CACHE_HOME/loom/cubin, else ~/.cache/loom/cubin, keyed by the
+ * source, the architecture and NVRTC's version; LOOM_CUBIN_CACHE="" turns
+ * it off. A cached cubin's log says it came from the cache. */
+LOOM_API loom_status loom_runtime_nvrtc_compile_cached(loom_runtime_nvrtc *nv,
+                                                       const char *src,
+                                                       const char *name, int sm,
+                                                       loom_runtime_cubin *out,
+                                                       loom_diag *d);
 
 
 /* ---- timing ----------------------------------------------------------------

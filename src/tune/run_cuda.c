@@ -74,7 +74,7 @@ loom_status loom_tune_cuda_build(const loom_func *f, const loom_target *t,
   if (st == LOOM_OK)
     st = loom_runtime_nvrtc_open(&nv, d);
   if (st == LOOM_OK)
-    st = loom_runtime_nvrtc_compile_apart(nv, b->source, f->name, t->gpu.sm, &b->cubin, d);
+    st = loom_runtime_nvrtc_compile_cached(nv, b->source, f->name, t->gpu.sm, &b->cubin, d);
   loom_runtime_nvrtc_close(nv);
   loom_buf_free(&src);
   if (st != LOOM_OK) {

@@ -10,6 +10,7 @@ loom=$1 root=$2
 here=$root/tests/gpu
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
+export LOOM_CUBIN_CACHE=$tmp/cubins
 
 check() { # description condition-command...
   local what=$1; shift
@@ -47,6 +48,15 @@ check "cuda C needs a cuda target" test $? = 2
 
 "$loom" run "$here/programs/once_per_block.py" --target cuda --verify >"$tmp/out" 2>"$tmp/err"
 rc=$?
+if ! grep -q "NVRTC" "$tmp/err"; then
+  # The cubin was cached; a damaged entry is compiled again and replaced.
+  check "cubin cached" test "$(ls "$tmp/cubins" | grep -c '\.sm_90\.cubin$')" = 1
+  for f in "$tmp"/cubins/*.cubin; do echo "not a cubin" >"$f"; done
+  "$loom" run "$here/programs/once_per_block.py" --target cuda >/dev/null 2>"$tmp/err2"
+  check "damaged cache entry recompiled" grep -q "loom-cubin 1" "$tmp"/cubins/*.cubin
+  check "damaged cache entry: same outcome" \
+    test "$(grep -c 'no GPU here' "$tmp/err2")" = "$(grep -c 'no GPU here' "$tmp/err")"
+fi
 if grep -q "no GPU here" "$tmp/err"; then
   check "no GPU: exit 1" test $rc = 1
 elif grep -q "NVRTC" "$tmp/err"; then
