@@ -69,12 +69,10 @@ static void emit_signature(emitter *E, const loom_gpu_kernel *k, pointee_ctx *P)
   put(E, ") {\n");
   if (k->dynamic_shared)
     put(E, "  extern __shared__ __align__(16) unsigned char loom_smem[];\n");
-  static const char *const builtin[LOOM_GPU_AXES] = {
-      "blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z"};
   for (int a = 0; a < LOOM_GPU_AXES; a++)
     if (k->axes[a]) {
       loom_buf_printf(E->out, "  const int32_t %s = (int32_t)%s;\n",
-                      emit_name(E, k->axes[a]), builtin[a]);
+                      emit_name(E, k->axes[a]), loom_lower_gpu_axis_name(a));
       if (loom_ptrmap_put(&E->nonneg, k->axes[a], 1) != LOOM_OK)
         E->st = LOOM_NOMEM;
     }

@@ -365,8 +365,9 @@ static loom_stmt *rewrite(kernel_ctx *K, loom_stmt *s, unsigned inside) {
   return let;
 }
 
-/* Bytes of static shared memory the kernel allocates; -1 (after a
- * diagnostic) for one of symbolic size. */
+/* Lays out each shared buffer the kernel allocates at the next 16-byte
+ * offset of its shared memory. Refuses a buffer of symbolic size, and a
+ * global one in a kernel of many threads. */
 static loom_visit count_shared(void *ctx, loom_stmt *s) {
   kernel_ctx *K = ctx;
   if (s->kind != LOOM_STMT_ALLOCATE)
