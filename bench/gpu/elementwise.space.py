@@ -1,10 +1,11 @@
 # A GPU design space for the elementwise programs: threads per block and
-# elements per thread sampled.
+# elements per thread (an unrolled loop, each step coalesced) sampled.
 b = sch.get_block("C")
 i, j = sch.get_loops(b)
 f = sch.fuse(i, j)
-v0, v1, v2 = sch.sample_perfect_tile(f, n=3, max_innermost_factor=1024)
-bx, u, tx = sch.split(f, [v0, v1, v2])
+u = sch.sample_categorical(candidates=[1, 2, 4, 8], probs=[0.25, 0.25, 0.25, 0.25])
+t = sch.sample_categorical(candidates=[64, 128, 256, 512, 1024], probs=[0.2, 0.2, 0.2, 0.2, 0.2])
+bx, uu, tx = sch.split(f, [None, u, t])
 sch.bind(bx, "blockIdx.x")
 sch.bind(tx, "threadIdx.x")
-sch.unroll(u)
+sch.unroll(uu)
