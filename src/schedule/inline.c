@@ -205,6 +205,35 @@ loom_status sched_apply_compute_inline(sched_call *c) {
                     b->name, buf->name);
     goto out;
   }
+  /* A buffer its scope does not allocate outlives the scope: a reader
+   * outside would find it never written (TVM's IsOutputBlock). */
+  const loom_block *outer = p.stmts[sc]->u.realize.block;
+  bool is_local = false;
+  for (int i = 0; i < outer->n_alloc_buffers; i++)
+    is_local |= outer->alloc_buffers[i] == buf;
+  if (!is_local) {
+    st = sched_fail(c, "block '%s' is an output block: it writes '%s', which "
+                       "block '%s' around it does not allocate",
+                    b->name, buf->name, outer->name);
+    goto out;
+  }
+  /* The only writer of its buffer in the scope (TVM's complete block,
+   * condition 2): with another, a reader could see either's values. */
+  sched_stmt_list sib = {0};
+  if (!sched_collect_blocks(p.stmts[sc]->u.realize.block->body, &sib)) {
+    st = sched_nomem(c);
+    goto out;
+  }
+  int n_writers = 0;
+  for (int j = 0; j < sib.n; j++)
+    n_writers += sched_block_writes(sib.items[j]->u.realize.block, buf);
+  free(sib.items);
+  if (n_writers > 1) {
+    st = sched_fail(c, "block '%s' is not the only block writing '%s' in its "
+                       "scope (%d do)",
+                    b->name, buf->name, n_writers);
+    goto out;
+  }
   if (loom_ir_stmt_uses(f->body, buf->data) ||
       any_match_buffer_of(f->body, buf)) {
     st = sched_fail(c, "buffer '%s' has an opaque access (%s.data) or is "

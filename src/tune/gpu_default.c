@@ -1,5 +1,6 @@
-/* The default GPU schedule (dlight's Fallback): every block under the root
- * whose loops hold it alone gets its loops ordered spatial, reduce, other;
+/* The default GPU schedule (dlight's Fallback): blocks inlined where they
+ * can be, then every block under the root whose loops hold it alone gets
+ * its loops ordered spatial, reduce, other;
  * the spatial loops fused and split by the target's threads per block; the
  * two halves bound to blockIdx.x and threadIdx.x. A reduction then runs
  * serially in each thread: correct, not fast. A block the steps do not fit
@@ -90,6 +91,48 @@ static loom_status bind_block(loom_sched *t, const char *name, const loom_target
   return loom_sched_bind(t, inner, "threadIdx.x", d);
 }
 
+/* Applies kind (compute_inline, reverse_compute_inline) to the block
+ * named name of *s, keeping the result when the primitive allows it. */
+static loom_status try_one(loom_sched **s, loom_inst_kind kind, const char *name,
+                           bool *is_done) {
+  loom_sched *c = loom_sched_copy(*s);
+  if (!c)
+    return LOOM_NOMEM;
+  loom_diag why;
+  loom_diag_init(&why);
+  loom_sched_rv block;
+  bool ok = loom_sched_get_block(c, name, NULL, &block, &why) == LOOM_OK;
+  loom_tval in = loom_tval_rv(block);
+  ok = ok && space_apply(c, kind, &in, 1, NULL, 0, NULL, NULL, &why) == LOOM_OK;
+  loom_diag_free(&why);
+  loom_sched_free(ok ? *s : c);
+  if (ok)
+    *s = c;
+  *is_done |= ok;
+  return LOOM_OK;
+}
+
+/* dlight's try_inline: every block compute-inlined, else reverse-inlined
+ * into its producer, where the primitive allows it, until neither applies:
+ * fewer kernels, and no intermediate buffer between elementwise steps. */
+static loom_status inline_all(loom_sched **s) {
+  for (int round = 0; round < MAX_BLOCKS; round++) {
+    const char *names[MAX_BLOCKS];
+    int n = space_block_names(space_func(*s), names, MAX_BLOCKS);
+    bool is_done = false;
+    for (int i = 0; i < n; i++) {
+      TRY(try_one(s, LOOM_INST_COMPUTE_INLINE, names[i], &is_done));
+      if (!is_done)
+        TRY(try_one(s, LOOM_INST_REVERSE_COMPUTE_INLINE, names[i], &is_done));
+      if (is_done)
+        break; /* the block names changed: list them again */
+    }
+    if (!is_done)
+      return LOOM_OK;
+  }
+  return LOOM_OK;
+}
+
 loom_status loom_tune_gpu_default(loom_arena *a, const loom_func *f,
                                   const loom_target *t, loom_sched **sched,
                                   const loom_func **out, loom_diag *d) {
@@ -108,6 +151,11 @@ loom_status loom_tune_gpu_default(loom_arena *a, const loom_func *f,
   loom_sched *s = loom_sched_new(m, 0);
   if (!s)
     return LOOM_NOMEM;
+  loom_status st = inline_all(&s);
+  if (st != LOOM_OK) {
+    loom_sched_free(s);
+    return st;
+  }
   const char *names[MAX_BLOCKS];
   int n = space_block_names(nf, names, MAX_BLOCKS);
   for (int i = 0; i < n; i++) {
