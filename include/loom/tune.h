@@ -191,9 +191,9 @@ LOOM_API double loom_tune_tolerance(loom_dtype t);
 /* ---- the default GPU schedule (src/tune/gpu_default.c) ---------------------
  * dlight's Fallback for a function with no thread bindings: blocks inlined
  * where the primitives allow, then each block whose loops hold it alone
- * gets its spatial loops fused, split by
- * t's threads per block and bound to blockIdx.x and threadIdx.x; other
- * blocks are left for the GPU lowering to run in one thread. f itself
+ * gets its spatial loops fused, split by t's threads per block and bound to
+ * blockIdx.x and threadIdx.x; other blocks are left for the GPU lowering to
+ * run in one thread. f itself
  * (*sched NULL) when it binds threads already; else *sched holds the
  * schedule (free it after *out's last use) of f normalized (in arena a). */
 LOOM_API loom_status loom_tune_gpu_default(loom_arena *a, const loom_func *f,
