@@ -421,6 +421,67 @@ static loom_visit count_shared(void *ctx, loom_stmt *s) {
   return LOOM_VISIT_GO;
 }
 
+/* ---- shared memory read before it is written -------------------------------- */
+
+typedef struct first_use {
+  const loom_var *data;  /* the shared buffer's */
+  const loom_stmt *read; /* the statement that reads it first, if a read
+                            comes first in program order */
+  const loom_stmt *at;   /* the statement being walked */
+} first_use;
+
+static loom_visit reads_data(void *ctx, loom_expr *e) {
+  return e->kind == LOOM_EXPR_LOAD && e->u.load.buffer->data == ctx ? LOOM_VISIT_STOP
+                                                                     : LOOM_VISIT_GO;
+}
+
+static bool expr_reads(const loom_expr *e, const loom_var *data) {
+  loom_ir_visitor v = {.expr_pre = reads_data, .ctx = (void *)data};
+  return !loom_ir_visit_expr(&v, e);
+}
+
+static loom_visit first_stmt(void *ctx, loom_stmt *s) {
+  first_use *U = ctx;
+  U->at = s;
+  if (s->kind != LOOM_STMT_STORE || s->u.store.buffer->data != U->data)
+    return LOOM_VISIT_GO;
+  /* A store evaluates its value and indices before it writes. */
+  bool is_read = expr_reads(s->u.store.value, U->data);
+  for (int i = 0; i < s->u.store.n_indices && !is_read; i++)
+    is_read = expr_reads(s->u.store.indices[i], U->data);
+  if (is_read)
+    U->read = s;
+  return LOOM_VISIT_STOP;
+}
+
+static loom_visit first_expr(void *ctx, loom_expr *e) {
+  first_use *U = ctx;
+  if (e->kind != LOOM_EXPR_LOAD || e->u.load.buffer->data != U->data)
+    return LOOM_VISIT_GO;
+  U->read = U->at;
+  return LOOM_VISIT_STOP;
+}
+
+/* Refuses a shared buffer whose first use, in program order, is a read:
+ * no thread has written what the block would read. */
+static loom_visit check_written_first(void *ctx, loom_stmt *s) {
+  kernel_ctx *K = ctx;
+  if (s->kind != LOOM_STMT_ALLOCATE ||
+      loom_ir_scope_kind(s->u.alloc.buffer->scope) != LOOM_SCOPE_SHARED)
+    return LOOM_VISIT_GO;
+  first_use U = {.data = s->u.alloc.buffer->data};
+  loom_ir_visitor v = {.stmt_pre = first_stmt, .expr_pre = first_expr, .ctx = &U};
+  loom_ir_visit_stmt(&v, s->u.alloc.body);
+  if (U.read) {
+    fail(K->G, U.read->loc.line ? U.read->loc : s->loc,
+         "shared buffer '%s' is read here before any thread of the block wrote it; "
+         "fill it first (cache_read into shared memory, or an init block)",
+         s->u.alloc.buffer->name);
+    return LOOM_VISIT_STOP;
+  }
+  return LOOM_VISIT_GO;
+}
+
 /* Checks the kernel against the target's limits. */
 static void check_limits(kernel_ctx *K) {
   gpu_ctx *G = K->G;
@@ -506,6 +567,9 @@ static loom_stmt *make_kernel(gpu_ctx *G, loom_stmt *s) {
     loom_ir_visit_stmt(&shared, k->body);
   if (G->st == LOOM_OK)
     check_limits(&K);
+  loom_ir_visitor unwritten = {.stmt_pre = check_written_first, .ctx = &K};
+  if (G->st == LOOM_OK)
+    loom_ir_visit_stmt(&unwritten, k->body);
   if (G->st == LOOM_OK)
     G->st = lower_gpu_sync(G->a, k, G->d);
   if (G->st == LOOM_OK)
