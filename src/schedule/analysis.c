@@ -282,6 +282,13 @@ bool sched_is_param_buffer(const loom_func *f, const loom_buffer *b) {
   return false;
 }
 
+bool sched_scope_allocates(const loom_block *scope, const loom_buffer *b) {
+  for (int i = 0; scope && i < scope->n_alloc_buffers; i++)
+    if (scope->alloc_buffers[i] == b)
+      return true;
+  return false;
+}
+
 const char *sched_cover_problem(const sched_path *p, int ri, char *why,
                                 size_t n_why) {
   const loom_stmt *r = p->stmts[ri];

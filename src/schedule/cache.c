@@ -638,10 +638,7 @@ static loom_status cache(sched_call *c, bool is_write) {
   snprintf(name, sizeof name, "%s_%s", buf->name, scope);
   /* Placed in a block that does not allocate the buffer, the cache holds
    * only the region, as TVM makes it. */
-  bool compact = !loc;
-  for (int i = 0; i < sblock->n_alloc_buffers; i++)
-    if (sblock->alloc_buffers[i] == buf)
-      compact = false;
+  bool compact = !loc && !sched_scope_allocates(sblock, buf);
   loom_buffer *nb = scoped_copy(a, buf, scope, name);
   loom_expr **offset = NULL;
   if (nb && compact) {

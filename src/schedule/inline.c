@@ -206,12 +206,9 @@ loom_status sched_apply_compute_inline(sched_call *c) {
     goto out;
   }
   /* A buffer its scope does not allocate outlives the scope: a reader
-   * outside would find it never written (TVM's IsOutputBlock). */
+   * outside would find it never written. */
   const loom_block *outer = p.stmts[sc]->u.realize.block;
-  bool is_local = false;
-  for (int i = 0; i < outer->n_alloc_buffers; i++)
-    is_local |= outer->alloc_buffers[i] == buf;
-  if (!is_local) {
+  if (!sched_scope_allocates(outer, buf)) {
     st = sched_fail(c, "block '%s' is an output block: it writes '%s', which "
                        "block '%s' around it does not allocate",
                     b->name, buf->name, outer->name);

@@ -345,12 +345,9 @@ loom_status sched_apply_reverse_compute_inline(sched_call *c) {
     goto out;
   }
   /* A buffer the scope does not allocate outlives it: another reader, out
-   * of the scope, would lose its producer (TVM's IsOutputBlock). */
+   * of the scope, would lose its producer. */
   const loom_block *outer = p.stmts[sc]->u.realize.block;
-  bool is_local = false;
-  for (int i = 0; i < outer->n_alloc_buffers; i++)
-    is_local |= outer->alloc_buffers[i] == buf;
-  if (!is_local) {
+  if (!sched_scope_allocates(outer, buf)) {
     st = sched_fail(c, "producer '%s' is an output block: it writes '%s', which "
                        "block '%s' around it does not allocate",
                     pr->u.realize.block->name, buf->name, outer->name);

@@ -237,10 +237,7 @@ loom_status sched_apply_rolling_buffer(sched_call *c) {
   loom_buffer *buf = region->buffer;
   int si = sched_scope_index(&bp, bp.n - 1);
   const loom_block *scope = si >= 0 ? bp.stmts[si]->u.realize.block : NULL;
-  bool is_alloc = false;
-  for (int i = 0; scope && i < scope->n_alloc_buffers; i++)
-    is_alloc |= scope->alloc_buffers[i] == buf;
-  if (!is_alloc) {
+  if (!sched_scope_allocates(scope, buf)) {
     st = sched_fail(c, "block '%s' is an output block: '%s' is not allocated "
                        "by the block around it, so it cannot shrink",
                     b->name, buf->name);

@@ -192,6 +192,10 @@ bool sched_block_writes(const loom_block *b, const loom_buffer *buf);
 bool sched_block_updates(const loom_block *b, const loom_buffer *buf);
 /* Whether b is one of f's parameters, whose values outlive f. */
 bool sched_is_param_buffer(const loom_func *f, const loom_buffer *b);
+/* Whether block scope allocates b; a block of the scope that writes a
+ * buffer it does not is an output block of the scope (TVM's
+ * IsOutputBlock): what it writes is read after the scope too. */
+bool sched_scope_allocates(const loom_block *scope, const loom_buffer *b);
 /* Why the instances of the block realized at p->stmts[ri] may not be every
  * point of its iters' domain (a predicate, an if, a triangular loop), for
  * a rewrite that visits the whole domain; NULL when they are. why may
