@@ -362,7 +362,6 @@ static loom_status exec(host *H, const loom_stmt *s, loom_diag *d) {
 
 typedef struct cuda_run {
   tune_runner_state r;
-  const loom_cuda_built *b;
   host H;
   int n_bound; /* host variables the parameters bind */
 } cuda_run;
@@ -370,13 +369,13 @@ typedef struct cuda_run {
 static loom_status call_host(void *ctx, loom_diag *d) {
   cuda_run *c = ctx;
   c->H.n_vars = c->n_bound;
-  return exec(&c->H, c->b->g.host->body, d);
+  return exec(&c->H, c->H.g->host->body, d);
 }
 
 /* Binds the parameters: device addresses, scalar values, the symbolic
  * dimensions of the arrays given. */
 static loom_status bind_params(cuda_run *c, const uint64_t *dev, loom_diag *d) {
-  const loom_func *f = c->b->g.host;
+  const loom_func *f = c->H.g->host;
   host *H = &c->H;
   for (int i = 0; i < f->n_params; i++) {
     const loom_param *p = &f->params[i];
@@ -412,7 +411,7 @@ static void say(tune_report *rep, const loom_diag *d, const char *fallback) {
 static int child_main(void *ctx) {
   cuda_run *c = ctx;
   tune_runner_state *r = &c->r;
-  const loom_func *f = c->b->g.host;
+  const loom_func *f = c->H.g->host;
   loom_diag d;
   loom_diag_init(&d);
   uint64_t dev[256] = {0};
@@ -422,7 +421,7 @@ static int child_main(void *ctx) {
   }
   loom_status st = loom_runtime_cuda_open(&c->H.cu, &d);
   if (st == LOOM_OK)
-    st = loom_runtime_cuda_load(c->H.cu, c->b->cubin.data, &c->H.mod, &d);
+    st = loom_runtime_cuda_load(c->H.cu, loom_tune_cuda_cubin(r->kernel)->data, &c->H.mod, &d);
   for (int i = 0; i < f->n_params && st == LOOM_OK; i++)
     if (r->arrays[i] && (st = loom_runtime_cuda_alloc(c->H.cu, r->arrays[i]->n_bytes,
                                                       &dev[i], &d)) == LOOM_OK)
@@ -455,7 +454,7 @@ static int child_main(void *ctx) {
   return 0;
 }
 
-/* Measures c->b on the shared arrays (reset to the inputs first). */
+/* Measures c->r.kernel on the shared arrays (reset to the inputs first). */
 static char *measure(cuda_run *c) {
   tune_runner_state *r = &c->r;
   for (int i = 0; i < r->f->n_params; i++)
@@ -516,8 +515,8 @@ loom_status tune_cuda_runner_run(void *p, const loom_kernel *kernels, int n,
       out[i].error = strdup("not built");
       continue;
     }
-    c->b = kernels[i];
-    c->H.g = &c->b->g;
+    c->r.kernel = kernels[i];
+    c->H.g = loom_tune_cuda_lowered(kernels[i]);
     if ((out[i].error = measure(c)))
       continue;
     out[i].timing = c->r.rep->timing;
