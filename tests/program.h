@@ -7,6 +7,7 @@
 #include "loom/script.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static inline loom_module *program_read(loom_arena *a, const char *text) {
@@ -17,6 +18,25 @@ static inline loom_module *program_read(loom_arena *a, const char *text) {
     fprintf(stderr, "read: %s\n", d.msg ? d.msg : "?");
     m = NULL;
   }
+  loom_diag_free(&d);
+  return m;
+}
+
+/* The module in the file at path; NULL, said on stderr, when it cannot be
+ * read or parsed. */
+static inline loom_module *program_read_file(loom_arena *a, const char *path) {
+  char *text;
+  size_t len;
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_module *m = NULL;
+  if (loom_read_file(path, &text, &len, &d) == LOOM_OK) {
+    if (loom_script_read(text, len, path, a, &m, &d) != LOOM_OK)
+      m = NULL;
+    free(text);
+  }
+  if (!m)
+    fprintf(stderr, "%s: %s\n", path, d.msg ? d.msg : "?");
   loom_diag_free(&d);
   return m;
 }

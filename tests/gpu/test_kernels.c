@@ -11,6 +11,7 @@
  * reports are printed. Without NVRTC the test is skipped, loudly; under CI
  * (CI=true) that is a failure. */
 #include "interp_compare.h"
+#include "program.h"
 #include "loom/codegen.h"
 #include "loom/script.h"
 #include "loom/target.h"
@@ -61,6 +62,7 @@ static bool is_refusal(const char *msg) {
 }
 
 static void add_source(const char *name, const char *text, int sm) {
+  CHECK(n_sources < MAX_SOURCES); /* raise MAX_SOURCES: none is dropped unseen */
   if (n_sources == MAX_SOURCES)
     return;
   source *s = &sources[n_sources++];
@@ -71,24 +73,13 @@ static void add_source(const char *name, const char *text, int sm) {
 
 /* Schedules, checks, lowers and prints each function of the file. */
 static void take_file(const char *path, const char *label) {
-  char *text;
-  size_t len;
   loom_diag d;
   loom_diag_init(&d);
-  if (loom_read_file(path, &text, &len, &d) != LOOM_OK) {
-    fprintf(stderr, "%s: %s\n", label, d.msg ? d.msg : "?");
-    CHECK(false);
-    loom_diag_free(&d);
-    return;
-  }
   loom_arena *a = loom_arena_new();
-  loom_module *m = NULL;
+  loom_module *m = program_read_file(a, path);
+  CHECK(m != NULL);
   loom_target t;
   CHECK(loom_target_parse("cuda -arch=sm_90", &t, &d) == LOOM_OK);
-  if (loom_script_read(text, len, path, a, &m, &d) != LOOM_OK) {
-    fprintf(stderr, "%s: %s\n", label, d.msg ? d.msg : "?");
-    CHECK(false);
-  }
   for (int i = 0; m && i < m->n_funcs; i++) {
     const loom_func *f = m->funcs[i], *g;
     loom_sched *s = NULL;
@@ -134,7 +125,6 @@ static void take_file(const char *path, const char *label) {
   }
   loom_diag_free(&d);
   loom_arena_free(a);
-  free(text);
 }
 
 static int by_name(const void *a, const void *b) {

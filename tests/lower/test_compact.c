@@ -152,22 +152,9 @@ static int64_t alloc_size(loom_arena *a, const loom_func *lf, const char *name) 
 }
 
 static loom_module *read_file(loom_arena *a, const char *root, const char *rel) {
-  char path[1024];
+  char path[4096];
   snprintf(path, sizeof path, "%s/%s", root, rel);
-  char *text;
-  size_t len;
-  loom_diag d;
-  loom_diag_init(&d);
-  loom_module *m = NULL;
-  if (loom_read_file(path, &text, &len, &d) == LOOM_OK) {
-    if (loom_script_read(text, len, path, a, &m, &d) != LOOM_OK)
-      m = NULL;
-    free(text);
-  }
-  if (!m)
-    fprintf(stderr, "%s: %s\n", path, d.msg ? d.msg : "?");
-  loom_diag_free(&d);
-  return m;
+  return program_read_file(a, path);
 }
 
 /* ---- hand-written schedules ------------------------------------------------- */
