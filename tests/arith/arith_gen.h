@@ -34,6 +34,13 @@ static eval_status eval(const env *en, const loom_expr *e, int64_t *out) {
       return EVAL_UNDEFINED;
     *out = !x;
     return EVAL_OK;
+  case LOOM_EXPR_CAST:
+    /* Between integer types an index keeps its value (checked below). */
+    if (!loom_dtype_is_int(e->dtype) || !loom_dtype_is_int(e->u.unary.a->dtype) ||
+        eval(en, e->u.unary.a, &x))
+      return EVAL_UNDEFINED;
+    *out = x;
+    return EVAL_OK;
   case LOOM_EXPR_SELECT:
     if (eval(en, e->u.select.cond, &c) || eval(en, e->u.select.t, &x) ||
         eval(en, e->u.select.f, &y))
@@ -142,7 +149,7 @@ static loom_expr *gen_int(gen *g, int depth) {
 }
 
 /* The expression as text, for failure messages; the caller frees it. */
-static char *expr_text(const loom_expr *e) {
+static inline char *expr_text(const loom_expr *e) {
   loom_buf b;
   loom_buf_init(&b);
   if (e)
