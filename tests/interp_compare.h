@@ -6,6 +6,7 @@
 #include "loom/codegen.h"
 #include "loom/interp.h"
 #include "loom/runtime.h"
+#include "loom/tune.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,11 +31,13 @@ static inline bool interp_run_random(const loom_func *f, uint64_t seed,
   return ok;
 }
 
-/* Whether f and g leave exactly the same values in every parameter on the
- * inputs of seeds 1..seeds (false too when either cannot run). With report,
- * the first parameter that differs is named on stderr. */
-static inline bool interp_same_results(const loom_func *f, const loom_func *g,
-                                       int seeds, bool report) {
+/* Whether f and g leave the same values in every parameter on the inputs of
+ * seeds 1..seeds (false too when either cannot run): exactly, or with
+ * is_close floats within their dtype's tolerance (loom_tune_tolerance; for
+ * schedules that add in another order, a reduction split across threads).
+ * With report, the first parameter that differs is named on stderr. */
+static inline bool interp_compare_results(const loom_func *f, const loom_func *g,
+                                          int seeds, bool is_close, bool report) {
   bool ok = true;
   for (uint64_t seed = 1; seed <= (uint64_t)seeds && ok; seed++) {
     loom_interp_array *x[8] = {0}, *y[8] = {0};
@@ -42,7 +45,8 @@ static inline bool interp_same_results(const loom_func *f, const loom_func *g,
          interp_run_random(g, seed, y);
     for (int i = 0; ok && i < f->n_params; i++) {
       char *why = NULL;
-      if (x[i] && !loom_interp_compare(y[i], x[i], 0, 0, &why)) {
+      double tol = x[i] && is_close ? loom_tune_tolerance(x[i]->dtype) : 0;
+      if (x[i] && !loom_interp_compare(y[i], x[i], tol, tol, &why)) {
         if (report)
           fprintf(stderr, "parameter %d differs %s\n", i, why ? why : "");
         ok = false;
@@ -53,6 +57,11 @@ static inline bool interp_same_results(const loom_func *f, const loom_func *g,
     loom_interp_free_args(g, y);
   }
   return ok;
+}
+
+static inline bool interp_same_results(const loom_func *f, const loom_func *g,
+                                       int seeds, bool report) {
+  return interp_compare_results(f, g, seeds, false, report);
 }
 
 /* Compiles m with the C backend and runs its main on inputs drawn from seed

@@ -144,6 +144,11 @@ typedef struct loom_gpu_func {
 /* The callee name of a launch in a host body. */
 #define LOOM_GPU_LAUNCH "loom.launch"
 
+/* Whether the GPU lowering can split block b's reduction across threads:
+ * its init and update are out = init; out = op(out, x), op one of + * min
+ * max, x not reading out. What a rule asks before binding a reduce loop. */
+LOOM_API bool loom_lower_gpu_can_reduce(const loom_block *b);
+
 /* Lowers f for GPU target t into arena a. Fails with d, located at the
  * loop or block, on a kernel the target cannot run: threads per block, a
  * grid dimension or static shared memory past t's limits, one axis bound

@@ -188,21 +188,38 @@ LOOM_API double loom_tune_flops(const loom_func *f);
 /* The relative and absolute tolerance results of dtype t are checked with. */
 LOOM_API double loom_tune_tolerance(loom_dtype t);
 
-/* ---- the default GPU schedule (src/tune/gpu_default.c) ---------------------
- * dlight's Fallback for a function with no thread bindings: blocks inlined
- * where the primitives allow, then each block whose loops hold it alone
- * gets its spatial loops fused, split by t's threads per block and bound to
- * blockIdx.x and threadIdx.x; other blocks are left for the GPU lowering to
- * run in one thread. f itself
- * (*sched NULL) when it binds threads already; else *sched holds the
- * schedule (free it after *out's last use) of f normalized (in arena a). */
-LOOM_API loom_status loom_tune_gpu_default(loom_arena *a, const loom_func *f,
-                                          const loom_target *t,
-                                          LOOM_GIVE loom_sched **sched,
-                                          const loom_func **out, loom_diag *d);
+/* ---- dlight: GPU schedules by rule (src/tune/dlight/) ------------------------
+ * A function without a schedule is normalized, its blocks inlined where the
+ * primitives allow, and offered rules in order; the first that recognizes
+ * its shape schedules it from the target's description, in milliseconds,
+ * without tuning (TVM's dlight; docs/dlight.md). */
+typedef struct loom_dlight_rule {
+  const char *name;
+  /* Schedules the one function of *s for t: LOOM_OK when it takes it
+   * (*s may be replaced by a schedule with more steps), LOOM_ERROR with why
+   * saying what does not fit, LOOM_NOMEM. The pass hands each rule a copy,
+   * so a rule that gives up half-way leaves nothing behind. */
+  loom_status (*apply)(loom_sched **s, const loom_target *t, loom_diag *why);
+} loom_dlight_rule;
+
+/* The built-in rules in the order the pass offers them (Reduction, then
+ * Fallback); *n gets their count. */
+LOOM_API const loom_dlight_rule *const *loom_tune_dlight_rules(int *n);
+
+/* f scheduled for t by the first of rules (NULL: the built-in ones) that
+ * takes it: *sched holds the schedule (free it after *out's last use), of f
+ * normalized in arena a, and *rule (when not NULL) names the rule. f itself,
+ * *sched and *rule NULL, when f binds threads already, is marked
+ * tir.is_scheduled, or no rule takes it. explain (NULL: none) gets a line
+ * per rule offered: why it does not apply, or that it schedules f. */
+LOOM_API loom_status loom_tune_dlight(loom_arena *a, const loom_func *f,
+                                      const loom_target *t,
+                                      const loom_dlight_rule *const *rules, int n_rules,
+                                      LOOM_GIVE loom_sched **sched, const loom_func **out,
+                                      const char **rule, loom_buf *explain, loom_diag *d);
 
 /* ---- the CUDA backend (src/tune/run_cuda.c) -----------------------------------
- * A function built for a cuda target: the default GPU schedule when it binds
+ * A function built for a cuda target: dlight's schedule when it binds
  * no threads, lowered (loom_lower_gpu), printed as CUDA C and compiled by
  * NVRTC for t's architecture. No GPU is needed to build. */
 typedef struct loom_cuda_built loom_cuda_built;
@@ -211,7 +228,7 @@ LOOM_API loom_status loom_tune_cuda_build(const loom_func *f,
                                           const loom_target *t,
                                           LOOM_GIVE loom_cuda_built **out,
                                           loom_diag *d);
-/* The CUDA C of f (after the default GPU schedule when it binds no
+/* The CUDA C of f (after dlight's schedule when it binds no
  * thread), appended to out: what loom_tune_cuda_build compiles. */
 LOOM_API loom_status loom_tune_cuda_emit(const loom_func *f, const loom_target *t,
                                          loom_buf *out, loom_diag *d);

@@ -1,6 +1,6 @@
 /* `loom build FILE --emit c|cuda [--target SPEC]`: prints the C file the C
  * backend makes for FILE's functions, or the CUDA C of their kernels
- * (functions with no thread bindings get the default GPU schedule first). */
+ * (functions with no thread bindings get dlight's schedule first). */
 #include "cli/cli.h"
 
 #include "loom/codegen.h"

@@ -30,6 +30,7 @@ int cli_op(int argc, char **argv);
 int cli_te(int argc, char **argv);
 int cli_space(int argc, char **argv);
 int cli_normalize(int argc, char **argv);
+int cli_dlight(int argc, char **argv);
 
 /* Parses a whole decimal integer in [lo, hi]; false for anything else. */
 bool cli_parse_int(const char *s, long long lo, long long hi, long long *out);

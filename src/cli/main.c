@@ -34,6 +34,8 @@ static const cli_command commands[] = {
      "print the TensorIR of an operator from the library"},
     {"normalize", cli_normalize, "FILE [--pass NAME|list] [--dialect tir|tirx]",
      "rewrite loops to start at 0, wrap bare statements, give blocks iter vars"},
+    {"dlight", cli_dlight, "FILE [--target SPEC] [--explain] [--dialect tir|tirx]",
+     "schedule every function for a GPU by dlight's rules, without tuning"},
     {"te", cli_te, "FILE [--dialect tir|tirx]",
      "run a TE script (te.compute ...) and print the TensorIR it defines"},
 };

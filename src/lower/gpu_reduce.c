@@ -94,8 +94,7 @@ static bool same_indices(loom_expr *const *x, loom_expr *const *y, int n) {
 }
 
 /* The block's init and update as out = init; out = op(out, rhs). */
-static bool match_update(found *F) {
-  const loom_block *b = F->realize->u.realize.block;
+static bool match_block(const loom_block *b, found *F) {
   const loom_stmt *init = b->init, *up = b->body;
   if (!init || init->kind != LOOM_STMT_STORE || !up || up->kind != LOOM_STMT_STORE ||
       init->u.store.buffer != up->u.store.buffer ||
@@ -120,6 +119,15 @@ static bool match_update(found *F) {
     }
   }
   return false;
+}
+
+static bool match_update(found *F) {
+  return match_block(F->realize->u.realize.block, F);
+}
+
+bool loom_lower_gpu_can_reduce(const loom_block *b) {
+  found F;
+  return match_block(b, &F);
 }
 
 /* Checks a reduction block under the loops on the stack; records it when

@@ -1,6 +1,6 @@
 /* The CUDA backend's builder, runner and check (the cuda row of
  * src/tune/backend.c). Building lowers a function for the
- * GPU (after the default schedule when it binds no threads), prints its
+ * GPU (after dlight's schedule when it binds no threads), prints its
  * CUDA C and compiles it with NVRTC for the target's architecture; none of
  * it needs a GPU. Running happens in a child process, as on the CPU: the
  * child opens the driver, copies the seeded inputs to the device, runs the
@@ -25,19 +25,19 @@ static double now_ms(void) {
 
 struct loom_cuda_built {
   loom_arena *arena;
-  loom_sched *sched;        /* owns the default schedule's function */
+  loom_sched *sched;        /* owns dlight's schedule of the function */
   loom_gpu_func g;
   char *source;             /* heap */
   loom_runtime_cubin cubin;
 };
 
-/* f scheduled by default when it binds no thread (*sched then holds the
+/* f scheduled by dlight when it binds no thread (*sched then holds the
  * schedule), lowered into *g and printed into out. */
 static loom_status emit(loom_arena *a, const loom_func *f, const loom_target *t,
                         loom_sched **sched, loom_gpu_func *g, loom_buf *out,
                         loom_diag *d) {
   const loom_func *sf;
-  TRY(loom_tune_gpu_default(a, f, t, sched, &sf, d));
+  TRY(loom_tune_dlight(a, f, t, NULL, 0, sched, &sf, NULL, NULL, d));
   TRY(loom_lower_gpu(a, sf, t, g, d));
   TRY(loom_codegen_cuda(g, out, d));
   return out->has_failed ? LOOM_NOMEM : LOOM_OK;

@@ -1,8 +1,11 @@
 /* GPU kernels without a GPU. Every program of tests/gpu/programs and
- * bench/gpu, and where ../shared is there every corpus program and every
- * conformance case's program, gets the default GPU schedule, which must
- * compute exactly what the program computes (in the interpreter, where
- * thread loops are loops, for programs small enough to interpret), then
+ * bench/gpu and tests/dlight/cases, and where ../shared is there every
+ * corpus program and every conformance case's program, gets dlight's
+ * schedule (those that bind threads already stay as they are), which must
+ * compute what the program computes (in the interpreter, where thread
+ * loops are loops, for programs small enough to interpret; floats within
+ * the tuner's tolerance, as a reduction across threads adds in another
+ * order), then
  * lowers for the GPU, prints as CUDA C and compiles with NVRTC for sm_80
  * and sm_90 (schedule scripts, *.sched.py and *.space.py, are not
  * programs). A program the C emitter cannot print on the CPU either (an
@@ -71,6 +74,19 @@ static void add_source(const char *name, const char *text, int sm) {
   s->sm = sm;
 }
 
+/* How many functions each dlight rule took; the last entry, no rule. */
+static const char *rule_names[8];
+static int n_by_rule[8], n_rule_names;
+
+static void count_rule(const char *rule) {
+  int i = 0;
+  while (i < n_rule_names && rule && strcmp(rule_names[i], rule))
+    i++;
+  if (rule && i == n_rule_names && n_rule_names < 7)
+    rule_names[n_rule_names++] = rule;
+  n_by_rule[rule ? i : 7]++;
+}
+
 /* Schedules, checks, lowers and prints each function of the file. */
 static void take_file(const char *path, const char *label) {
   loom_diag d;
@@ -88,7 +104,9 @@ static void take_file(const char *path, const char *label) {
     loom_buf_init(&out);
     loom_diag_free(&d);
     loom_diag_init(&d);
-    bool ok = loom_tune_gpu_default(a, f, &t, &s, &g, &d) == LOOM_OK;
+    const char *rule = NULL;
+    bool ok = loom_tune_dlight(a, f, &t, NULL, 0, &s, &g, &rule, NULL, &d) == LOOM_OK;
+    count_rule(rule);
     if (ok && s && is_small(f)) {
       /* The default schedule means what the program means; a program the
        * interpreter refuses (an index out of bounds on random data) is
@@ -97,9 +115,9 @@ static void take_file(const char *path, const char *label) {
       bool runs = f->n_params <= 16 && interp_run_random(f, 1, x);
       loom_interp_free_args(f, x);
       if (runs) {
-        bool same = interp_same_results(f, g, 1, true);
+        bool same = interp_compare_results(f, g, 1, true, true);
         if (!same)
-          fprintf(stderr, "%s: the default GPU schedule changed the result\n", label);
+          fprintf(stderr, "%s: dlight's schedule changed the result\n", label);
         CHECK(same);
         n_checked++;
       }
@@ -237,14 +255,20 @@ int main(int argc, char **argv) {
   CHECK(take_dir(dir, "gpu/", false));
   snprintf(dir, sizeof dir, "%s/bench/gpu", root);
   CHECK(take_dir(dir, "bench/", false));
+  snprintf(dir, sizeof dir, "%s/tests/dlight/cases", root);
+  CHECK(take_dir(dir, "dlight/", false));
   snprintf(dir, sizeof dir, "%s/../shared/corpus", root);
   bool has_shared = take_dir(dir, "corpus/", false);
   snprintf(dir, sizeof dir, "%s/../shared/conformance", root);
   has_shared = take_dir(dir, "conformance/", true) && has_shared;
   if (!has_shared)
     printf("../shared is absent: its programs were not compiled\n");
-  printf("%d default schedules checked in the interpreter, %d programs refused "
+  printf("%d dlight schedules checked in the interpreter, %d programs refused "
          "by the C emitter\n", n_checked, n_refused);
+  printf("dlight:");
+  for (int i = 0; i < n_rule_names; i++)
+    printf(" %s %d,", rule_names[i], n_by_rule[i]);
+  printf(" no rule %d\n", n_by_rule[7]);
   compile_all();
   for (int i = 0; i < n_sources; i++) {
     free(sources[i].name);

@@ -2,7 +2,7 @@
  * what would change the program: a producer whose buffer outlives its
  * scope (read again outside it), and a buffer with two writers. Each
  * program here was changed by the primitive before the check existed (the
- * default GPU schedule, which inlines what it can, found them). TVM 0.27
+ * GPU schedule of dlight, which inlines what it can, found them). TVM 0.27
  * refuses the same steps ("is an output block", "not a complete block"). */
 #include "program.h"
 #include "test.h"

@@ -1,0 +1,53 @@
+/* Inside dlight: the rules and the steps they share. */
+#ifndef LOOM_DLIGHT_IMPL_H
+#define LOOM_DLIGHT_IMPL_H
+
+#include "loom/tune.h"
+#include "tune/space_impl.h"
+
+extern const loom_dlight_rule dlight_rule_reduction;
+extern const loom_dlight_rule dlight_rule_fallback;
+
+/* dlight's try_inline: every block compute-inlined, else reverse-inlined
+ * into its producer, where the primitives allow it, until neither applies:
+ * fewer kernels, no intermediate buffer between elementwise steps. */
+loom_status dlight_inline_all(loom_sched **s);
+
+/* Fallback's step for the block named name: its loops ordered spatial,
+ * reduce, other; the spatial ones fused, split by t's threads per block,
+ * bound to blockIdx.x and threadIdx.x. LOOM_ERROR (why says what) when the
+ * block's loops do not hold it alone, bind threads already, or it has no
+ * spatial loop. */
+loom_status dlight_bind_spatial(loom_sched *s, const char *name, const loom_target *t,
+                                loom_diag *why);
+
+/* dlight_bind_spatial on a copy of *s for every block whose name is not in
+ * skip (n_skip of them), keeping each copy it succeeds on; *n_bound counts
+ * them. */
+loom_status dlight_bind_others(loom_sched **s, const loom_target *t,
+                               const char *const *skip, int n_skip, int *n_bound);
+
+/* The names of the blocks of s's function, in post order, copied: a step
+ * that replaces the schedule frees the IR they came from. Returns the
+ * count, -1 when out of memory; free them with dlight_names_free. */
+int dlight_block_names(loom_sched *s, char **out, int max);
+void dlight_names_free(char **names, int n);
+
+/* A block's loops in the order a rule wants them: those binding spatial
+ * iters, then reduce iters, then the others, each kind in program order. */
+typedef struct dlight_nest {
+  int order[SPACE_MAX_LOOPS]; /* indices into the block's loops */
+  int n_loops, n_spatial, n_reduce;
+  int64_t spatial_extent, reduce_extent; /* products; -1: not constant */
+} dlight_nest;
+
+void dlight_nest_of(const space_block *sb, dlight_nest *out);
+/* Reorders the loops of the block named name into nest's order; ordered
+ * gets their random variables in that order. */
+loom_status dlight_nest_reorder(loom_sched *s, const char *name, const dlight_nest *nest,
+                                loom_sched_rv *ordered, loom_diag *why);
+
+/* Whether some loop of s binds a thread axis. */
+bool dlight_binds_threads(const loom_stmt *s);
+
+#endif

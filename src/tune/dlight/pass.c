@@ -1,0 +1,82 @@
+/* The dlight pass over one function: normalized, inlined, then offered the
+ * rules in order; the first that takes it schedules it. */
+#include "tune/dlight/dlight_impl.h"
+
+/* As dlight orders its rules: the specific ones first, Fallback last. */
+static const loom_dlight_rule *const default_rules[] = {
+    &dlight_rule_reduction,
+    &dlight_rule_fallback,
+};
+
+const loom_dlight_rule *const *loom_tune_dlight_rules(int *n) {
+  *n = (int)(sizeof default_rules / sizeof *default_rules);
+  return default_rules;
+}
+
+/* A module of the one function f, in a. */
+static loom_module *module_of(loom_arena *a, const loom_func *f) {
+  loom_module *m = loom_ir_module(a);
+  if (!m || !(m->funcs = loom_arena_alloc(a, sizeof *m->funcs)))
+    return NULL;
+  m->funcs[0] = (loom_func *)f;
+  m->n_funcs = 1;
+  return m;
+}
+
+loom_status loom_tune_dlight(loom_arena *a, const loom_func *f, const loom_target *t,
+                             const loom_dlight_rule *const *rules, int n_rules,
+                             loom_sched **sched, const loom_func **out,
+                             const char **rule, loom_buf *explain, loom_diag *d) {
+  (void)d;
+  *sched = NULL;
+  *out = f;
+  if (rule)
+    *rule = NULL;
+  if (!rules)
+    rules = loom_tune_dlight_rules(&n_rules);
+  if (loom_ir_attr_get(f->attrs, f->n_attrs, "tir.is_scheduled") ||
+      dlight_binds_threads(f->body)) {
+    if (explain)
+      loom_buf_printf(explain, "scheduled already (it binds threads, or is marked "
+                               "tir.is_scheduled): left as it is\n");
+    return LOOM_OK;
+  }
+  const loom_func *nf = loom_tune_normalized(a, f);
+  loom_module *m = nf ? module_of(a, nf) : NULL;
+  loom_sched *s = m ? loom_sched_new(m, 0) : NULL;
+  if (!s)
+    return LOOM_NOMEM;
+  loom_status st = dlight_inline_all(&s);
+  for (int i = 0; st == LOOM_OK && i < n_rules; i++) {
+    loom_sched *c = loom_sched_copy(s);
+    if (!c) {
+      st = LOOM_NOMEM;
+      break;
+    }
+    loom_diag why;
+    loom_diag_init(&why);
+    st = rules[i]->apply(&c, t, &why);
+    if (st == LOOM_OK) {
+      if (explain)
+        loom_buf_printf(explain, "%s: schedules it\n", rules[i]->name);
+      if (rule)
+        *rule = rules[i]->name;
+      loom_sched_free(s);
+      loom_diag_free(&why);
+      *sched = c;
+      *out = loom_sched_module(c)->funcs[0];
+      return LOOM_OK;
+    }
+    if (explain && st == LOOM_ERROR)
+      loom_buf_printf(explain, "%s: does not apply: %s\n", rules[i]->name,
+                      why.msg ? why.msg : "no reason given");
+    loom_diag_free(&why);
+    loom_sched_free(c);
+    if (st == LOOM_ERROR)
+      st = LOOM_OK;
+  }
+  loom_sched_free(s);
+  if (st == LOOM_OK && explain)
+    loom_buf_printf(explain, "no rule takes it: left as it is\n");
+  return st;
+}

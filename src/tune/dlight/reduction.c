@@ -1,0 +1,143 @@
+/* Reduction: a block that reduces along the innermost axis of its input (a
+ * row sum or maximum, a norm, a GEMV whose matrix is laid out along the
+ * reduction). Each output element gets a thread block; the reduction is
+ * split across its threads, which read the row together (coalesced), each
+ * keeping a partial result, combined across the block by the GPU lowering
+ * (warp shuffles, then shared memory). Other blocks get Fallback's step.
+ * A block reducing along an axis its input is not laid out along (a
+ * column sum) is not taken: there one thread per output element reads
+ * coalesced already, which is Fallback's schedule. */
+#include "tune/dlight/dlight_impl.h"
+
+#include "loom/lower.h"
+
+/* At most this many threads share one row, further capped by the
+ * target's threads per block: with 256, a 1024-element row is four loads a
+ * thread and a block per row keeps several blocks resident per SM. */
+#define ROW_THREADS 256
+/* A serial remainder of at most this many steps is unrolled. */
+#define MAX_UNROLL 16
+
+static bool uses_var(const loom_expr *e, const loom_var *v) {
+  return loom_ir_expr_uses(e, v);
+}
+
+/* Whether the last dimension of some read of b is indexed by a reduce iter
+ * (so consecutive threads of the reduction read consecutive elements). */
+static bool reads_along_reduction(const loom_block *b) {
+  for (int r = 0; r < b->n_reads; r++) {
+    const loom_buffer_region *reg = &b->reads[r];
+    if (reg->n_ranges == 0)
+      continue;
+    const loom_expr *last = reg->ranges[reg->n_ranges - 1].min;
+    for (int i = 0; i < b->n_iter_vars; i++)
+      if (b->iter_vars[i].kind == LOOM_ITER_REDUCE && uses_var(last, b->iter_vars[i].var))
+        return true;
+  }
+  return false;
+}
+
+static loom_status no(loom_diag *why, const char *name, const char *what) {
+  return loom_diag_error(why, (loom_loc){0}, "block '%s' %s", name, what);
+}
+
+/* The threads of one row for a reduction of extent r: the largest power of
+ * two up to the cap that divides r, so that no thread runs past the row. */
+static int64_t row_threads(int64_t r, const loom_target *t) {
+  int64_t cap = ROW_THREADS;
+  if (t->gpu.max_threads_per_block > 0 && t->gpu.max_threads_per_block < cap)
+    cap = t->gpu.max_threads_per_block;
+  int64_t n = 1;
+  while (n * 2 <= cap && r % (n * 2) == 0)
+    n *= 2;
+  return n;
+}
+
+/* Schedules the block named name across threads; LOOM_ERROR (why) when it
+ * is not a reduction along its input's innermost axis. */
+static loom_status reduce_block(loom_sched *s, const char *name, const loom_target *t,
+                                loom_diag *why) {
+  space_block sb;
+  if (!space_find_block(space_func(s), name, &sb) || !space_is_open_nest(&sb))
+    return no(why, name, "is not a perfect nest of constant extent under the root");
+  const loom_block *b = sb.block;
+  if (!b->init || b->n_writes != 1)
+    return no(why, name, "is not a reduction with an init writing one buffer");
+  if (!loom_lower_gpu_can_reduce(b))
+    return no(why, name, "is not out = init, then out = out + x (or *, min, max), the "
+                         "form a reduction across threads takes");
+  dlight_nest nest;
+  dlight_nest_of(&sb, &nest);
+  int n_spatial = nest.n_spatial, n_reduce = nest.n_reduce;
+  int64_t reduce_extent = nest.reduce_extent;
+  if (n_reduce == 0)
+    return no(why, name, "has no reduce loop");
+  if (n_spatial == 0)
+    return no(why, name, "reduces to a single value: no spatial loop to give blocks");
+  if (!reads_along_reduction(b))
+    return no(why, name, "reduces along an axis its input is not laid out along");
+  int64_t threads = row_threads(reduce_extent, t);
+  int warp = t->gpu.warp_size > 0 ? t->gpu.warp_size : 32;
+  if (threads < warp)
+    return loom_diag_error(why, (loom_loc){0},
+                           "block '%s': its reduce extent %lld has no power-of-two factor "
+                           "of a warp (%d) or more", name, (long long)reduce_extent, warp);
+  loom_sched_rv ordered[SPACE_MAX_LOOPS];
+  TRY(dlight_nest_reorder(s, name, &nest, ordered, why));
+  loom_sched_rv row = ordered[0], red = ordered[n_spatial];
+  if (n_spatial > 1)
+    TRY(loom_sched_fuse(s, ordered, n_spatial, true, &row, why));
+  if (n_reduce > 1)
+    TRY(loom_sched_fuse(s, ordered + n_spatial, n_reduce, true, &red, why));
+  loom_tval factors[2] = {loom_tval_none(), loom_tval_int(threads)};
+  const loom_sched_rv *halves;
+  TRY(loom_sched_split(s, red, factors, 2, true, false, &halves, why));
+  loom_sched_rv serial = halves[0], lanes = halves[1];
+  loom_sched_rv inner[3] = {row, lanes, serial};
+  TRY(loom_sched_reorder(s, inner, 3, why));
+  TRY(loom_sched_bind(s, row, "blockIdx.x", why));
+  TRY(loom_sched_bind(s, lanes, "threadIdx.x", why));
+  if (reduce_extent / threads > 1 && reduce_extent / threads <= MAX_UNROLL)
+    TRY(loom_sched_for_kind(s, LOOM_INST_UNROLL, serial, why));
+  return LOOM_OK;
+}
+
+static loom_status reduction(loom_sched **s, const loom_target *t, loom_diag *why) {
+  char *names[SPACE_MAX_BLOCKS];
+  const char *taken[SPACE_MAX_BLOCKS];
+  int n = dlight_block_names(*s, names, SPACE_MAX_BLOCKS), n_taken = 0;
+  if (n < 0)
+    return LOOM_NOMEM;
+  loom_diag first;
+  loom_diag_init(&first);
+  loom_status st = LOOM_OK;
+  for (int i = 0; i < n && st != LOOM_NOMEM; i++) {
+    loom_sched *c = loom_sched_copy(*s);
+    if (!c) {
+      st = LOOM_NOMEM;
+      break;
+    }
+    loom_diag d;
+    loom_diag_init(&d);
+    st = reduce_block(c, names[i], t, &d);
+    if (st == LOOM_ERROR && !first.has_error)
+      loom_diag_error(&first, (loom_loc){0}, "%s", d.msg ? d.msg : "not taken");
+    loom_diag_free(&d);
+    loom_sched_free(st == LOOM_OK ? *s : c);
+    if (st == LOOM_OK) {
+      *s = c;
+      taken[n_taken++] = names[i];
+    }
+  }
+  if (st != LOOM_NOMEM && n_taken == 0)
+    st = loom_diag_error(why, (loom_loc){0}, "%s", first.msg ? first.msg : "no block");
+  else if (st != LOOM_NOMEM) {
+    int n_bound;
+    st = dlight_bind_others(s, t, taken, n_taken, &n_bound);
+  }
+  loom_diag_free(&first);
+  dlight_names_free(names, n);
+  return st;
+}
+
+const loom_dlight_rule dlight_rule_reduction = {"Reduction", reduction};

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# `loom dlight` from the command line: the module comes out scheduled and
+# reads back; --explain names the rule that took each function and why the
+# earlier ones did not; a scheduled module is left as it is; a CPU target,
+# a missing FILE and an unknown option are usage errors; a bad program is
+# reported at its line.
+#   usage: dlight_cli.sh LOOM SOURCE_ROOT
+set -u
+loom=$1 root=$2
+cases=$root/tests/dlight/cases
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+check() { # description condition-command...
+  local what=$1; shift
+  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $what"; fi
+}
+
+"$loom" dlight "$cases/gemv.py" --target "cuda -arch=sm_80" --explain >"$tmp/gemv.py" 2>"$tmp/why"
+check "gemv: exit 0" test $? = 0
+check "gemv: the row across threads" grep -q 'thread_binding(256, thread="threadIdx.x")' "$tmp/gemv.py"
+check "gemv: a block per row" grep -q 'thread_binding(128, thread="blockIdx.x")' "$tmp/gemv.py"
+check "gemv: explained" grep -q '^Reduction: schedules it' "$tmp/why"
+"$loom" fmt "$tmp/gemv.py" >/dev/null
+check "gemv: the output reads back" test $? = 0
+
+"$loom" dlight "$tmp/gemv.py" --explain >"$tmp/again.py" 2>"$tmp/why2"
+check "scheduled already: left alone" grep -q 'scheduled already' "$tmp/why2"
+check "scheduled already: the same module" "$loom" equal "$tmp/gemv.py" "$tmp/again.py"
+
+"$loom" dlight "$cases/colsum.py" --explain >/dev/null 2>"$tmp/why"
+check "colsum: Reduction says why not" grep -q "^Reduction: does not apply: block 'B' reduces along an axis" "$tmp/why"
+check "colsum: Fallback takes it" grep -q '^Fallback: schedules it' "$tmp/why"
+
+"$loom" dlight "$cases/sum_all.py" --explain >"$tmp/sum.py" 2>"$tmp/why"
+check "sum_all: exit 0" test $? = 0
+check "sum_all: no rule" grep -q '^no rule takes it' "$tmp/why"
+check "sum_all: unchanged" "$loom" equal "$cases/sum_all.py" "$tmp/sum.py"
+
+"$loom" dlight "$cases/add.py" --dialect tirx >"$tmp/add.py"
+check "tirx spelling" grep -q 'T.sblock("C")' "$tmp/add.py"
+
+"$loom" dlight "$cases/add.py" --target cpu >/dev/null 2>"$tmp/err"
+check "cpu target: exit 2" test $? = 2
+check "cpu target: said" grep -q "cuda target" "$tmp/err"
+"$loom" dlight >/dev/null 2>&1
+check "no FILE: exit 2" test $? = 2
+"$loom" dlight "$cases/add.py" --frobnicate >/dev/null 2>&1
+check "unknown option: exit 2" test $? = 2
+printf 'from tvm.script import tir as T\n\n@T.prim_func\ndef main(A: T.Buffer((4,), "float32")):\n    for i in range(4):\n        A[i] = B[i]\n' >"$tmp/bad.py"
+"$loom" dlight "$tmp/bad.py" >/dev/null 2>"$tmp/err"
+check "bad program: exit 1" test $? = 1
+check "bad program: located" grep -q 'bad.py:6:' "$tmp/err"
+
+echo "dlight_cli: $pass passed, $fail failed"
+[ $fail = 0 ]
