@@ -202,7 +202,7 @@ typedef struct loom_dlight_rule {
   loom_status (*apply)(loom_sched **s, const loom_target *t, loom_diag *why);
 } loom_dlight_rule;
 
-/* The built-in rules in the order the pass offers them (Reduction, then
+/* The built-in rules in the order the pass offers them (Matmul, Reduction,
  * Fallback); *n gets their count. */
 LOOM_API const loom_dlight_rule *const *loom_tune_dlight_rules(int *n);
 

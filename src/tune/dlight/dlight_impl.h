@@ -5,6 +5,7 @@
 #include "loom/tune.h"
 #include "tune/space_impl.h"
 
+extern const loom_dlight_rule dlight_rule_matmul;
 extern const loom_dlight_rule dlight_rule_reduction;
 extern const loom_dlight_rule dlight_rule_fallback;
 

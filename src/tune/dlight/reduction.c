@@ -6,7 +6,8 @@
  * (warp shuffles, then shared memory). Other blocks get Fallback's step.
  * A block reducing along an axis its input is not laid out along (a
  * column sum) is not taken: there one thread per output element reads
- * coalesced already, which is Fallback's schedule. */
+ * coalesced already, which is Fallback's schedule. Nor is a matmul, whose
+ * inputs each miss an iter (Matmul's, or Fallback's). */
 #include "tune/dlight/dlight_impl.h"
 
 #include "loom/lower.h"
@@ -18,21 +19,26 @@
 /* A serial remainder of at most this many steps is unrolled. */
 #define MAX_UNROLL 16
 
-static bool uses_var(const loom_expr *e, const loom_var *v) {
-  return loom_ir_expr_uses(e, v);
-}
-
-/* Whether the last dimension of some read of b is indexed by a reduce iter
- * (so consecutive threads of the reduction read consecutive elements). */
+/* Whether b has a dominant read, one indexed by every iter of b (a row
+ * sum's input, a GEMV's matrix; a matmul has none), whose last dimension is
+ * indexed by a reduce iter: consecutive threads of the reduction then read
+ * consecutive elements. */
 static bool reads_along_reduction(const loom_block *b) {
   for (int r = 0; r < b->n_reads; r++) {
     const loom_buffer_region *reg = &b->reads[r];
     if (reg->n_ranges == 0)
       continue;
-    const loom_expr *last = reg->ranges[reg->n_ranges - 1].min;
-    for (int i = 0; i < b->n_iter_vars; i++)
-      if (b->iter_vars[i].kind == LOOM_ITER_REDUCE && uses_var(last, b->iter_vars[i].var))
-        return true;
+    bool uses_all = true, is_along = false;
+    for (int i = 0; i < b->n_iter_vars; i++) {
+      bool uses = false;
+      for (int k = 0; k < reg->n_ranges; k++)
+        uses |= loom_ir_expr_uses(reg->ranges[k].min, b->iter_vars[i].var);
+      uses_all &= uses;
+      is_along |= b->iter_vars[i].kind == LOOM_ITER_REDUCE &&
+                  loom_ir_expr_uses(reg->ranges[reg->n_ranges - 1].min, b->iter_vars[i].var);
+    }
+    if (uses_all && is_along)
+      return true;
   }
   return false;
 }
@@ -75,7 +81,7 @@ static loom_status reduce_block(loom_sched *s, const char *name, const loom_targ
   if (n_spatial == 0)
     return no(why, name, "reduces to a single value: no spatial loop to give blocks");
   if (!reads_along_reduction(b))
-    return no(why, name, "reduces along an axis its input is not laid out along");
+    return no(why, name, "has no input indexed by all its iters and laid out along the reduction");
   int64_t threads = row_threads(reduce_extent, t);
   int warp = t->gpu.warp_size > 0 ? t->gpu.warp_size : 32;
   if (threads < warp)

@@ -1,5 +1,5 @@
 # dlight: Fallback
-# explain: Reduction: does not apply: block 'B' reduces along an axis its input is not laid out along
+# explain: Reduction: does not apply: block 'B' has no input indexed by all its iters and laid out along the reduction
 # A column sum: one thread per column already reads each row coalesced.
 from tvm.script import tir as T
 

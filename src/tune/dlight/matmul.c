@@ -1,0 +1,226 @@
+/* Matmul: C[i, j] += A[i, k] * B[k, j] (either input transposed), tiled
+ * through shared memory. Each thread block computes a TILE x TILE tile of
+ * C with THREADS x THREADS threads, each thread a (TILE/THREADS)² patch
+ * kept in registers; k advances K_STEP at a time, the two input slices of
+ * each step fetched into shared memory by all the block's threads
+ * together. Other blocks (an epilogue) get Fallback's step. Shapes the
+ * tiles do not divide are not taken (Fallback takes them). */
+#include "tune/dlight/dlight_impl.h"
+
+#include <string.h>
+
+/* The tiles, as for SIMT cores since sm_70: a 128 x 128 tile, 16 x 16
+ * threads of 8 x 8 outputs, k in steps of 16 (16 KiB of float32 in shared
+ * memory per step). */
+#define TILE 128
+#define THREADS 16
+#define K_STEP 16
+
+static loom_status no(loom_diag *why, const char *name, const char *what) {
+  return loom_diag_error(why, (loom_loc){0}, "block '%s' %s", name, what);
+}
+
+/* The iter var a region's dimension k is, or NULL when it is not one. */
+static const loom_var *dim_var(const loom_buffer_region *r, int k) {
+  const loom_expr *e = r->ranges[k].min;
+  int64_t ext;
+  return e->kind == LOOM_EXPR_VAR && loom_ir_is_const_int(r->ranges[k].extent, &ext) &&
+                 ext == 1
+             ? e->u.var
+             : NULL;
+}
+
+/* Whether region r is indexed by exactly the iter vars x and y, in either
+ * order. */
+static bool indexed_by(const loom_buffer_region *r, const loom_var *x, const loom_var *y) {
+  if (r->n_ranges != 2)
+    return false;
+  const loom_var *a = dim_var(r, 0), *b = dim_var(r, 1);
+  return a && b && ((a == x && b == y) || (a == y && b == x));
+}
+
+/* The index of the read of buffer name in block, a random variable of s. */
+static int read_index(loom_sched *s, loom_sched_rv block, const char *name) {
+  const loom_block *b = loom_sched_rv_block(s, block);
+  for (int i = 0; b && i < b->n_reads; i++)
+    if (!strcmp(b->reads[i].buffer->name, name))
+      return i;
+  return -1;
+}
+
+/* The matched block: its C, A and B, and its loops as i, j, k. */
+typedef struct matmul {
+  const char *a, *b;
+  int loop_i, loop_j, loop_k; /* indices into the block's loops */
+} matmul;
+
+static loom_status match(const char *name, const space_block *sb, const loom_target *t,
+                         matmul *mm, loom_diag *why) {
+  const loom_block *b = sb->block;
+  if (!space_is_open_nest(sb) || !b->init || b->n_writes != 1 || b->n_iter_vars != 3)
+    return no(why, name, "is not a reduction over three loops of constant extent");
+  const loom_buffer_region *c = &b->writes[0];
+  const loom_var *vi = c->n_ranges == 2 ? dim_var(c, 0) : NULL;
+  const loom_var *vj = c->n_ranges == 2 ? dim_var(c, 1) : NULL, *vk = NULL;
+  for (int i = 0; i < 3; i++)
+    if (b->iter_vars[i].kind == LOOM_ITER_REDUCE)
+      vk = b->iter_vars[i].var;
+  if (!vi || !vj || !vk || vi == vj)
+    return no(why, name, "does not write C[i, j] over two spatial iters with one reduce iter");
+  mm->a = mm->b = NULL;
+  for (int r = 0; r < b->n_reads; r++) {
+    const loom_buffer_region *reg = &b->reads[r];
+    if (reg->buffer == c->buffer)
+      continue;
+    if (!mm->a && indexed_by(reg, vi, vk))
+      mm->a = reg->buffer->name;
+    else if (!mm->b && indexed_by(reg, vk, vj))
+      mm->b = reg->buffer->name;
+    else
+      return no(why, name, "reads something other than A[i, k] and B[k, j]");
+  }
+  if (!mm->a || !mm->b)
+    return no(why, name, "does not read both A[i, k] and B[k, j]");
+  mm->loop_i = mm->loop_j = mm->loop_k = -1;
+  int64_t ext[3];
+  for (int l = 0; l < sb->n_loops; l++) {
+    const loom_iter_var *iv = space_iter_of_loop(sb, sb->loops[l]->u.loop.var);
+    int which = !iv ? -1 : iv->var == vi ? 0 : iv->var == vj ? 1 : iv->var == vk ? 2 : -1;
+    if (which < 0 || !loom_ir_is_const_int(sb->loops[l]->u.loop.extent, &ext[which]))
+      return no(why, name, "has a loop that is not one of i, j, k");
+    *(which == 0 ? &mm->loop_i : which == 1 ? &mm->loop_j : &mm->loop_k) = l;
+  }
+  if (ext[0] % TILE || ext[1] % TILE || ext[2] % K_STEP)
+    return loom_diag_error(why, (loom_loc){0},
+                           "block '%s': %lld x %lld x %lld is not a multiple of the %d x %d "
+                           "x %d tiles", name, (long long)ext[0], (long long)ext[1],
+                           (long long)ext[2], TILE, TILE, K_STEP);
+  int bits = 0;
+  for (int r = 0; r < b->n_reads; r++)
+    if (b->reads[r].buffer != c->buffer && b->reads[r].buffer->dtype.bits > bits)
+      bits = b->reads[r].buffer->dtype.bits;
+  if (t->gpu.shared_per_block > 0 &&
+      2 * TILE * K_STEP * (bits / 8) > t->gpu.shared_per_block)
+    return no(why, name, "needs more shared memory per block than the target has");
+  if (t->gpu.max_threads_per_block > 0 && THREADS * THREADS > t->gpu.max_threads_per_block)
+    return no(why, name, "needs more threads per block than the target has");
+  return LOOM_OK;
+}
+
+static loom_status split(loom_sched *s, loom_sched_rv loop, int64_t f1, int64_t f2,
+                         int n, loom_sched_rv *out, loom_diag *why) {
+  loom_tval factors[3] = {loom_tval_none(), loom_tval_int(f1), loom_tval_int(f2)};
+  const loom_sched_rv *parts;
+  TRY(loom_sched_split(s, loop, factors, n, true, false, &parts, why));
+  for (int i = 0; i < n; i++)
+    out[i] = parts[i];
+  return LOOM_OK;
+}
+
+/* A shared copy of input name of the block, fetched at loop at by every
+ * thread of the block: its two loops fused and spread over the threads. */
+static loom_status fetch(loom_sched *s, loom_sched_rv block, const char *block_name,
+                         const char *name, loom_sched_rv at, loom_diag *why) {
+  int index = read_index(s, block, name);
+  if (index < 0)
+    return no(why, block_name, "lost a read on the way");
+  loom_tval in[2] = {loom_tval_rv(block), {.kind = LOOM_TV_LIST}};
+  loom_tval attrs[2] = {loom_tval_int(index), loom_tval_str("shared")};
+  const loom_sched_rv *cache;
+  TRY(space_apply(s, LOOM_INST_CACHE_READ, in, 2, attrs, 2, &cache, NULL, why));
+  loom_sched_rv copy = cache[0];
+  loom_tval at_in[2] = {loom_tval_rv(copy), loom_tval_rv(at)};
+  loom_tval at_attrs[2] = {loom_tval_bool(false), loom_tval_int(-1)};
+  TRY(space_apply(s, LOOM_INST_COMPUTE_AT, at_in, 2, at_attrs, 2, NULL, NULL, why));
+  const loom_sched_rv *loops;
+  int n;
+  TRY(loom_sched_get_loops(s, copy, &loops, &n, why));
+  if (n < 2)
+    return no(why, block_name, "has a shared copy with fewer than two loops");
+  loom_sched_rv inner[2] = {loops[n - 2], loops[n - 1]}, fused, parts[3];
+  TRY(loom_sched_fuse(s, inner, 2, true, &fused, why));
+  TRY(split(s, fused, THREADS, THREADS, 3, parts, why));
+  TRY(loom_sched_bind(s, parts[1], "threadIdx.y", why));
+  return loom_sched_bind(s, parts[2], "threadIdx.x", why);
+}
+
+static loom_status tile(loom_sched *s, const char *name, const matmul *mm, loom_diag *why) {
+  loom_sched_rv block;
+  const loom_sched_rv *loops;
+  int n_loops;
+  TRY(loom_sched_get_block(s, name, NULL, &block, why));
+  TRY(loom_sched_get_loops(s, block, &loops, &n_loops, why));
+  loom_sched_rv i = loops[mm->loop_i], j = loops[mm->loop_j], k = loops[mm->loop_k];
+  loom_sched_rv is[3], js[3], ks[2];
+  int per_thread = TILE / THREADS;
+  TRY(split(s, i, THREADS, per_thread, 3, is, why));
+  TRY(split(s, j, THREADS, per_thread, 3, js, why));
+  TRY(split(s, k, K_STEP, 0, 2, ks, why));
+  loom_sched_rv order[8] = {is[0], js[0], is[1], js[1], ks[0], ks[1], is[2], js[2]};
+  TRY(loom_sched_reorder(s, order, 8, why));
+  TRY(loom_sched_bind(s, is[0], "blockIdx.y", why));
+  TRY(loom_sched_bind(s, js[0], "blockIdx.x", why));
+  TRY(loom_sched_bind(s, is[1], "threadIdx.y", why));
+  TRY(loom_sched_bind(s, js[1], "threadIdx.x", why));
+  /* The thread's patch of C accumulates in registers, written back once. */
+  loom_tval in[2] = {loom_tval_rv(block), {.kind = LOOM_TV_LIST}};
+  loom_tval attrs[2] = {loom_tval_int(0), loom_tval_str("local")};
+  const loom_sched_rv *cache;
+  TRY(space_apply(s, LOOM_INST_CACHE_WRITE, in, 2, attrs, 2, &cache, NULL, why));
+  loom_tval at_in[2] = {loom_tval_rv(cache[0]), loom_tval_rv(js[1])};
+  loom_tval at_attrs[2] = {loom_tval_bool(false), loom_tval_int(-1)};
+  TRY(space_apply(s, LOOM_INST_REVERSE_COMPUTE_AT, at_in, 2, at_attrs, 2, NULL, NULL, why));
+  loom_tval dr[2] = {loom_tval_rv(block), loom_tval_rv(ks[0])};
+  TRY(space_apply(s, LOOM_INST_DECOMPOSE_REDUCTION, dr, 2, NULL, 0, NULL, NULL, why));
+  TRY(fetch(s, block, name, mm->a, ks[0], why));
+  TRY(fetch(s, block, name, mm->b, ks[0], why));
+  TRY(loom_sched_for_kind(s, LOOM_INST_UNROLL, ks[1], why));
+  TRY(loom_sched_for_kind(s, LOOM_INST_UNROLL, is[2], why));
+  return loom_sched_for_kind(s, LOOM_INST_UNROLL, js[2], why);
+}
+
+static loom_status matmul_rule(loom_sched **s, const loom_target *t, loom_diag *why) {
+  char *names[SPACE_MAX_BLOCKS];
+  int n = dlight_block_names(*s, names, SPACE_MAX_BLOCKS);
+  if (n < 0)
+    return LOOM_NOMEM;
+  loom_diag first;
+  loom_diag_init(&first);
+  loom_status st = LOOM_ERROR;
+  int at = -1;
+  for (int i = 0; i < n && st == LOOM_ERROR; i++) {
+    space_block sb;
+    matmul mm;
+    loom_diag d;
+    loom_diag_init(&d);
+    st = space_find_block(space_func(*s), names[i], &sb)
+             ? match(names[i], &sb, t, &mm, &d) : LOOM_ERROR;
+    /* On a copy: a step refused half-way leaves nothing behind. */
+    loom_sched *c = st == LOOM_OK ? loom_sched_copy(*s) : NULL;
+    if (st == LOOM_OK && !c)
+      st = LOOM_NOMEM;
+    if (c && (st = tile(c, names[i], &mm, &d)) == LOOM_OK) {
+      loom_sched_free(*s);
+      *s = c;
+    } else if (c) {
+      loom_sched_free(c);
+    }
+    if (st == LOOM_ERROR && !first.has_error && d.msg)
+      loom_diag_error(&first, (loom_loc){0}, "%s", d.msg);
+    if (st == LOOM_OK)
+      at = i;
+    loom_diag_free(&d);
+  }
+  if (st == LOOM_OK) {
+    int n_bound;
+    const char *taken = names[at];
+    st = dlight_bind_others(s, t, &taken, 1, &n_bound);
+  } else if (st == LOOM_ERROR) {
+    st = loom_diag_error(why, (loom_loc){0}, "%s", first.msg ? first.msg : "no block");
+  }
+  loom_diag_free(&first);
+  dlight_names_free(names, n);
+  return st;
+}
+
+const loom_dlight_rule dlight_rule_matmul = {"Matmul", matmul_rule};
