@@ -6,7 +6,7 @@
 #       Loom's libraries (unpacked there with dpkg -x, no root needed) and the
 #       example programs of ../shared;
 #   scripts/gpu-check.sh OUT         (on the GPU machine) builds Loom, runs
-#       every program with the default GPU schedule against the interpreter,
+#       every program with dlight's schedule against the interpreter,
 #       the fault checks (a kernel that faults, under `loom run` and `loom
 #       tune`), a short GPU tuning, and the benchmarks side by side with PyTorch,
 #       writing its tables into OUT. It stays under 8 minutes.
@@ -75,7 +75,7 @@ if [ ! -x "$LOOM" ]; then
   say "build failed"; tail -30 "$OUT/build.txt"; exit 1
 fi
 
-# ---- every program, default GPU schedule, against the interpreter -------------
+# ---- every program, dlight's schedule, against the interpreter ----------------
 say "programs: loom run --target cuda --verify"
 # Eight at a time: each is mostly the interpreter's work on the CPU. A
 # program the interpreter cannot finish in 30 s is given up on.
@@ -88,9 +88,9 @@ verify_one() {
 }
 export -f verify_one
 export LOOM
-ls $CARRY/programs/*.py tests/gpu/programs/*.py 2>/dev/null |
+ls $CARRY/programs/*.py tests/gpu/programs/*.py tests/dlight/cases/*.py 2>/dev/null |
   timeout 200 xargs -P 8 -I{} bash -c 'verify_one {}' >"$OUT/verify.txt"
-say "programs: $(grep -c '^ok' "$OUT/verify.txt") verified, $(grep -c '^FAIL' "$OUT/verify.txt") failed, of $(ls $CARRY/programs/*.py tests/gpu/programs/*.py 2>/dev/null | wc -l)"
+say "programs: $(grep -c '^ok' "$OUT/verify.txt") verified, $(grep -c '^FAIL' "$OUT/verify.txt") failed, of $(ls $CARRY/programs/*.py tests/gpu/programs/*.py tests/dlight/cases/*.py 2>/dev/null | wc -l)"
 grep '^FAIL' "$OUT/verify.txt" | cut -c1-400
 
 # ---- a kernel that faults is a failure, not a crash ---------------------------
@@ -111,14 +111,19 @@ echo "exit $?" >>"$OUT/tune.txt"
 # ---- benchmarks, side by side with PyTorch ------------------------------------
 say "benchmarks"
 : >"$OUT/bench_raw.txt"
+# NAME:SCHEDULE, timed as dlight schedules it and by the hand schedule
+# bench/gpu/SCHEDULE.sched.py (- for none).
 for p in copy_f16:copy add_f16:elementwise rowsum_f16:rowreduce_threads rowmax_f16:rowreduce_threads \
-         matmul_f32:matmul matmul_f16:matmul; do
+         softmax_f16:- gemv_f16:- matmul_f32:matmul matmul_f16:matmul; do
   name=${p%%:*}; sched=bench/gpu/${p##*:}.sched.py
   small bench/gpu/$name.py >"$OUT/$name.small.py"
-  "$LOOM" sched "$OUT/$name.small.py" "$sched" >"$OUT/$name.small.hand.py" 2>>"$OUT/log.txt"
-  "$LOOM" sched bench/gpu/$name.py "$sched" >"$OUT/$name.hand.py" 2>>"$OUT/log.txt"
-  for kind in default hand; do
-    [ $kind = default ] && case $name in matmul*) continue ;; esac
+  kinds=dlight
+  if [ "${p##*:}" != - ]; then
+    kinds="dlight hand"
+    "$LOOM" sched "$OUT/$name.small.py" "$sched" >"$OUT/$name.small.hand.py" 2>>"$OUT/log.txt"
+    "$LOOM" sched bench/gpu/$name.py "$sched" >"$OUT/$name.hand.py" 2>>"$OUT/log.txt"
+  fi
+  for kind in $kinds; do
     small_f=$OUT/$name.small.py; full_f=bench/gpu/$name.py
     [ $kind = hand ] && { small_f=$OUT/$name.small.hand.py; full_f=$OUT/$name.hand.py; }
     v=$(timeout 60 "$LOOM" run "$small_f" --target cuda --verify --repeat 3 2>&1 | tail -1)
@@ -139,7 +144,8 @@ for line in open(out + "/peer.txt"):
     except (IndexError, ValueError):
         pass
 bytes_moved = {"copy_f16": 2 * 2 * 16384 * 16384, "add_f16": 3 * 2 * 16384 * 16384,
-               "rowsum_f16": 2 * 16384 * 1024 + 4 * 16384, "rowmax_f16": 2 * 16384 * 1024 + 2 * 16384}
+               "rowsum_f16": 2 * 16384 * 1024 + 4 * 16384, "rowmax_f16": 2 * 16384 * 1024 + 2 * 16384,
+               "softmax_f16": 2 * 2 * 16384 * 1024, "gemv_f16": 2 * 16384 * 16384 + 2 * 2 * 16384}
 rows = ["| op | schedule | Loom ms | PyTorch ms | Loom speed / PyTorch | Loom GB/s or TFLOP/s | check (small size) |",
         "|---|---|---|---|---|---|---|"]
 for line in open(out + "/bench_raw.txt"):
