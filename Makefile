@@ -59,6 +59,7 @@ bench: all
 	build/bench/bench_tune
 	build/bench/bench_arith
 	build/bench/bench_sched
+	build/bench/bench_dlight
 	build/bench/bench_cpu --out build/bench-out
 
 clean:
