@@ -202,8 +202,8 @@ typedef struct loom_dlight_rule {
   loom_status (*apply)(loom_sched **s, const loom_target *t, loom_diag *why);
 } loom_dlight_rule;
 
-/* The built-in rules in the order the pass offers them (Matmul, Reduction,
- * Fallback); *n gets their count. */
+/* The built-in rules in the order the pass offers them (Matmul,
+ * GeneralReduction, Reduction, Fallback); *n gets their count. */
 LOOM_API const loom_dlight_rule *const *loom_tune_dlight_rules(int *n);
 
 /* f scheduled for t by the first of rules (NULL: the built-in ones) that

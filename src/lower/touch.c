@@ -221,6 +221,28 @@ static void walk_for(walker *W, const loom_stmt *s) {
   W->n_relax--;
 }
 
+/* Whether cond is v == c for a loop v among the statements walked whose
+ * range holds c: one of its iterations takes the branch, so the branch runs
+ * whenever the loop does (a cross-thread reduction's write by thread 0). */
+static bool is_some_iteration(const walker *W, const loom_expr *cond) {
+  if (cond->kind != LOOM_EXPR_EQ)
+    return false;
+  const loom_expr *x = cond->u.bin.a, *y = cond->u.bin.b;
+  if (x->kind != LOOM_EXPR_VAR) {
+    const loom_expr *t = x;
+    x = y;
+    y = t;
+  }
+  int64_t c, lo, ext;
+  if (x->kind != LOOM_EXPR_VAR || !loom_ir_is_const_int(y, &c))
+    return false;
+  for (int i = 0; i < W->n_relax; i++)
+    if (W->relax[i].var == x->u.var && loom_ir_is_const_int(W->relax[i].range.min, &lo) &&
+        loom_ir_is_const_int(W->relax[i].range.extent, &ext))
+      return lo <= c && c < lo + ext;
+  return false;
+}
+
 static void walk(walker *W, const loom_stmt *s) {
   if (!s || W->st != LOOM_OK)
     return;
@@ -235,13 +257,16 @@ static void walk(walker *W, const loom_stmt *s) {
     if (s->u.store.buffer == W->b)
       access(W, s->u.store.indices, s->u.store.n_indices, LOWER_TOUCH_WRITE);
     return;
-  case LOOM_STMT_IF:
+  case LOOM_STMT_IF: {
     walk_expr(W, s->u.if_.cond);
-    W->n_cond++;
+    bool is_sure = is_some_iteration(W, s->u.if_.cond);
+    W->n_cond += !is_sure;
     walk(W, s->u.if_.then_case);
+    W->n_cond += is_sure;
     walk(W, s->u.if_.else_case);
     W->n_cond--;
     return;
+  }
   case LOOM_STMT_SEQ:
     for (int k = 0; k < s->u.seq.n_stmts; k++)
       walk(W, s->u.seq.stmts[k]);

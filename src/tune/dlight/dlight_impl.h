@@ -6,6 +6,7 @@
 #include "tune/space_impl.h"
 
 extern const loom_dlight_rule dlight_rule_matmul;
+extern const loom_dlight_rule dlight_rule_general_reduction;
 extern const loom_dlight_rule dlight_rule_reduction;
 extern const loom_dlight_rule dlight_rule_fallback;
 

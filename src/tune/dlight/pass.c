@@ -5,6 +5,7 @@
 /* As dlight orders its rules: the specific ones first, Fallback last. */
 static const loom_dlight_rule *const default_rules[] = {
     &dlight_rule_matmul,
+    &dlight_rule_general_reduction,
     &dlight_rule_reduction,
     &dlight_rule_fallback,
 };

@@ -1,6 +1,7 @@
-# dlight: Reduction
-# Softmax over rows of 256: the maximum and the sum across threads; the
-# exponent inlined into the sum, the normalization by Fallback's step.
+# dlight: GeneralReduction
+# Softmax over rows of 256, one kernel with a thread block per row: the
+# maximum and the sum across its threads into shared memory, the exponent
+# inlined into the sum and the normalization.
 from tvm.script import tir as T
 
 @T.prim_func
