@@ -407,7 +407,8 @@ int main(int argc, char **argv) {
          "built; %d spaces rfactored, %d tensorized\n",
          n_local, n_corpus, n_funcs, n_too_big, n_interp_errors, n_candidates,
          n_dropped, n_built, n_rfactored, n_tensorized);
-  /* The work estimate leaves out only the corpus's big kernels. */
-  CHECK(n_too_big <= 10);
+  /* The work estimate leaves out only the big kernels (the corpus's, a few
+   * cases'): a fifth of the functions at most. */
+  CHECK(n_too_big * 5 <= n_funcs);
   return test_summary("space oracle");
 }
