@@ -49,6 +49,17 @@ void dlight_nest_of(const space_block *sb, dlight_nest *out);
 loom_status dlight_nest_reorder(loom_sched *s, const char *name, const dlight_nest *nest,
                                 loom_sched_rv *ordered, loom_diag *why);
 
+/* At most this many threads share one row of a reduction, further capped
+ * by the target's threads per block: with 256, a 1024-element row is four
+ * loads a thread and several blocks stay resident per SM. */
+#define DLIGHT_ROW_THREADS 256
+
+/* The threads that split rows of the given extents (n of them): the
+ * largest power of two up to the cap that divides them all, when that is a
+ * warp or more; else the largest that fits the shortest row, a warp or
+ * more, its last steps predicated; 0 when rows are shorter than a warp. */
+int64_t dlight_row_threads(const loom_target *t, const int64_t *extents, int n);
+
 /* Whether some loop of s binds a thread axis. */
 bool dlight_binds_threads(const loom_stmt *s);
 

@@ -14,9 +14,6 @@
 
 #include <string.h>
 
-/* At most this many threads share one row, as for Reduction. */
-#define ROW_THREADS 256
-
 static loom_status no(loom_diag *why, const char *what) {
   return loom_diag_error(why, (loom_loc){0}, "%s", what);
 }
@@ -79,22 +76,6 @@ static loom_status match(loom_sched *s, char **names, int n, int64_t *row_len,
                              names[i], names[n - 1]);
   }
   return LOOM_OK;
-}
-
-/* The threads of a row: the largest power of two up to the cap dividing
- * every extent spread over them. */
-static int64_t row_threads(const loom_target *t, const int64_t *extents, int n) {
-  int64_t cap = ROW_THREADS;
-  if (t->gpu.max_threads_per_block > 0 && t->gpu.max_threads_per_block < cap)
-    cap = t->gpu.max_threads_per_block;
-  int64_t m = 1;
-  bool fits = true;
-  while (fits && m * 2 <= cap) {
-    for (int i = 0; i < n; i++)
-      fits &= extents[i] % (m * 2) == 0;
-    m = fits ? m * 2 : m;
-  }
-  return m;
 }
 
 /* Splits loop by threads and binds the part across threads, which runs
@@ -164,12 +145,9 @@ static loom_status general_reduction(loom_sched **s, const loom_target *t, loom_
     extents(&sb, sp, &n_sp, &ext[n_ext++]);
   }
   ext[n_ext++] = row_len;
-  int64_t threads = st == LOOM_OK ? row_threads(t, ext, n_ext) : 0;
-  int warp = t->gpu.warp_size > 0 ? t->gpu.warp_size : 32;
-  if (st == LOOM_OK && threads < warp)
-    st = loom_diag_error(why, (loom_loc){0},
-                         "the rows' extents have no common power-of-two factor of a warp "
-                         "(%d) or more", warp);
+  int64_t threads = st == LOOM_OK ? dlight_row_threads(t, ext, n_ext) : 0;
+  if (st == LOOM_OK && threads == 0)
+    st = no(why, "the rows are shorter than a warp");
   if (st == LOOM_OK)
     st = schedule(*s, names, n, threads, why);
   dlight_names_free(names, n);

@@ -40,3 +40,22 @@ loom_status dlight_nest_reorder(loom_sched *s, const char *name, const dlight_ne
   }
   return is_reordered ? loom_sched_reorder(s, ordered, nest->n_loops, why) : LOOM_OK;
 }
+
+int64_t dlight_row_threads(const loom_target *t, const int64_t *extents, int n) {
+  int64_t cap = DLIGHT_ROW_THREADS, smallest = INT64_MAX;
+  if (t->gpu.max_threads_per_block > 0 && t->gpu.max_threads_per_block < cap)
+    cap = t->gpu.max_threads_per_block;
+  for (int i = 0; i < n; i++)
+    smallest = extents[i] < smallest ? extents[i] : smallest;
+  int64_t dividing = 1, fitting = 1;
+  bool divides = true;
+  while (dividing * 2 <= cap && divides) {
+    for (int i = 0; i < n; i++)
+      divides &= extents[i] % (dividing * 2) == 0;
+    dividing = divides ? dividing * 2 : dividing;
+  }
+  while (fitting * 2 <= cap && fitting * 2 <= smallest)
+    fitting *= 2;
+  int warp = t->gpu.warp_size > 0 ? t->gpu.warp_size : 32;
+  return dividing >= warp ? dividing : fitting >= warp ? fitting : 0;
+}

@@ -12,10 +12,6 @@
 
 #include "loom/lower.h"
 
-/* At most this many threads share one row, further capped by the
- * target's threads per block: with 256, a 1024-element row is four loads a
- * thread and a block per row keeps several blocks resident per SM. */
-#define ROW_THREADS 256
 /* A serial remainder of at most this many steps is unrolled. */
 #define MAX_UNROLL 16
 
@@ -47,18 +43,6 @@ static loom_status no(loom_diag *why, const char *name, const char *what) {
   return loom_diag_error(why, (loom_loc){0}, "block '%s' %s", name, what);
 }
 
-/* The threads of one row for a reduction of extent r: the largest power of
- * two up to the cap that divides r, so that no thread runs past the row. */
-static int64_t row_threads(int64_t r, const loom_target *t) {
-  int64_t cap = ROW_THREADS;
-  if (t->gpu.max_threads_per_block > 0 && t->gpu.max_threads_per_block < cap)
-    cap = t->gpu.max_threads_per_block;
-  int64_t n = 1;
-  while (n * 2 <= cap && r % (n * 2) == 0)
-    n *= 2;
-  return n;
-}
-
 /* Schedules the block named name across threads; LOOM_ERROR (why) when it
  * is not a reduction along its input's innermost axis. */
 static loom_status reduce_block(loom_sched *s, const char *name, const loom_target *t,
@@ -82,12 +66,11 @@ static loom_status reduce_block(loom_sched *s, const char *name, const loom_targ
     return no(why, name, "reduces to a single value: no spatial loop to give blocks");
   if (!reads_along_reduction(b))
     return no(why, name, "has no input indexed by all its iters and laid out along the reduction");
-  int64_t threads = row_threads(reduce_extent, t);
-  int warp = t->gpu.warp_size > 0 ? t->gpu.warp_size : 32;
-  if (threads < warp)
+  int64_t threads = dlight_row_threads(t, &reduce_extent, 1);
+  if (threads == 0)
     return loom_diag_error(why, (loom_loc){0},
-                           "block '%s': its reduce extent %lld has no power-of-two factor "
-                           "of a warp (%d) or more", name, (long long)reduce_extent, warp);
+                           "block '%s': its reduce extent %lld is shorter than a warp", name,
+                           (long long)reduce_extent);
   loom_sched_rv ordered[SPACE_MAX_LOOPS];
   TRY(dlight_nest_reorder(s, name, &nest, ordered, why));
   loom_sched_rv row = ordered[0], red = ordered[n_spatial];
@@ -103,7 +86,8 @@ static loom_status reduce_block(loom_sched *s, const char *name, const loom_targ
   TRY(loom_sched_reorder(s, inner, 3, why));
   TRY(loom_sched_bind(s, row, "blockIdx.x", why));
   TRY(loom_sched_bind(s, lanes, "threadIdx.x", why));
-  if (reduce_extent / threads > 1 && reduce_extent / threads <= MAX_UNROLL)
+  int64_t steps = (reduce_extent + threads - 1) / threads;
+  if (steps > 1 && steps <= MAX_UNROLL)
     TRY(loom_sched_for_kind(s, LOOM_INST_UNROLL, serial, why));
   return LOOM_OK;
 }

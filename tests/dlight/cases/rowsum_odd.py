@@ -1,6 +1,6 @@
-# dlight: Fallback
-# explain: Reduction: does not apply: block 'B': its reduce extent 100 has no power-of-two factor of a warp (32) or more
-# Rows of 100: no warp-wide split divides them, so each thread sums a row.
+# dlight: Reduction
+# Rows of 100: 64 threads a row, the second step of each predicated off
+# past the row's end.
 from tvm.script import tir as T
 
 @T.prim_func
