@@ -1,20 +1,22 @@
 /* Matmul: C[i, j] += A[i, k] * B[k, j] (either input transposed), tiled
- * through shared memory. Each thread block computes a TILE x TILE tile of
- * C with THREADS x THREADS threads, each thread a (TILE/THREADS)² patch
- * kept in registers; k advances K_STEP at a time, the two input slices of
+ * through shared memory. Each thread block computes a tile x tile tile of
+ * C with THREADS x THREADS threads, each thread a (tile / THREADS)² patch
+ * kept in registers; k advances a step at a time, the two input slices of
  * each step fetched into shared memory by all the block's threads
- * together. Other blocks (an epilogue) get Fallback's step. Shapes the
- * tiles do not divide are not taken (Fallback takes them). */
+ * together. Other blocks (an epilogue) get Fallback's step. Shapes no tile
+ * of the table divides are not taken (Fallback takes them). */
 #include "tune/dlight/dlight_impl.h"
 
 #include <string.h>
 
-/* The tiles, as for SIMT cores since sm_70: a 128 x 128 tile, 16 x 16
- * threads of 8 x 8 outputs, k in steps of 16 (16 KiB of float32 in shared
- * memory per step). */
-#define TILE 128
+/* 16 x 16 threads a block, as for SIMT cores since sm_70. */
 #define THREADS 16
-#define K_STEP 16
+
+/* The tiles of C, largest first: 128 x 128 gives each thread 8 x 8 outputs
+ * and 16 KiB of float32 in shared memory per k step of 16; the smaller ones
+ * serve shapes 128 does not divide. */
+static const int64_t tiles[] = {128, 64, 32, 16};
+static const int64_t k_steps[] = {16, 8, 4};
 
 static loom_status no(loom_diag *why, const char *name, const char *what) {
   return loom_diag_error(why, (loom_loc){0}, "block '%s' %s", name, what);
@@ -52,6 +54,7 @@ static int read_index(loom_sched *s, loom_sched_rv block, const char *name) {
 typedef struct matmul {
   const char *a, *b;
   int loop_i, loop_j, loop_k; /* indices into the block's loops */
+  int64_t tile, k_step;
 } matmul;
 
 static loom_status match(const char *name, const space_block *sb, const loom_target *t,
@@ -90,17 +93,26 @@ static loom_status match(const char *name, const space_block *sb, const loom_tar
       return no(why, name, "has a loop that is not one of i, j, k");
     *(which == 0 ? &mm->loop_i : which == 1 ? &mm->loop_j : &mm->loop_k) = l;
   }
-  if (ext[0] % TILE || ext[1] % TILE || ext[2] % K_STEP)
+  mm->tile = mm->k_step = 0;
+  for (size_t i = 0; i < sizeof tiles / sizeof *tiles && !mm->tile; i++)
+    if (ext[0] % tiles[i] == 0 && ext[1] % tiles[i] == 0)
+      mm->tile = tiles[i];
+  for (size_t i = 0; i < sizeof k_steps / sizeof *k_steps && !mm->k_step; i++)
+    if (ext[2] % k_steps[i] == 0)
+      mm->k_step = k_steps[i];
+  if (!mm->tile || !mm->k_step)
     return loom_diag_error(why, (loom_loc){0},
-                           "block '%s': %lld x %lld x %lld is not a multiple of the %d x %d "
-                           "x %d tiles", name, (long long)ext[0], (long long)ext[1],
-                           (long long)ext[2], TILE, TILE, K_STEP);
+                           "block '%s': no tile divides %lld x %lld x %lld (tiles of %lld "
+                           "down to %lld, k steps down to %lld)", name, (long long)ext[0],
+                           (long long)ext[1], (long long)ext[2], (long long)tiles[0],
+                           (long long)tiles[sizeof tiles / sizeof *tiles - 1],
+                           (long long)k_steps[sizeof k_steps / sizeof *k_steps - 1]);
   int bits = 0;
   for (int r = 0; r < b->n_reads; r++)
     if (b->reads[r].buffer != c->buffer && b->reads[r].buffer->dtype.bits > bits)
       bits = b->reads[r].buffer->dtype.bits;
   if (t->gpu.shared_per_block > 0 &&
-      2 * TILE * K_STEP * (bits / 8) > t->gpu.shared_per_block)
+      2 * mm->tile * mm->k_step * (bits / 8) > t->gpu.shared_per_block)
     return no(why, name, "needs more shared memory per block than the target has");
   if (t->gpu.max_threads_per_block > 0 && THREADS * THREADS > t->gpu.max_threads_per_block)
     return no(why, name, "needs more threads per block than the target has");
@@ -152,10 +164,10 @@ static loom_status tile(loom_sched *s, const char *name, const matmul *mm, loom_
   TRY(loom_sched_get_loops(s, block, &loops, &n_loops, why));
   loom_sched_rv i = loops[mm->loop_i], j = loops[mm->loop_j], k = loops[mm->loop_k];
   loom_sched_rv is[3], js[3], ks[2];
-  int per_thread = TILE / THREADS;
+  int64_t per_thread = mm->tile / THREADS;
   TRY(split(s, i, THREADS, per_thread, 3, is, why));
   TRY(split(s, j, THREADS, per_thread, 3, js, why));
-  TRY(split(s, k, K_STEP, 0, 2, ks, why));
+  TRY(split(s, k, mm->k_step, 0, 2, ks, why));
   loom_sched_rv order[8] = {is[0], js[0], is[1], js[1], ks[0], ks[1], is[2], js[2]};
   TRY(loom_sched_reorder(s, order, 8, why));
   TRY(loom_sched_bind(s, is[0], "blockIdx.y", why));
