@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 60
 # make fuzz FUZZ_SEED=0 FUZZ_SECONDS=3600 (seed 0: a random one).
 FUZZ_SEED ?= 1
 
-.PHONY: all test test-asan fuzz check bench clean
+.PHONY: all test test-asan test-tsan fuzz check bench tvmdiff clean
 
 all:
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -61,6 +61,11 @@ bench: all
 	build/bench/bench_sched
 	build/bench/bench_dlight
 	build/bench/bench_cpu --out build/bench-out
+
+# Loom's schedules against TVM's on traces from Loom's design spaces; makes its
+# own venv with apache-tvm (never a dependency of Loom). Not part of check.
+tvmdiff: all
+	python3 tools/tvmdiff/tvmdiff.py --loom build/loom
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

@@ -122,6 +122,24 @@ static loom_expr *bin(mover *m, loom_expr_kind k, loom_expr *x, loom_expr *y) {
 /* Simplified, and a constant where the ranges pin it to one value (a unit
  * loop outside stands for its only value, as TVM's analyzer has it). */
 static loom_expr *simp(mover *m, loom_expr *e) {
+  /* TVM's analyzer binds a loop of extent one to its value: the loop's
+   * variable disappears from the sums it enters. */
+  loom_var *units[64];
+  loom_expr *values[64];
+  int n = 0;
+  for (int i = 0; e && i < m->q->n && n < 64; i++) {
+    const loom_stmt *s = m->q->stmts[i];
+    int64_t ext;
+    if (s->kind == LOOM_STMT_FOR && loom_ir_is_const_int(s->u.loop.extent, &ext) &&
+        ext == 1 && loom_ir_expr_uses(e, s->u.loop.var)) {
+      units[n] = s->u.loop.var;
+      values[n++] = s->u.loop.min;
+    }
+  }
+  if (n > 0 && !(e = loom_ir_substitute_expr(m->a, e, units, values, n))) {
+    m->nomem = true;
+    return NULL;
+  }
   loom_expr *r = e ? loom_arith_simplify(m->a, m->ctx, e) : NULL;
   if (!r) {
     m->nomem = true;

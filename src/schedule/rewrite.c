@@ -68,12 +68,22 @@ static bool uses_any(const loom_expr *e, loom_var *const *vars, int n) {
   return false;
 }
 
+/* Whether e holds an operation on two constants: what substituting a
+ * constant for a loop variable (a fused unit loop's 0) leaves unfolded. */
+static bool has_constant_op(const loom_expr *e) {
+  if (e->kind < LOOM_EXPR_ADD || e->kind > LOOM_EXPR_MAX)
+    return e->kind == LOOM_EXPR_CAST && has_constant_op(e->u.unary.a);
+  if (e->u.bin.a->kind == LOOM_EXPR_INT && e->u.bin.b->kind == LOOM_EXPR_INT)
+    return true;
+  return has_constant_op(e->u.bin.a) || has_constant_op(e->u.bin.b);
+}
+
 static loom_stmt *simplify_realize(realize_visitor *v, loom_stmt *r) {
   int n = r->u.realize.n_iter_values;
   loom_expr **vals = NULL;
   for (int i = 0; i < n; i++) {
     loom_expr *e = r->u.realize.iter_values[i];
-    if (!uses_any(e, v->vars, v->n_vars))
+    if (!uses_any(e, v->vars, v->n_vars) && !has_constant_op(e))
       continue;
     loom_expr *s = sched_normalize(v->a, v->ctx, e);
     if (!s)

@@ -20,7 +20,8 @@ struct realize_visitor {
 /* NULL when out of memory; s itself when nothing changed. */
 loom_stmt *sched_visit_realizes(realize_visitor *v, loom_stmt *s);
 /* Simplifies, under ctx plus the loops inside s, every block binding in s
- * that mentions one of vars. */
+ * that mentions one of vars, or holds an operation on two constants left by
+ * a substitution. */
 loom_stmt *sched_simplify_bindings(loom_arena *a, loom_arith_ctx *ctx,
                                    loom_stmt *s, loom_var *const *vars,
                                    int n_vars);
