@@ -6,6 +6,7 @@
 #include "arith/arith_impl.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 bool arith_same_expr(const loom_expr *a, const loom_expr *b, int depth) {
   if (a == b)
@@ -293,6 +294,100 @@ loom_arith_interval arith_linear_bound(const arith_simp *s,
 /* Rewrites a signed integer +, - or * into its canonical linear form when
  * that is smaller than the input or an atom simplified; otherwise keeps the
  * node, with simplified operands. */
+/* x // c as an atom: x and c > 0. */
+static bool is_div_by(const loom_expr *e, loom_expr **x, int64_t *c) {
+  if (e->kind != LOOM_EXPR_FLOORDIV || e->u.bin.b->kind != LOOM_EXPR_INT ||
+      e->u.bin.b->u.int_value <= 0)
+    return false;
+  *x = e->u.bin.a;
+  *c = e->u.bin.b->u.int_value;
+  return true;
+}
+
+/* Terms i and j become one, atom, in the place of the earlier of the two;
+ * the other terms keep their order (the sum prints in it). */
+static void merge_terms(arith_linear *l, int i, int j, loom_expr *atom, int64_t coef) {
+  int keep = i < j ? i : j, drop = i < j ? j : i;
+  l->terms[keep] = (arith_term){atom, coef};
+  memmove(&l->terms[drop], &l->terms[drop + 1],
+          (size_t)(l->n_terms - drop - 1) * sizeof *l->terms);
+  l->n_terms--;
+  l->is_changed = true;
+}
+
+/* x % c as an atom: x and c > 0. */
+static bool is_mod_by(const loom_expr *e, loom_expr **x, int64_t *c) {
+  if (e->kind != LOOM_EXPR_FLOORMOD || e->u.bin.b->kind != LOOM_EXPR_INT ||
+      e->u.bin.b->u.int_value <= 0)
+    return false;
+  *x = e->u.bin.a;
+  *c = e->u.bin.b->u.int_value;
+  return true;
+}
+
+/* The low digits joined: with c2 dividing c1,
+ *   (x % c1 // c2) * c2 * k + (x % c2) * k  =  (x % c1) * k,
+ * as x % c2 is (x % c1) % c2. */
+static void join_low_digits(arith_simp *s, arith_linear *l) {
+  for (int j = 0; j < l->n_terms; j++) {
+    loom_expr *x, *y, *inner;
+    int64_t c2, c1, d, want, k = l->terms[j].coef;
+    if (!is_mod_by(l->terms[j].atom, &x, &c2))
+      continue;
+    for (int i = 0; i < l->n_terms; i++) {
+      if (i == j || !is_div_by(l->terms[i].atom, &inner, &d) || d != c2 ||
+          !is_mod_by(inner, &y, &c1) || c1 % c2 != 0 || !arith_same_expr(x, y, 0) ||
+          __builtin_mul_overflow(k, c2, &want) || l->terms[i].coef != want)
+        continue;
+      merge_terms(l, i, j, inner, k);
+      j = -1; /* the terms moved: look again from the start */
+      break;
+    }
+  }
+  (void)s;
+}
+
+/* Digits of one value joined again, as TVM's iterator maps join a fused
+ * loop's parts: with c2 dividing c1,
+ *   (x // c1) * (c1 / c2) * k + (x % c1 // c2) * k  =  (x // c2) * k,
+ * and x // c * c * k + x % c * k = x * k (c2 = 1). Exact for floor division
+ * and modulo, whatever the sign of x. */
+static void join_digits(arith_simp *s, arith_linear *l) {
+  join_low_digits(s, l);
+  for (int j = 0; j < l->n_terms; j++) {
+    loom_expr *atom = l->terms[j].atom, *x, *rest;
+    int64_t c1, c2 = 1, k = l->terms[j].coef;
+    if (atom->kind == LOOM_EXPR_FLOORMOD)
+      rest = atom;
+    else if (!is_div_by(atom, &rest, &c2) || rest->kind != LOOM_EXPR_FLOORMOD)
+      continue;
+    if (rest->u.bin.b->kind != LOOM_EXPR_INT || (c1 = rest->u.bin.b->u.int_value) <= 0 ||
+        c1 % c2 != 0)
+      continue;
+    x = rest->u.bin.a;
+    for (int i = 0; i < l->n_terms; i++) {
+      loom_expr *y;
+      int64_t d, want;
+      if (i == j || !is_div_by(l->terms[i].atom, &y, &d) || d != c1 ||
+          !arith_same_expr(x, y, 0) || __builtin_mul_overflow(k, c1 / c2, &want) ||
+          l->terms[i].coef != want)
+        continue;
+      loom_expr *joined = x;
+      if (c2 != 1) {
+        loom_expr *cv = loom_ir_int(s->arena, atom->dtype, c2);
+        joined = cv ? loom_ir_binary(s->arena, LOOM_EXPR_FLOORDIV, x, cv) : NULL;
+      }
+      if (!joined) {
+        l->has_failed = true;
+        return;
+      }
+      merge_terms(l, i, j, joined, k);
+      j = -1; /* the terms moved: look again from the start */
+      break;
+    }
+  }
+}
+
 loom_expr *rule_linear(arith_simp *s, loom_expr *e) {
   if (!arith_is_signed_int(e->dtype))
     return e;
@@ -301,6 +396,8 @@ loom_expr *rule_linear(arith_simp *s, loom_expr *e) {
   /* The walk simplified a product's operands, not those of a + or - chain. */
   l.is_simplified = e->kind == LOOM_EXPR_MUL;
   arith_linear_add(s, &l, e, 1);
+  if (!l.has_failed)
+    join_digits(s, &l);
   int cost = 0;
   loom_expr *r = arith_linear_build(s, &l, &cost);
   bool is_better = r && (l.is_changed || cost < l.cost);

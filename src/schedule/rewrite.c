@@ -68,14 +68,24 @@ static bool uses_any(const loom_expr *e, loom_var *const *vars, int n) {
   return false;
 }
 
-/* Whether e holds an operation on two constants: what substituting a
- * constant for a loop variable (a fused unit loop's 0) leaves unfolded. */
+static bool is_int(const loom_expr *e, int64_t v) {
+  return e->kind == LOOM_EXPR_INT && e->u.int_value == v;
+}
+
+/* Whether e holds an operation on two constants, or adds 0 or multiplies by
+ * 0 or 1: what substituting a constant for a loop variable (a fused unit
+ * loop's 0) leaves unfolded. */
 static bool has_constant_op(const loom_expr *e) {
   if (e->kind < LOOM_EXPR_ADD || e->kind > LOOM_EXPR_MAX)
     return e->kind == LOOM_EXPR_CAST && has_constant_op(e->u.unary.a);
-  if (e->u.bin.a->kind == LOOM_EXPR_INT && e->u.bin.b->kind == LOOM_EXPR_INT)
+  const loom_expr *x = e->u.bin.a, *y = e->u.bin.b;
+  if ((x->kind == LOOM_EXPR_INT && y->kind == LOOM_EXPR_INT) ||
+      (e->kind == LOOM_EXPR_ADD && (is_int(x, 0) || is_int(y, 0))) ||
+      (e->kind == LOOM_EXPR_SUB && is_int(y, 0)) ||
+      (e->kind == LOOM_EXPR_MUL && (is_int(x, 0) || is_int(y, 0) || is_int(x, 1) ||
+                                    is_int(y, 1))))
     return true;
-  return has_constant_op(e->u.bin.a) || has_constant_op(e->u.bin.b);
+  return has_constant_op(x) || has_constant_op(y);
 }
 
 static loom_stmt *simplify_realize(realize_visitor *v, loom_stmt *r) {

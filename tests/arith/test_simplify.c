@@ -306,8 +306,75 @@ static void test_faultsim(void) {
   teardown(&f);
 }
 
+/* The digits of a fused loop joined again (TVM's iterator maps do it):
+ * named cases, then every small c2 | c1 and coefficient, checked against
+ * evaluation at x in [-60, 60]. */
+static void test_join_digits(void) {
+  fixture f;
+  setup(&f);
+  loom_expr *hi = bin(&f, LOOM_EXPR_MUL, bin(&f, LOOM_EXPR_FLOORDIV, f.ex, k32(&f, 12)),
+                      k32(&f, 8));
+  loom_expr *lo = bin(&f, LOOM_EXPR_MUL,
+                      bin(&f, LOOM_EXPR_FLOORDIV,
+                          bin(&f, LOOM_EXPR_FLOORMOD, f.ex, k32(&f, 12)), k32(&f, 3)),
+                      k32(&f, 2));
+  EXPECT(&f, bin(&f, LOOM_EXPR_ADD, hi, lo), "x // 3 * 2");
+  EXPECT(&f, bin(&f, LOOM_EXPR_ADD,
+                 bin(&f, LOOM_EXPR_MUL, bin(&f, LOOM_EXPR_FLOORDIV, f.ex, k32(&f, 16)),
+                     k32(&f, 16)),
+                 bin(&f, LOOM_EXPR_FLOORMOD, f.ex, k32(&f, 16))),
+         "x");
+  loom_expr *mid = bin(&f, LOOM_EXPR_MUL,
+                       bin(&f, LOOM_EXPR_FLOORDIV,
+                           bin(&f, LOOM_EXPR_FLOORMOD, f.ex, k32(&f, 56)), k32(&f, 7)),
+                       k32(&f, 7));
+  EXPECT(&f, bin(&f, LOOM_EXPR_ADD, mid, bin(&f, LOOM_EXPR_FLOORMOD, f.ex, k32(&f, 7))),
+         "x % 56");
+  /* A coefficient that does not line up stays two terms. */
+  loom_expr *off = bin(&f, LOOM_EXPR_ADD,
+                       bin(&f, LOOM_EXPR_MUL, bin(&f, LOOM_EXPR_FLOORDIV, f.ex, k32(&f, 12)),
+                           k32(&f, 7)), lo);
+  char *t = expr_text(loom_arith_simplify(f.a, f.ctx, off));
+  CHECK(t && strstr(t, "x // 12"));
+  free(t);
+  int n_wrong = 0;
+  for (int c2 = 1; c2 <= 6; c2++)
+    for (int m = 1; m <= 4; m++)
+      for (int k = -3; k <= 3; k++) {
+        int c1 = c2 * m;
+        loom_expr *a = bin(&f, LOOM_EXPR_MUL, bin(&f, LOOM_EXPR_FLOORDIV, f.ex, k32(&f, c1)),
+                           k32(&f, m * k));
+        loom_expr *b = bin(&f, LOOM_EXPR_MUL,
+                           bin(&f, LOOM_EXPR_FLOORDIV,
+                               bin(&f, LOOM_EXPR_FLOORMOD, f.ex, k32(&f, c1)), k32(&f, c2)),
+                           k32(&f, k));
+        /* The low digits: (x % c1 // c2) * c2 * k + (x % c2) * k. */
+        loom_expr *c = bin(&f, LOOM_EXPR_MUL,
+                           bin(&f, LOOM_EXPR_FLOORDIV,
+                               bin(&f, LOOM_EXPR_FLOORMOD, f.ex, k32(&f, c1)), k32(&f, c2)),
+                           k32(&f, c2 * k));
+        loom_expr *d = bin(&f, LOOM_EXPR_MUL, bin(&f, LOOM_EXPR_FLOORMOD, f.ex, k32(&f, c2)),
+                           k32(&f, k));
+        loom_expr *es[2] = {bin(&f, LOOM_EXPR_ADD, a, b), bin(&f, LOOM_EXPR_ADD, c, d)};
+        for (int q = 0; q < 2; q++) {
+          loom_expr *r = loom_arith_simplify(f.a, f.ctx, es[q]);
+          for (int64_t x = -60; x <= 60; x++) {
+            loom_var *vars[1] = {f.x};
+            int64_t vals[1] = {x}, want, got;
+            env en = {vars, vals, 1};
+            if (eval(&en, es[q], &want) == EVAL_OK &&
+                (eval(&en, r, &got) != EVAL_OK || got != want))
+              n_wrong++;
+          }
+        }
+      }
+  CHECK(n_wrong == 0);
+  teardown(&f);
+}
+
 int main(void) {
   test_named();
+  test_join_digits();
   test_faultsim();
   test_bounds();
   test_property();
