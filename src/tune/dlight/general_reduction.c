@@ -45,8 +45,9 @@ static int root_blocks(loom_sched *s, char **names, int max) {
 }
 
 /* Whether the blocks fit: reductions over rows, then one elementwise block
- * over the same rows and one more axis of extent *row_len. */
-static loom_status match(loom_sched *s, char **names, int n, int64_t *row_len,
+ * over the same rows and one more axis. lens gets the extents split across a
+ * row's threads: each reduction's, then that axis's (n of them). */
+static loom_status match(loom_sched *s, char **names, int n, int64_t *lens,
                          loom_diag *why) {
   if (n < 2)
     return no(why, "fewer than two blocks under the root");
@@ -58,7 +59,7 @@ static loom_status match(loom_sched *s, char **names, int n, int64_t *row_len,
     return loom_diag_error(why, (loom_loc){0},
                            "the last block '%s' is not elementwise over rows and one more "
                            "axis", names[n - 1]);
-  *row_len = rows[n_rows - 1];
+  lens[n - 1] = rows[n_rows - 1];
   for (int i = 0; i < n - 1; i++) {
     space_block sb;
     if (!space_find_block(space_func(s), names[i], &sb) || !space_is_open_nest(&sb) ||
@@ -67,6 +68,7 @@ static loom_status match(loom_sched *s, char **names, int n, int64_t *row_len,
       return loom_diag_error(why, (loom_loc){0},
                              "block '%s' is not a reduction of the form out = op(out, x) "
                              "over constant extents", names[i]);
+    lens[i] = reduce;
     bool same_rows = n_sp == n_rows - 1;
     for (int k = 0; same_rows && k < n_sp; k++)
       same_rows = sp[k] == rows[k];
@@ -133,19 +135,9 @@ static loom_status general_reduction(loom_sched **s, const loom_target *t, loom_
   int n = root_blocks(*s, names, SPACE_MAX_BLOCKS);
   if (n < 0)
     return LOOM_NOMEM;
-  int64_t row_len = 0;
-  loom_status st = match(*s, names, n, &row_len, why);
-  int64_t ext[SPACE_MAX_BLOCKS];
-  int n_ext = 0;
-  for (int i = 0; st == LOOM_OK && i < n - 1; i++) {
-    space_block sb;
-    int64_t sp[SPACE_MAX_LOOPS];
-    int n_sp;
-    space_find_block(space_func(*s), names[i], &sb);
-    extents(&sb, sp, &n_sp, &ext[n_ext++]);
-  }
-  ext[n_ext++] = row_len;
-  int64_t threads = st == LOOM_OK ? dlight_row_threads(t, ext, n_ext) : 0;
+  int64_t lens[SPACE_MAX_BLOCKS];
+  loom_status st = match(*s, names, n, lens, why);
+  int64_t threads = st == LOOM_OK ? dlight_row_threads(t, lens, n) : 0;
   if (st == LOOM_OK && threads == 0)
     st = no(why, "the rows are shorter than a warp");
   if (st == LOOM_OK)
