@@ -65,10 +65,13 @@ static loom_status match(const char *name, const space_block *sb, const loom_tar
   const loom_buffer_region *c = &b->writes[0];
   const loom_var *vi = c->n_ranges == 2 ? dim_var(c, 0) : NULL;
   const loom_var *vj = c->n_ranges == 2 ? dim_var(c, 1) : NULL, *vk = NULL;
+  int n_reduce = 0;
   for (int i = 0; i < 3; i++)
-    if (b->iter_vars[i].kind == LOOM_ITER_REDUCE)
+    if (b->iter_vars[i].kind == LOOM_ITER_REDUCE) {
       vk = b->iter_vars[i].var;
-  if (!vi || !vj || !vk || vi == vj)
+      n_reduce++;
+    }
+  if (!vi || !vj || !vk || n_reduce != 1 || vi == vj || vi == vk || vj == vk)
     return no(why, name, "does not write C[i, j] over two spatial iters with one reduce iter");
   mm->a = mm->b = NULL;
   for (int r = 0; r < b->n_reads; r++) {
