@@ -3,12 +3,32 @@
  * index map over the block's iters. The cache block has the block's iters
  * (spatial) and bindings, under copies of the loops of the block's
  * only-child chain that its bindings use, placed right before (read) or
- * after (write) that chain. */
+ * after (write) that chain; a read cache of a buffer nothing in the scope
+ * writes goes first in the scope, as TVM places it. */
 #include "schedule/index_map.h"
 
 #include <string.h>
 
 #define MAX_ITERS 64
+
+static loom_visit find_writer(void *ctx, loom_stmt *s) {
+  const loom_buffer **buf = ctx;
+  if (s->kind == LOOM_STMT_STORE && s->u.store.buffer == *buf)
+    return LOOM_VISIT_STOP;
+  if (s->kind != LOOM_STMT_BLOCK_REALIZE)
+    return LOOM_VISIT_GO;
+  const loom_block *b = s->u.realize.block;
+  for (int i = 0; i < b->n_writes; i++)
+    if (b->writes[i].buffer == *buf)
+      return LOOM_VISIT_STOP;
+  return LOOM_VISIT_GO;
+}
+
+/* Whether something under s writes buf. */
+static bool writes_buffer(const loom_stmt *s, const loom_buffer *buf) {
+  loom_ir_visitor v = {.stmt_pre = find_writer, .ctx = &buf};
+  return !loom_ir_visit_stmt(&v, (loom_stmt *)s);
+}
 
 /* Whether every access to buf in s uses the same indices; *idx gets them. */
 static bool one_access(const loom_stmt *s, const loom_buffer *buf,
@@ -459,6 +479,11 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
   const loom_stmt *parent = p.stmts[top - 1];
   loom_stmt *repl;
   int depth;
+  /* As TVM places a read cache of a buffer nothing in the scope writes (an
+   * input): first in the scope, when the chain sits in the scope's body. */
+  int scope_at = sched_scope_index(&p, ri);
+  bool is_first = !is_write && parent->kind == LOOM_STMT_SEQ && top - 1 == scope_at + 1 &&
+                  !writes_buffer(parent, buf);
   if (parent->kind == LOOM_STMT_SEQ) {
     int n = parent->u.seq.n_stmts;
     loom_stmt **items = loom_arena_alloc(a, (size_t)(n + 1) * sizeof *items);
@@ -468,12 +493,14 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
       goto out;
     }
     int k = 0;
+    if (is_first)
+      items[k++] = nest;
     for (int i = 0; i < n; i++) {
       if (parent->u.seq.stmts[i] != p.stmts[top]) {
         items[k++] = parent->u.seq.stmts[i];
         continue;
       }
-      if (!is_write)
+      if (!is_write && !is_first)
         items[k++] = nest;
       items[k++] = chain;
       if (is_write)
@@ -497,7 +524,7 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
     depth = top;
   }
   /* The cache is allocated by the scope. */
-  int si = sched_scope_index(&p, ri);
+  int si = scope_at;
   if (si < 0 || si >= depth) {
     st = sched_fail(c, "block '%s' has no scope block above its loops",
                     b->name);
