@@ -17,11 +17,7 @@ static loom_visit find_writer(void *ctx, loom_stmt *s) {
     return LOOM_VISIT_STOP;
   if (s->kind != LOOM_STMT_BLOCK_REALIZE)
     return LOOM_VISIT_GO;
-  const loom_block *b = s->u.realize.block;
-  for (int i = 0; i < b->n_writes; i++)
-    if (b->writes[i].buffer == *buf)
-      return LOOM_VISIT_STOP;
-  return LOOM_VISIT_GO;
+  return sched_block_writes(s->u.realize.block, *buf) ? LOOM_VISIT_STOP : LOOM_VISIT_GO;
 }
 
 /* Whether something under s writes buf. */
