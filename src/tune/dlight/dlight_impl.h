@@ -10,6 +10,9 @@ extern const loom_dlight_rule dlight_rule_general_reduction;
 extern const loom_dlight_rule dlight_rule_reduction;
 extern const loom_dlight_rule dlight_rule_fallback;
 
+/* Fails why with "block 'NAME' WHAT": the block is not one the rule takes. */
+loom_status dlight_not_taken(loom_diag *why, const char *name, const char *what);
+
 /* dlight's try_inline: every block compute-inlined, else reverse-inlined
  * into its producer, where the primitives allow it, until neither applies:
  * fewer kernels, no intermediate buffer between elementwise steps. */
@@ -23,9 +26,20 @@ loom_status dlight_inline_all(loom_sched **s);
 loom_status dlight_bind_spatial(loom_sched *s, const char *name, const loom_target *t,
                                 loom_diag *why);
 
-/* dlight_bind_spatial on a copy of *s for every block whose name is not in
- * skip (n_skip of them), keeping each copy it succeeds on; *n_bound counts
- * them. */
+/* A rule's step on one block of s; LOOM_ERROR (why) when it does not fit. */
+typedef loom_status (*dlight_step)(loom_sched *s, const char *name, const loom_target *t,
+                                   loom_diag *why);
+
+/* Offers step each block names[0..n) of *s not yet marked in is_taken, each
+ * on a copy of *s that is kept, and the block marked, when the step
+ * succeeds: a step refused half-way leaves nothing behind. *n_taken counts
+ * the blocks marked now; first (NULL: none) gets the first refusal. */
+loom_status dlight_each_block(loom_sched **s, const loom_target *t, dlight_step step,
+                              char *const *names, int n, bool *is_taken, int *n_taken,
+                              loom_diag *first);
+
+/* dlight_bind_spatial on every block whose name is not in skip (n_skip of
+ * them), by dlight_each_block; *n_bound counts the blocks bound. */
 loom_status dlight_bind_others(loom_sched **s, const loom_target *t,
                                const char *const *skip, int n_skip, int *n_bound);
 

@@ -41,7 +41,7 @@ static loom_visit count_block(void *ctx, loom_stmt *s) {
   return s->kind == LOOM_STMT_BLOCK_REALIZE ? LOOM_VISIT_SKIP : LOOM_VISIT_GO;
 }
 
-static loom_status not_fit(loom_diag *why, const char *name, const char *what) {
+loom_status dlight_not_taken(loom_diag *why, const char *name, const char *what) {
   return loom_diag_error(why, (loom_loc){0}, "block '%s' %s", name, what);
 }
 
@@ -51,22 +51,22 @@ loom_status dlight_bind_spatial(loom_sched *s, const char *name, const loom_targ
   const loom_func *f = space_func(s);
   if (!space_find_block(f, name, &sb) || !sb.scope ||
       sb.scope->u.realize.block->body == NULL)
-    return not_fit(why, name, "is not a block under the function's root");
+    return dlight_not_taken(why, name, "is not a block under the function's root");
   if (sb.n_loops == 0)
-    return not_fit(why, name, "has no loop");
+    return dlight_not_taken(why, name, "has no loop");
   if (sb.is_nested_oddly)
-    return not_fit(why, name, "sits under a condition or a let between its loops");
+    return dlight_not_taken(why, name, "sits under a condition or a let between its loops");
   int n_blocks = 0;
   loom_ir_visitor v = {.stmt_pre = count_block, .ctx = &n_blocks};
   loom_ir_visit_stmt(&v, (loom_stmt *)sb.loops[0]);
   if (n_blocks != 1)
-    return not_fit(why, name, "shares its loops with other blocks");
+    return dlight_not_taken(why, name, "shares its loops with other blocks");
   if (dlight_binds_threads(sb.loops[0]))
-    return not_fit(why, name, "binds threads already");
+    return dlight_not_taken(why, name, "binds threads already");
   dlight_nest nest;
   dlight_nest_of(&sb, &nest);
   if (nest.n_spatial == 0)
-    return not_fit(why, name, "has no spatial loop to spread over threads");
+    return dlight_not_taken(why, name, "has no spatial loop to spread over threads");
   loom_sched_rv ordered[SPACE_MAX_LOOPS];
   TRY(dlight_nest_reorder(s, name, &nest, ordered, why));
   loom_sched_rv fused = ordered[0];
@@ -83,37 +83,48 @@ loom_status dlight_bind_spatial(loom_sched *s, const char *name, const loom_targ
   return loom_sched_bind(s, inner, "threadIdx.x", why);
 }
 
+loom_status dlight_each_block(loom_sched **s, const loom_target *t, dlight_step step,
+                              char *const *names, int n, bool *is_taken, int *n_taken,
+                              loom_diag *first) {
+  *n_taken = 0;
+  for (int i = 0; i < n; i++) {
+    if (is_taken[i])
+      continue;
+    loom_sched *c = loom_sched_copy(*s);
+    if (!c)
+      return LOOM_NOMEM;
+    loom_diag why;
+    loom_diag_init(&why);
+    loom_status st = step(c, names[i], t, &why);
+    if (st == LOOM_ERROR && first && !first->has_error)
+      loom_diag_error(first, (loom_loc){0}, "%s", why.msg ? why.msg : "not taken");
+    loom_diag_free(&why);
+    loom_sched_free(st == LOOM_OK ? *s : c);
+    if (st == LOOM_NOMEM)
+      return st;
+    if (st == LOOM_OK) {
+      *s = c;
+      is_taken[i] = true;
+      (*n_taken)++;
+    }
+  }
+  return LOOM_OK;
+}
+
 loom_status dlight_bind_others(loom_sched **s, const loom_target *t,
                                const char *const *skip, int n_skip, int *n_bound) {
   char *names[SPACE_MAX_BLOCKS];
+  bool is_taken[SPACE_MAX_BLOCKS] = {false};
   int n = dlight_block_names(*s, names, SPACE_MAX_BLOCKS);
   if (n < 0)
     return LOOM_NOMEM;
-  *n_bound = 0;
-  loom_status st = LOOM_OK;
-  for (int i = 0; i < n && st != LOOM_NOMEM; i++) {
-    bool is_skipped = false;
+  for (int i = 0; i < n; i++)
     for (int k = 0; k < n_skip; k++)
-      is_skipped |= !strcmp(names[i], skip[k]);
-    if (is_skipped)
-      continue;
-    loom_sched *c = loom_sched_copy(*s);
-    if (!c) {
-      st = LOOM_NOMEM;
-      break;
-    }
-    loom_diag why;
-    loom_diag_init(&why);
-    st = dlight_bind_spatial(c, names[i], t, &why);
-    loom_diag_free(&why);
-    loom_sched_free(st == LOOM_OK ? *s : c);
-    if (st == LOOM_OK) {
-      *s = c;
-      (*n_bound)++;
-    }
-  }
+      is_taken[i] |= !strcmp(names[i], skip[k]);
+  loom_status st = dlight_each_block(s, t, dlight_bind_spatial, names, n, is_taken, n_bound,
+                                     NULL);
   dlight_names_free(names, n);
-  return st == LOOM_NOMEM ? st : LOOM_OK;
+  return st;
 }
 
 static loom_status fallback(loom_sched **s, const loom_target *t, loom_diag *why) {

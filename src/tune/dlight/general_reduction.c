@@ -35,7 +35,8 @@ static bool extents(const space_block *sb, int64_t *spatial, int *n_spatial,
  * names (at most max); -1 when out of memory. */
 static int root_blocks(loom_sched *s, char **names, int max) {
   const loom_stmt *kids[SPACE_MAX_BLOCKS];
-  int n = space_child_blocks(space_func(s)->body, kids, max < SPACE_MAX_BLOCKS ? max : SPACE_MAX_BLOCKS);
+  int n = space_child_blocks(space_func(s)->body, kids,
+                             max < SPACE_MAX_BLOCKS ? max : SPACE_MAX_BLOCKS);
   for (int i = 0; i < n; i++)
     if (!(names[i] = strdup(kids[i]->u.realize.block->name))) {
       dlight_names_free(names, i);

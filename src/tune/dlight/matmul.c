@@ -18,10 +18,6 @@
 static const int64_t tiles[] = {128, 64, 32, 16};
 static const int64_t k_steps[] = {16, 8, 4};
 
-static loom_status no(loom_diag *why, const char *name, const char *what) {
-  return loom_diag_error(why, (loom_loc){0}, "block '%s' %s", name, what);
-}
-
 /* The iter var a region's dimension k is, or NULL when it is not one. */
 static const loom_var *dim_var(const loom_buffer_region *r, int k) {
   const loom_expr *e = r->ranges[k].min;
@@ -61,7 +57,7 @@ static loom_status match(const char *name, const space_block *sb, const loom_tar
                          matmul *mm, loom_diag *why) {
   const loom_block *b = sb->block;
   if (!space_is_open_nest(sb) || !b->init || b->n_writes != 1 || b->n_iter_vars != 3)
-    return no(why, name, "is not a reduction over three loops of constant extent");
+    return dlight_not_taken(why, name, "is not a reduction over three loops of constant extent");
   const loom_buffer_region *c = &b->writes[0];
   const loom_var *vi = c->n_ranges == 2 ? dim_var(c, 0) : NULL;
   const loom_var *vj = c->n_ranges == 2 ? dim_var(c, 1) : NULL, *vk = NULL;
@@ -72,7 +68,8 @@ static loom_status match(const char *name, const space_block *sb, const loom_tar
       n_reduce++;
     }
   if (!vi || !vj || !vk || n_reduce != 1 || vi == vj || vi == vk || vj == vk)
-    return no(why, name, "does not write C[i, j] over two spatial iters with one reduce iter");
+    return dlight_not_taken(why, name,
+                            "does not write C[i, j] over two spatial iters with one reduce iter");
   mm->a = mm->b = NULL;
   for (int r = 0; r < b->n_reads; r++) {
     const loom_buffer_region *reg = &b->reads[r];
@@ -83,17 +80,17 @@ static loom_status match(const char *name, const space_block *sb, const loom_tar
     else if (!mm->b && indexed_by(reg, vk, vj))
       mm->b = reg->buffer->name;
     else
-      return no(why, name, "reads something other than A[i, k] and B[k, j]");
+      return dlight_not_taken(why, name, "reads something other than A[i, k] and B[k, j]");
   }
   if (!mm->a || !mm->b)
-    return no(why, name, "does not read both A[i, k] and B[k, j]");
+    return dlight_not_taken(why, name, "does not read both A[i, k] and B[k, j]");
   mm->loop_i = mm->loop_j = mm->loop_k = -1;
   int64_t ext[3];
   for (int l = 0; l < sb->n_loops; l++) {
     const loom_iter_var *iv = space_iter_of_loop(sb, sb->loops[l]->u.loop.var);
     int which = !iv ? -1 : iv->var == vi ? 0 : iv->var == vj ? 1 : iv->var == vk ? 2 : -1;
     if (which < 0 || !loom_ir_is_const_int(sb->loops[l]->u.loop.extent, &ext[which]))
-      return no(why, name, "has a loop that is not one of i, j, k");
+      return dlight_not_taken(why, name, "has a loop that is not one of i, j, k");
     *(which == 0 ? &mm->loop_i : which == 1 ? &mm->loop_j : &mm->loop_k) = l;
   }
   mm->tile = mm->k_step = 0;
@@ -116,9 +113,9 @@ static loom_status match(const char *name, const space_block *sb, const loom_tar
       bits = b->reads[r].buffer->dtype.bits;
   if (t->gpu.shared_per_block > 0 &&
       2 * mm->tile * mm->k_step * (bits / 8) > t->gpu.shared_per_block)
-    return no(why, name, "needs more shared memory per block than the target has");
+    return dlight_not_taken(why, name, "needs more shared memory per block than the target has");
   if (t->gpu.max_threads_per_block > 0 && THREADS * THREADS > t->gpu.max_threads_per_block)
-    return no(why, name, "needs more threads per block than the target has");
+    return dlight_not_taken(why, name, "needs more threads per block than the target has");
   return LOOM_OK;
 }
 
@@ -138,7 +135,7 @@ static loom_status fetch(loom_sched *s, loom_sched_rv block, const char *block_n
                          const char *name, loom_sched_rv at, loom_diag *why) {
   int index = read_index(s, block, name);
   if (index < 0)
-    return no(why, block_name, "lost a read on the way");
+    return dlight_not_taken(why, block_name, "lost a read on the way");
   loom_tval in[2] = {loom_tval_rv(block), {.kind = LOOM_TV_LIST}};
   loom_tval attrs[2] = {loom_tval_int(index), loom_tval_str("shared")};
   const loom_sched_rv *cache;
@@ -151,7 +148,7 @@ static loom_status fetch(loom_sched *s, loom_sched_rv block, const char *block_n
   int n;
   TRY(loom_sched_get_loops(s, copy, &loops, &n, why));
   if (n < 2)
-    return no(why, block_name, "has a shared copy with fewer than two loops");
+    return dlight_not_taken(why, block_name, "has a shared copy with fewer than two loops");
   loom_sched_rv inner[2] = {loops[n - 2], loops[n - 1]}, fused, parts[3];
   TRY(loom_sched_fuse(s, inner, 2, true, &fused, why));
   TRY(split(s, fused, THREADS, THREADS, 3, parts, why));

@@ -39,33 +39,32 @@ static bool reads_along_reduction(const loom_block *b) {
   return false;
 }
 
-static loom_status no(loom_diag *why, const char *name, const char *what) {
-  return loom_diag_error(why, (loom_loc){0}, "block '%s' %s", name, what);
-}
-
 /* Schedules the block named name across threads; LOOM_ERROR (why) when it
  * is not a reduction along its input's innermost axis. */
 static loom_status reduce_block(loom_sched *s, const char *name, const loom_target *t,
                                 loom_diag *why) {
   space_block sb;
   if (!space_find_block(space_func(s), name, &sb) || !space_is_open_nest(&sb))
-    return no(why, name, "is not a perfect nest of constant extent under the root");
+    return dlight_not_taken(why, name, "is not a perfect nest of constant extent under the root");
   const loom_block *b = sb.block;
   if (!b->init || b->n_writes != 1)
-    return no(why, name, "is not a reduction with an init writing one buffer");
+    return dlight_not_taken(why, name, "is not a reduction with an init writing one buffer");
   if (!loom_lower_gpu_can_reduce(b))
-    return no(why, name, "is not out = init, then out = out + x (or *, min, max), the "
-                         "form a reduction across threads takes");
+    return dlight_not_taken(why, name,
+                            "is not out = init, then out = out + x (or *, min, max), the form "
+                            "a reduction across threads takes");
   dlight_nest nest;
   dlight_nest_of(&sb, &nest);
   int n_spatial = nest.n_spatial, n_reduce = nest.n_reduce;
   int64_t reduce_extent = nest.reduce_extent;
   if (n_reduce == 0)
-    return no(why, name, "has no reduce loop");
+    return dlight_not_taken(why, name, "has no reduce loop");
   if (n_spatial == 0)
-    return no(why, name, "reduces to a single value: no spatial loop to give blocks");
+    return dlight_not_taken(why, name, "reduces to a single value: no spatial loop to give blocks");
   if (!reads_along_reduction(b))
-    return no(why, name, "has no input indexed by all its iters and laid out along the reduction");
+    return dlight_not_taken(why, name,
+                            "has no input indexed by all its iters and laid out along the "
+                            "reduction");
   int64_t threads = dlight_row_threads(t, &reduce_extent, 1);
   if (threads == 0)
     return loom_diag_error(why, (loom_loc){0},
@@ -94,36 +93,22 @@ static loom_status reduce_block(loom_sched *s, const char *name, const loom_targ
 
 static loom_status reduction(loom_sched **s, const loom_target *t, loom_diag *why) {
   char *names[SPACE_MAX_BLOCKS];
-  const char *taken[SPACE_MAX_BLOCKS];
+  bool is_taken[SPACE_MAX_BLOCKS] = {false};
   int n = dlight_block_names(*s, names, SPACE_MAX_BLOCKS), n_taken = 0;
   if (n < 0)
     return LOOM_NOMEM;
   loom_diag first;
   loom_diag_init(&first);
-  loom_status st = LOOM_OK;
-  for (int i = 0; i < n && st != LOOM_NOMEM; i++) {
-    loom_sched *c = loom_sched_copy(*s);
-    if (!c) {
-      st = LOOM_NOMEM;
-      break;
-    }
-    loom_diag d;
-    loom_diag_init(&d);
-    st = reduce_block(c, names[i], t, &d);
-    if (st == LOOM_ERROR && !first.has_error)
-      loom_diag_error(&first, (loom_loc){0}, "%s", d.msg ? d.msg : "not taken");
-    loom_diag_free(&d);
-    loom_sched_free(st == LOOM_OK ? *s : c);
-    if (st == LOOM_OK) {
-      *s = c;
-      taken[n_taken++] = names[i];
-    }
-  }
-  if (st != LOOM_NOMEM && n_taken == 0)
+  loom_status st = dlight_each_block(s, t, reduce_block, names, n, is_taken, &n_taken, &first);
+  if (st == LOOM_OK && n_taken == 0)
     st = loom_diag_error(why, (loom_loc){0}, "%s", first.msg ? first.msg : "no block");
-  else if (st != LOOM_NOMEM) {
-    int n_bound;
-    st = dlight_bind_others(s, t, taken, n_taken, &n_bound);
+  if (st == LOOM_OK) {
+    const char *taken[SPACE_MAX_BLOCKS];
+    int k = 0, n_bound;
+    for (int i = 0; i < n; i++)
+      if (is_taken[i])
+        taken[k++] = names[i];
+    st = dlight_bind_others(s, t, taken, k, &n_bound);
   }
   loom_diag_free(&first);
   dlight_names_free(names, n);
