@@ -1,6 +1,7 @@
 /* dlight's rules, case by case: each program of tests/dlight/cases names
  * the rule that must take it ("# dlight: RULE", or "none") and lines the
- * explanation must hold ("# explain: TEXT"). Every schedule a rule makes
+ * explanation must hold ("# explain: TEXT") and lines its trace must hold
+ * ("# trace: TEXT", as the trace prints in Python). Every schedule a rule makes
  * must compute what the program computes (in the interpreter, where thread
  * loops are loops; a reduction split across threads adds in another order,
  * so within the tuner's tolerance) and lower and print as CUDA C; NVRTC
@@ -66,6 +67,14 @@ static void check_case(const char *path, const char *text) {
   CHECK((s != NULL) == (rule != NULL));
   if (s) {
     n_scheduled++;
+    loom_trace tr = loom_sched_trace(s);
+    loom_buf py;
+    loom_buf_init(&py);
+    loom_trace_print_py(&tr, LOOM_DIALECT_TIR, &py);
+    loom_buf_putc(&py, 0);
+    for (const char *p = text; (p = header(p, "trace", line, sizeof line));)
+      CHECK_CONTAINS(py.data, line);
+    loom_buf_free(&py);
     if (!interp_compare_results(f, g, 2, true, true)) {
       CHECK(false);
       fprintf(stderr, "%s: %s's schedule changed the result\n", path, rule);
