@@ -122,6 +122,21 @@ timeout 120 "$LOOM" tune "$W/add_small.py" --target cuda --space bench/gpu/eleme
 echo "tuning exit $?" >>"$W/tune.txt"
 tail -5 "$W/tune.txt" >>"$OUT/fault.txt"
 
+# ---- fast tuning: the policy's top 20, built and timed ------------------------
+say "fast tuning"
+: >"$W/fast_raw.txt"
+for name in matmul_f32 matmul_f16; do
+  t0=$(date +%s.%N)
+  timeout 150 "$LOOM" tune bench/gpu/$name.py --target cuda --strategy fast --topk 20 \
+    --db "$W/fast.db" >"$W/fast_$name.txt" 2>&1
+  rc=$?
+  secs=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
+  best=$(grep -o 'main: best [0-9.]* ms' "$W/fast_$name.txt" | grep -o '[0-9.]* ms')
+  echo "$name fast | main: ${best:-none} (tuned in $secs s, exit $rc) | small: verify: ok (checked while tuning)" \
+    >>"$W/fast_raw.txt"
+  { echo "== fast $name (exit $rc, $secs s)"; tail -25 "$W/fast_$name.txt"; } >>"$OUT/fault.txt"
+done
+
 # ---- benchmarks, side by side with PyTorch ------------------------------------
 say "benchmarks"
 : >"$OUT/bench_raw.txt"
@@ -145,6 +160,7 @@ for p in copy_f16:copy add_f16:elementwise rowsum_f16:rowreduce_threads rowmax_f
     echo "$name $kind | $t | small: $v" >>"$OUT/bench_raw.txt"
   done
 done
+cat "$W/fast_raw.txt" >>"$OUT/bench_raw.txt"
 say "peer (PyTorch)"
 timeout 120 python3 bench/gpu_peer.py 20 >"$OUT/peer.txt" 2>&1
 python3 - "$OUT" <<'EOF'

@@ -218,6 +218,35 @@ LOOM_API loom_status loom_tune_dlight(loom_arena *a, const loom_func *f,
                                       LOOM_GIVE loom_sched **sched, const loom_func **out,
                                       const char **rule, loom_buf *explain, loom_diag *d);
 
+/* ---- fast tuning (src/tune/dlight/policy.c) ---------------------------------
+ * Roller's idea on dlight's templates: a few tilings derived from the
+ * hardware and ranked by a model of memory traffic and occupancy, each then
+ * built and timed (docs/fast.md). */
+
+/* A tiling of dlight's Matmul template. */
+typedef struct loom_matmul_config {
+  int64_t bm, bn; /* the block's tile of C */
+  int64_t tm, tn; /* each thread's patch: (bm / tm) x (bn / tn) threads */
+  int64_t bk;     /* the step of k through shared memory */
+  double est_ms;  /* the policy's estimate; 0 for dlight's own tiling */
+} loom_matmul_config;
+
+/* The policy's best k tilings, best first, for the matmul of the one
+ * function of m (as the tuner keeps it, normalized) on cuda target t; *n
+ * gets their count, 0 when the function has no block Matmul takes. */
+LOOM_API loom_status loom_tune_fast_configs(const loom_module *m, const loom_target *t,
+                                            int k, loom_matmul_config *out, int *n,
+                                            loom_diag *d);
+
+/* The candidates fast tuning measures for the one function of m: dlight's
+ * schedule with Matmul held to each of the policy's k - 1 best tilings, and
+ * to dlight's own (so that the best measured is never slower than dlight's
+ * default); for a function without a matmul, dlight's schedule alone. Each
+ * *out[i] is a schedule of m; *n gets their count (0: dlight takes nothing). */
+LOOM_API loom_status loom_tune_fast_candidates(const loom_module *m, const loom_target *t,
+                                               int k, LOOM_GIVE loom_sched **out, int *n,
+                                               loom_diag *d);
+
 /* ---- the CUDA backend (src/tune/run_cuda.c) -----------------------------------
  * A function built for a cuda target: dlight's schedule when it binds
  * no threads, lowered (loom_lower_gpu), printed as CUDA C and compiled by
@@ -293,6 +322,9 @@ typedef enum {
   LOOM_SEARCH_EVOLUTIONARY, /* mutate the best measured traces' decisions */
   LOOM_SEARCH_REPLAY_TRACE, /* replay the space's trace with fresh decisions */
   LOOM_SEARCH_REPLAY_FUNC,  /* run the space's script again with a fresh seed */
+  /* Fast tuning on a cuda target: the trials are the candidates of
+   * loom_tune_fast_candidates, each measured once; no space script. */
+  LOOM_SEARCH_FAST,
 } loom_search_strategy;
 
 /* What a search reports after each measured batch. */

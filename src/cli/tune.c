@@ -4,7 +4,9 @@
  * [--batch N] [--threads N] [--json]`: tunes each task of FILE over the
  * design spaces the schedule rules generate for the target (with the
  * blocks given by --block scheduled by the user's scripts first), or over
- * the one SCRIPT describes (a schedule script with sampling instructions),
+ * the one SCRIPT describes (a schedule script with sampling instructions);
+ * `loom tune FILE --target cuda... --strategy fast [--topk K]` measures the
+ * fast-tuning policy's K candidates (20) instead,
  * records every measurement in the database, and prints for each task the
  * best latency, its speedup over the unscheduled function and the best
  * trace. */
@@ -62,10 +64,11 @@ static int parse_opts(int argc, char **argv, tune_opts *o) {
       o->db = val;
     } else if (!strcmp(a, "--target")) {
       o->target = val;
-    } else if (!strcmp(a, "--trials") || !strcmp(a, "--batch") || !strcmp(a, "--threads")) {
+    } else if (!strcmp(a, "--trials") || !strcmp(a, "--topk") || !strcmp(a, "--batch") ||
+               !strcmp(a, "--threads")) {
       if (!cli_parse_int(val, 1, 1 << 24, &v))
         return cli_usage_error("tune", "bad %s '%s' (a positive integer)", a, val);
-      *(a[2] == 't' && a[3] == 'r' ? &o->t.trials : a[2] == 'b' ? &o->t.batch
+      *(a[2] == 't' && a[3] != 'h' ? &o->t.trials : a[2] == 'b' ? &o->t.batch
                                                                  : &o->t.runner.threads) = (int)v;
     } else if (!strcmp(a, "--seed")) {
       if (!cli_parse_int(val, 0, INT64_MAX, &v))
@@ -83,17 +86,25 @@ static int parse_opts(int argc, char **argv, tune_opts *o) {
         o->t.strategy = LOOM_SEARCH_REPLAY_TRACE;
       else if (!strcmp(val, "replay-func"))
         o->t.strategy = LOOM_SEARCH_REPLAY_FUNC;
+      else if (!strcmp(val, "fast"))
+        o->t.strategy = LOOM_SEARCH_FAST;
       else
         return cli_usage_error("tune", "unknown strategy '%s' (evolutionary, "
-                               "replay-trace or replay-func)", val);
+                               "replay-trace, replay-func or fast)", val);
     } else {
       return cli_usage_error("tune", "unknown option '%s'", a);
     }
   }
   if (!o->file)
     return cli_usage_error("tune", "missing FILE");
+  bool is_fast = o->t.strategy == LOOM_SEARCH_FAST;
+  if (is_fast && o->t.trials < 0)
+    o->t.trials = 20;
   if (o->t.trials < 0)
     return cli_usage_error("tune", "missing --trials N");
+  if (is_fast && (o->space || o->blocks.n))
+    return cli_usage_error("tune", "--strategy fast makes its own candidates: "
+                           "--space and --block do not apply");
   if (o->space && o->blocks.n)
     return cli_usage_error("tune", "--block adds to the generated spaces; "
                            "--space replaces them: give one of the two");
@@ -101,6 +112,8 @@ static int parse_opts(int argc, char **argv, tune_opts *o) {
   o->t.n_rules = o->blocks.n;
   int rc = cli_target("tune", o->target, &o->desc);
   o->t.target = &o->desc;
+  if (rc == 0 && is_fast && o->desc.kind != LOOM_TARGET_CUDA)
+    return cli_usage_error("tune", "--strategy fast needs a cuda target (--target cuda)");
   return rc;
 }
 

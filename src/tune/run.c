@@ -186,7 +186,6 @@ static char *heap_printf(const char *fmt, const char *a, const char *b) {
   return s;
 }
 
-/* The error of a wrong result, or NULL when every buffer matches. */
 /* The largest finite magnitude among a's elements; 0 for integers. */
 static double largest(const loom_interp_array *a) {
   double most = 0;
@@ -210,7 +209,9 @@ char *tune_runner_check(tune_runner_state *r) {
     double tol = loom_tune_tolerance(got.dtype);
     char *why = NULL;
     if (!loom_interp_compare(&got, r->expect[i], tol, tol * r->largest[i], &why)) {
-      char *e = heap_printf("wrong result: %s differs from the interpreter %s",
+      char *e = heap_printf(r->is_expect_measured
+                                ? "wrong result: %s differs from the first kernel measured %s"
+                                : "wrong result: %s differs from the interpreter %s",
                             r->f->params[i].buffer->name, why ? why : "");
       free(why);
       return e;
@@ -315,6 +316,32 @@ loom_status tune_runner_expect(tune_runner_state *r, loom_diag *d) {
     if (r->expect[i])
       r->largest[i] = largest(r->expect[i]);
   return LOOM_OK;
+}
+
+loom_status tune_runner_expect_measured(tune_runner_state *r, loom_diag *d) {
+  const loom_func *f = r->f;
+  if (r->largest)
+    return LOOM_OK;
+  size_t n = (size_t)(f->n_params ? f->n_params : 1);
+  if (!r->expect && !(r->expect = calloc(n, sizeof *r->expect)))
+    return LOOM_NOMEM;
+  TRY(loom_interp_alloc_args(f, r->o->scalars, r->expect, d));
+  if (!(r->largest = calloc(n, sizeof *r->largest)))
+    return LOOM_NOMEM;
+  for (int i = 0; i < f->n_params; i++)
+    if (r->expect[i]) {
+      memcpy(r->expect[i]->data, r->arrays[i]->data, r->arrays[i]->n_bytes);
+      r->largest[i] = largest(r->expect[i]);
+    }
+  r->is_expect_measured = true;
+  return LOOM_OK;
+}
+
+/* The interpreter runs some 10^7 operations a second. */
+#define INTERP_MAX_OPS 1e8
+
+bool tune_runner_is_too_slow(const loom_func *f) {
+  return loom_tune_flops(f) > INTERP_MAX_OPS;
 }
 
 void tune_runner_teardown(tune_runner_state *r) {

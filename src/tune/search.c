@@ -52,6 +52,8 @@ typedef struct search {
   loom_arena *space_arena; /* the spaces' traces */
   loom_trace *spaces;      /* the design spaces: each trace is a template */
   int n_spaces;
+  loom_sched **fast;       /* fast tuning's candidates, each taken once */
+  int n_fast, next_fast;
   loom_target target;
   char target_key[LOOM_TARGET_KEY_MAX]; /* what records are stored under */
   loom_builder_options builder; /* the caller's, compiling for target */
@@ -450,6 +452,13 @@ static int propose(search *S, cand *out, int want) {
   int k;
   if (S->o->strategy == LOOM_SEARCH_EVOLUTIONARY) {
     k = evolve(S, out, want);
+  } else if (S->o->strategy == LOOM_SEARCH_FAST) {
+    for (k = 0; k < want && S->next_fast < S->n_fast;) {
+      loom_sched *c = postprocess(S, S->fast[S->next_fast]);
+      S->fast[S->next_fast++] = NULL;
+      if (c)
+        out[k++] = make_cand(S, c);
+    }
   } else {
     k = fresh(S, out, want);
   }
@@ -703,6 +712,14 @@ static void report(search *S) {
 static loom_status make_spaces(search *S, loom_diag *d) {
   if (!(S->space_arena = loom_arena_new()))
     return LOOM_NOMEM;
+  if (S->o->strategy == LOOM_SEARCH_FAST) {
+    int k = S->o->trials > 0 ? S->o->trials : 1;
+    if (!(S->fast = calloc((size_t)k, sizeof *S->fast)))
+      return LOOM_NOMEM;
+    TRY(loom_tune_fast_candidates(S->mod, &S->target, k, S->fast, &S->n_fast, d));
+    S->n_spaces = S->n_fast;
+    return LOOM_OK;
+  }
   if (!S->space)
     return loom_space_generate_with(S->mod, &S->target, S->o->rules,
                                     S->o->n_rules, S->space_arena, &S->spaces,
@@ -892,6 +909,9 @@ loom_status loom_tune_task(const loom_task *task, const char *space,
   }
   for (int i = 0; i < S.n_parents; i++)
     loom_sched_free(S.parents[i].s);
+  for (int i = 0; i < S.n_fast; i++)
+    loom_sched_free(S.fast[i]);
+  free(S.fast);
   free(S.parents);
   free(S.seen);
   loom_sched_free(S.best);

@@ -35,6 +35,7 @@ typedef struct tune_runner_state {
   const loom_runner_options *o;
   loom_interp_array **inputs;   /* the seeded inputs, per parameter */
   loom_interp_array **expect;   /* the interpreter's results, when checking */
+  bool is_expect_measured;      /* expect holds the first kernel's results */
   double *largest;              /* per parameter, its largest |expected| */
   loom_runtime_array **arrays;  /* shared with the child */
   void **args;
@@ -49,7 +50,15 @@ typedef struct tune_runner_state {
 loom_status tune_runner_setup(tune_runner_state *r, loom_diag *d);
 /* The interpreter's results, computed once, on the first call. */
 loom_status tune_runner_expect(tune_runner_state *r, loom_diag *d);
-/* Why r->arrays differ from the interpreter's results; NULL when they
+/* The results now in r->arrays, taken as the expected ones on the first
+ * call: for a workload the interpreter would take minutes over, the first
+ * kernel measured (the tuner measures the function as dlight schedules it
+ * first) is the reference the others are checked against. */
+loom_status tune_runner_expect_measured(tune_runner_state *r, loom_diag *d);
+/* Whether the interpreter would take too long over f to check a tuning's
+ * kernels against it (more than about 10^8 operations). */
+bool tune_runner_is_too_slow(const loom_func *f);
+/* Why r->arrays differ from the expected results; NULL when they
  * match. */
 char *tune_runner_check(tune_runner_state *r);
 void tune_runner_teardown(tune_runner_state *r);

@@ -58,5 +58,24 @@ printf 'from tvm.script import tir as T\n\n@T.prim_func\ndef main(A: T.Buffer((4
 check "bad program: exit 1" test $? = 1
 check "bad program: located" grep -q 'bad.py:6:' "$tmp/err"
 
+# Fast tuning: the policy's tilings, and `loom tune --strategy fast`.
+"$loom" dlight "$cases/matmul.py" --configs 5 >"$tmp/configs" 2>&1
+check "configs: exit 0" test $? = 0
+check "configs: five tilings" test "$(grep -cE '^  [0-9]+x[0-9]+  [0-9]+x[0-9]+  [0-9]+  [0-9.]+$' "$tmp/configs")" = 5
+"$loom" dlight "$cases/add.py" --configs 5 >"$tmp/configs" 2>&1
+check "configs: no matmul said" grep -q "no matmul" "$tmp/configs"
+"$loom" dlight "$cases/add.py" --configs 0 >/dev/null 2>&1
+check "configs 0: exit 2" test $? = 2
+"$loom" tune "$cases/matmul.py" --strategy fast --target cpu >/dev/null 2>"$tmp/err"
+check "fast on a cpu: exit 2" test $? = 2
+check "fast on a cpu: said" grep -q "needs a cuda target" "$tmp/err"
+"$loom" tune "$cases/matmul.py" --strategy fast --target cuda --space "$cases/add.py" >/dev/null 2>"$tmp/err"
+check "fast with a space: exit 2" test $? = 2
+"$loom" tune "$cases/matmul.py" --strategy fast --target cuda --topk 4 --db "$tmp/f.db" \
+  >"$tmp/out" 2>"$tmp/err"
+check "fast: exit 0" test $? = 0
+check "fast: four trials" grep -q "4 trials" "$tmp/out"
+check "fast: four records" test "$("$loom" db export --db "$tmp/f.db" | grep -c '"trace"')" = 4
+
 echo "dlight_cli: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -49,6 +49,29 @@ loom_status dlight_bind_others(loom_sched **s, const loom_target *t,
 int dlight_block_names(loom_sched *s, char **out, int max);
 void dlight_names_free(char **names, int n);
 
+/* The Matmul rule's block: C[m, n] += A[m, k] * B[k, n], its inputs'
+ * widest element, and whether each input's last index is the one that runs
+ * along its rows of a tile (A's k, B's j: coalesced loads). */
+typedef struct dlight_matmul_shape {
+  int64_t m, n, k;
+  int bits;
+  bool a_k_last, b_j_last;
+} dlight_matmul_shape;
+
+/* Matmul with its tiling held to config (NULL: dlight's own table). */
+loom_status dlight_matmul_apply(loom_sched **s, const loom_target *t,
+                                const loom_matmul_config *config, loom_diag *why);
+/* The first block of s's function that Matmul matches, before any tiling:
+ * false when there is none (after dlight's inlining, as the rule sees it). */
+bool dlight_matmul_shape_of(loom_sched *s, dlight_matmul_shape *out);
+
+/* dlight's pass on a schedule of one function: inlining, then the first of
+ * rules that takes it; *rule gets its name, or NULL when none does (then *s
+ * holds the inlining alone). explain as loom_tune_dlight's. */
+loom_status dlight_schedule(loom_sched **s, const loom_target *t,
+                            const loom_dlight_rule *const *rules, int n_rules,
+                            const char **rule, loom_buf *explain);
+
 /* A block's loops in the order a rule wants them: those binding spatial
  * iters, then reduce iters, then the others, each kind in program order. */
 typedef struct dlight_nest {

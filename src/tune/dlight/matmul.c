@@ -46,15 +46,17 @@ static int read_index(loom_sched *s, loom_sched_rv block, const char *name) {
   return -1;
 }
 
-/* The matched block: its C, A and B, and its loops as i, j, k. */
+/* The matched block: its C, A and B, its loops as i, j, k, their extents,
+ * the inputs' widest element, and the tiling chosen. */
 typedef struct matmul {
   const char *a, *b;
   int loop_i, loop_j, loop_k; /* indices into the block's loops */
-  int64_t tile, k_step;
+  dlight_matmul_shape shape;
+  loom_matmul_config c;
 } matmul;
 
-static loom_status match(const char *name, const space_block *sb, const loom_target *t,
-                         matmul *mm, loom_diag *why) {
+static loom_status match(const char *name, const space_block *sb, matmul *mm,
+                         loom_diag *why) {
   const loom_block *b = sb->block;
   if (!space_is_open_nest(sb) || !b->init || b->n_writes != 1 || b->n_iter_vars != 3)
     return dlight_not_taken(why, name, "is not a reduction over three loops of constant extent");
@@ -75,10 +77,13 @@ static loom_status match(const char *name, const space_block *sb, const loom_tar
     const loom_buffer_region *reg = &b->reads[r];
     if (reg->buffer == c->buffer)
       continue;
-    if (!mm->a && indexed_by(reg, vi, vk))
+    if (!mm->a && indexed_by(reg, vi, vk)) {
       mm->a = reg->buffer->name;
-    else if (!mm->b && indexed_by(reg, vk, vj))
+      mm->shape.a_k_last = dim_var(reg, 1) == vk;
+    } else if (!mm->b && indexed_by(reg, vk, vj)) {
       mm->b = reg->buffer->name;
+      mm->shape.b_j_last = dim_var(reg, 1) == vj;
+    }
     else
       return dlight_not_taken(why, name, "reads something other than A[i, k] and B[k, j]");
   }
@@ -93,28 +98,51 @@ static loom_status match(const char *name, const space_block *sb, const loom_tar
       return dlight_not_taken(why, name, "has a loop that is not one of i, j, k");
     *(which == 0 ? &mm->loop_i : which == 1 ? &mm->loop_j : &mm->loop_k) = l;
   }
-  mm->tile = mm->k_step = 0;
-  for (size_t i = 0; i < sizeof tiles / sizeof *tiles && !mm->tile; i++)
-    if (ext[0] % tiles[i] == 0 && ext[1] % tiles[i] == 0)
-      mm->tile = tiles[i];
-  for (size_t i = 0; i < sizeof k_steps / sizeof *k_steps && !mm->k_step; i++)
-    if (ext[2] % k_steps[i] == 0)
-      mm->k_step = k_steps[i];
-  if (!mm->tile || !mm->k_step)
+  mm->shape.bits = 0;
+  for (int r = 0; r < b->n_reads; r++)
+    if (b->reads[r].buffer != c->buffer && b->reads[r].buffer->dtype.bits > mm->shape.bits)
+      mm->shape.bits = b->reads[r].buffer->dtype.bits;
+  mm->shape.m = ext[0];
+  mm->shape.n = ext[1];
+  mm->shape.k = ext[2];
+  return LOOM_OK;
+}
+
+/* dlight's own tiling: the largest square tile of the table that divides
+ * both extents, 16 x 16 threads, the largest k step that divides k. */
+static loom_status default_config(const char *name, const matmul *mm, loom_matmul_config *c,
+                                  loom_diag *why) {
+  int64_t tile = 0, k_step = 0;
+  for (size_t i = 0; i < sizeof tiles / sizeof *tiles && !tile; i++)
+    if (mm->shape.m % tiles[i] == 0 && mm->shape.n % tiles[i] == 0)
+      tile = tiles[i];
+  for (size_t i = 0; i < sizeof k_steps / sizeof *k_steps && !k_step; i++)
+    if (mm->shape.k % k_steps[i] == 0)
+      k_step = k_steps[i];
+  if (!tile || !k_step)
     return loom_diag_error(why, (loom_loc){0},
                            "block '%s': no tile divides %lld x %lld x %lld (tiles of %lld "
-                           "down to %lld, k steps down to %lld)", name, (long long)ext[0],
-                           (long long)ext[1], (long long)ext[2], (long long)tiles[0],
+                           "down to %lld, k steps down to %lld)", name, (long long)mm->shape.m,
+                           (long long)mm->shape.n, (long long)mm->shape.k, (long long)tiles[0],
                            (long long)tiles[sizeof tiles / sizeof *tiles - 1],
                            (long long)k_steps[sizeof k_steps / sizeof *k_steps - 1]);
-  int bits = 0;
-  for (int r = 0; r < b->n_reads; r++)
-    if (b->reads[r].buffer != c->buffer && b->reads[r].buffer->dtype.bits > bits)
-      bits = b->reads[r].buffer->dtype.bits;
+  *c = (loom_matmul_config){.bm = tile, .bn = tile, .tm = tile / THREADS,
+                            .tn = tile / THREADS, .bk = k_step};
+  return LOOM_OK;
+}
+
+/* Whether configuration c fits the matched block and the target. */
+static loom_status check_config(const char *name, const matmul *mm, const loom_matmul_config *c,
+                                const loom_target *t, loom_diag *why) {
+  if (c->bm <= 0 || c->bn <= 0 || c->tm <= 0 || c->tn <= 0 || c->bk <= 0 ||
+      c->bm % c->tm || c->bn % c->tn || mm->shape.m % c->bm || mm->shape.n % c->bn ||
+      mm->shape.k % c->bk)
+    return dlight_not_taken(why, name, "is not divided by the configuration's tiles");
   if (t->gpu.shared_per_block > 0 &&
-      2 * mm->tile * mm->k_step * (bits / 8) > t->gpu.shared_per_block)
+      (c->bm + c->bn) * c->bk * (mm->shape.bits / 8) > t->gpu.shared_per_block)
     return dlight_not_taken(why, name, "needs more shared memory per block than the target has");
-  if (t->gpu.max_threads_per_block > 0 && THREADS * THREADS > t->gpu.max_threads_per_block)
+  if (t->gpu.max_threads_per_block > 0 &&
+      (c->bm / c->tm) * (c->bn / c->tn) > t->gpu.max_threads_per_block)
     return dlight_not_taken(why, name, "needs more threads per block than the target has");
   return LOOM_OK;
 }
@@ -132,7 +160,8 @@ static loom_status split(loom_sched *s, loom_sched_rv loop, int64_t f1, int64_t 
 /* A shared copy of input name of the block, fetched at loop at by every
  * thread of the block: its two loops fused and spread over the threads. */
 static loom_status fetch(loom_sched *s, loom_sched_rv block, const char *block_name,
-                         const char *name, loom_sched_rv at, loom_diag *why) {
+                         const char *name, loom_sched_rv at, const loom_matmul_config *c,
+                         loom_diag *why) {
   int index = read_index(s, block, name);
   if (index < 0)
     return dlight_not_taken(why, block_name, "lost a read on the way");
@@ -151,7 +180,7 @@ static loom_status fetch(loom_sched *s, loom_sched_rv block, const char *block_n
     return dlight_not_taken(why, block_name, "has a shared copy with fewer than two loops");
   loom_sched_rv inner[2] = {loops[n - 2], loops[n - 1]}, fused, parts[3];
   TRY(loom_sched_fuse(s, inner, 2, true, &fused, why));
-  TRY(split(s, fused, THREADS, THREADS, 3, parts, why));
+  TRY(split(s, fused, c->bm / c->tm, c->bn / c->tn, 3, parts, why));
   TRY(loom_sched_bind(s, parts[1], "threadIdx.y", why));
   return loom_sched_bind(s, parts[2], "threadIdx.x", why);
 }
@@ -164,10 +193,10 @@ static loom_status tile(loom_sched *s, const char *name, const matmul *mm, loom_
   TRY(loom_sched_get_loops(s, block, &loops, &n_loops, why));
   loom_sched_rv i = loops[mm->loop_i], j = loops[mm->loop_j], k = loops[mm->loop_k];
   loom_sched_rv is[3], js[3], ks[2];
-  int64_t per_thread = mm->tile / THREADS;
-  TRY(split(s, i, THREADS, per_thread, 3, is, why));
-  TRY(split(s, j, THREADS, per_thread, 3, js, why));
-  TRY(split(s, k, mm->k_step, 0, 2, ks, why));
+  const loom_matmul_config *c = &mm->c;
+  TRY(split(s, i, c->bm / c->tm, c->tm, 3, is, why));
+  TRY(split(s, j, c->bn / c->tn, c->tn, 3, js, why));
+  TRY(split(s, k, c->bk, 0, 2, ks, why));
   loom_sched_rv order[8] = {is[0], js[0], is[1], js[1], ks[0], ks[1], is[2], js[2]};
   TRY(loom_sched_reorder(s, order, 8, why));
   TRY(loom_sched_bind(s, is[0], "blockIdx.y", why));
@@ -184,14 +213,15 @@ static loom_status tile(loom_sched *s, const char *name, const matmul *mm, loom_
   TRY(space_apply(s, LOOM_INST_REVERSE_COMPUTE_AT, at_in, 2, at_attrs, 2, NULL, NULL, why));
   loom_tval dr[2] = {loom_tval_rv(block), loom_tval_rv(ks[0])};
   TRY(space_apply(s, LOOM_INST_DECOMPOSE_REDUCTION, dr, 2, NULL, 0, NULL, NULL, why));
-  TRY(fetch(s, block, name, mm->a, ks[0], why));
-  TRY(fetch(s, block, name, mm->b, ks[0], why));
+  TRY(fetch(s, block, name, mm->a, ks[0], c, why));
+  TRY(fetch(s, block, name, mm->b, ks[0], c, why));
   TRY(loom_sched_for_kind(s, LOOM_INST_UNROLL, ks[1], why));
   TRY(loom_sched_for_kind(s, LOOM_INST_UNROLL, is[2], why));
   return loom_sched_for_kind(s, LOOM_INST_UNROLL, js[2], why);
 }
 
-static loom_status matmul_rule(loom_sched **s, const loom_target *t, loom_diag *why) {
+loom_status dlight_matmul_apply(loom_sched **s, const loom_target *t,
+                                const loom_matmul_config *config, loom_diag *why) {
   char *names[SPACE_MAX_BLOCKS];
   int n = dlight_block_names(*s, names, SPACE_MAX_BLOCKS);
   if (n < 0)
@@ -206,7 +236,13 @@ static loom_status matmul_rule(loom_sched **s, const loom_target *t, loom_diag *
     loom_diag d;
     loom_diag_init(&d);
     st = space_find_block(space_func(*s), names[i], &sb)
-             ? match(names[i], &sb, t, &mm, &d) : LOOM_ERROR;
+             ? match(names[i], &sb, &mm, &d) : LOOM_ERROR;
+    if (st == LOOM_OK && config)
+      mm.c = *config;
+    else if (st == LOOM_OK)
+      st = default_config(names[i], &mm, &mm.c, &d);
+    if (st == LOOM_OK)
+      st = check_config(names[i], &mm, &mm.c, t, &d);
     /* On a copy: a step refused half-way leaves nothing behind. */
     loom_sched *c = st == LOOM_OK ? loom_sched_copy(*s) : NULL;
     if (st == LOOM_OK && !c)
@@ -233,6 +269,29 @@ static loom_status matmul_rule(loom_sched **s, const loom_target *t, loom_diag *
   loom_diag_free(&first);
   dlight_names_free(names, n);
   return st;
+}
+
+bool dlight_matmul_shape_of(loom_sched *s, dlight_matmul_shape *out) {
+  const char *names[SPACE_MAX_BLOCKS];
+  int n = space_block_names(space_func(s), names, SPACE_MAX_BLOCKS);
+  for (int i = 0; i < n; i++) {
+    space_block sb;
+    matmul mm;
+    loom_diag d;
+    loom_diag_init(&d);
+    bool ok = space_find_block(space_func(s), names[i], &sb) &&
+              match(names[i], &sb, &mm, &d) == LOOM_OK;
+    loom_diag_free(&d);
+    if (ok) {
+      *out = mm.shape;
+      return true;
+    }
+  }
+  return false;
+}
+
+static loom_status matmul_rule(loom_sched **s, const loom_target *t, loom_diag *why) {
+  return dlight_matmul_apply(s, t, NULL, why);
 }
 
 const loom_dlight_rule dlight_rule_matmul = {"Matmul", matmul_rule};

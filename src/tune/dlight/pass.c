@@ -25,6 +25,39 @@ static loom_module *module_of(loom_arena *a, const loom_func *f) {
   return m;
 }
 
+loom_status dlight_schedule(loom_sched **s, const loom_target *t,
+                            const loom_dlight_rule *const *rules, int n_rules,
+                            const char **rule, loom_buf *explain) {
+  *rule = NULL;
+  TRY(dlight_inline_all(s));
+  for (int i = 0; i < n_rules; i++) {
+    loom_sched *c = loom_sched_copy(*s);
+    if (!c)
+      return LOOM_NOMEM;
+    loom_diag why;
+    loom_diag_init(&why);
+    loom_status st = rules[i]->apply(&c, t, &why);
+    if (st == LOOM_OK) {
+      if (explain)
+        loom_buf_printf(explain, "%s: schedules it\n", rules[i]->name);
+      *rule = rules[i]->name;
+      loom_sched_free(*s);
+      *s = c;
+    } else if (explain && st == LOOM_ERROR) {
+      loom_buf_printf(explain, "%s: does not apply: %s\n", rules[i]->name,
+                      why.msg ? why.msg : "no reason given");
+    }
+    loom_diag_free(&why);
+    if (st != LOOM_OK)
+      loom_sched_free(c);
+    if (st != LOOM_ERROR)
+      return st;
+  }
+  if (explain)
+    loom_buf_printf(explain, "no rule takes it: left as it is\n");
+  return LOOM_OK;
+}
+
 loom_status loom_tune_dlight(loom_arena *a, const loom_func *f, const loom_target *t,
                              const loom_dlight_rule *const *rules, int n_rules,
                              loom_sched **sched, const loom_func **out,
@@ -48,37 +81,15 @@ loom_status loom_tune_dlight(loom_arena *a, const loom_func *f, const loom_targe
   loom_sched *s = m ? loom_sched_new(m, 0) : NULL;
   if (!s)
     return LOOM_NOMEM;
-  loom_status st = dlight_inline_all(&s);
-  for (int i = 0; st == LOOM_OK && i < n_rules; i++) {
-    loom_sched *c = loom_sched_copy(s);
-    if (!c) {
-      st = LOOM_NOMEM;
-      break;
-    }
-    loom_diag why;
-    loom_diag_init(&why);
-    st = rules[i]->apply(&c, t, &why);
-    if (st == LOOM_OK) {
-      if (explain)
-        loom_buf_printf(explain, "%s: schedules it\n", rules[i]->name);
-      if (rule)
-        *rule = rules[i]->name;
-      loom_sched_free(s);
-      loom_diag_free(&why);
-      *sched = c;
-      *out = loom_sched_module(c)->funcs[0];
-      return LOOM_OK;
-    }
-    if (explain && st == LOOM_ERROR)
-      loom_buf_printf(explain, "%s: does not apply: %s\n", rules[i]->name,
-                      why.msg ? why.msg : "no reason given");
-    loom_diag_free(&why);
-    loom_sched_free(c);
-    if (st == LOOM_ERROR)
-      st = LOOM_OK;
+  const char *taken;
+  loom_status st = dlight_schedule(&s, t, rules, n_rules, &taken, explain);
+  if (st != LOOM_OK || !taken) {
+    loom_sched_free(s);
+    return st;
   }
-  loom_sched_free(s);
-  if (st == LOOM_OK && explain)
-    loom_buf_printf(explain, "no rule takes it: left as it is\n");
-  return st;
+  if (rule)
+    *rule = taken;
+  *sched = s;
+  *out = loom_sched_module(s)->funcs[0];
+  return LOOM_OK;
 }
