@@ -29,6 +29,15 @@ static bool starts_at_zero(const loom_stmt *loop) {
   return loom_ir_is_const_int(loop->u.loop.min, &v) && v == 0;
 }
 
+/* start + e, or e when the loop starts at 0: the new loops start at 0 and
+ * the old variable is recovered as its start plus their offset. (TVM
+ * refuses split and fuse of such a loop; Loom takes it, as a user who
+ * writes `for i in range(1, n)` expects.) */
+static loom_expr *from_start(loom_arena *a, const loom_stmt *loop, loom_expr *e) {
+  return !e || starts_at_zero(loop) ? e
+                                    : loom_ir_binary(a, LOOM_EXPR_ADD, loop->u.loop.min, e);
+}
+
 /* ---- split -------------------------------------------------------------------- */
 
 #define MAX_FACTORS 64
@@ -70,12 +79,6 @@ loom_status sched_apply_split(sched_call *c) {
   }
   if (!is_plain(loop)) {
     st = sched_fail(c, "loop '%s' has an annotation or a thread binding",
-                    name);
-    goto out;
-  }
-  if (!starts_at_zero(loop)) {
-    st = sched_fail(c, "loop '%s' does not start at 0 (the loop-zero "
-                       "normalization pass, `loom normalize`, rewrites it)",
                     name);
     goto out;
   }
@@ -180,6 +183,7 @@ loom_status sched_apply_split(sched_call *c) {
     sched_map zm = {.vars = unit, .values = zero, .n = k};
     value = sched_subst_expr(a, raw, &zm);
   }
+  value = from_start(a, loop, value);
   loom_expr *simple = value ? sched_normalize(a, ctx, value) : NULL;
   const loom_var *old[1] = {loop->u.loop.var};
   sched_map m = {.vars = old, .values = &simple, .n = 1};
@@ -246,15 +250,12 @@ loom_status sched_apply_fuse(sched_call *c) {
                       sched_stmt_name(loops[i]));
       break;
     }
-    if (!starts_at_zero(loops[i])) {
-      st = sched_fail(c, "loop '%s' does not start at 0 (the loop-zero "
-                         "normalization pass, `loom normalize`, rewrites it)",
-                      sched_stmt_name(loops[i]));
-      break;
-    }
     for (int j = 0; j < i; j++)
-      if (sched_expr_uses(loops[i]->u.loop.extent, loops[j]->u.loop.var)) {
-        st = sched_fail(c, "the extent of loop '%s' depends on loop '%s'",
+      if (sched_expr_uses(loops[i]->u.loop.extent, loops[j]->u.loop.var) ||
+          sched_expr_uses(loops[i]->u.loop.min, loops[j]->u.loop.var)) {
+        st = sched_fail(c, "the %s of loop '%s' depends on loop '%s'",
+                        sched_expr_uses(loops[i]->u.loop.extent, loops[j]->u.loop.var)
+                            ? "extent" : "start",
                         sched_stmt_name(loops[i]), sched_stmt_name(loops[j]));
         break;
       }
@@ -301,7 +302,7 @@ loom_status sched_apply_fuse(sched_call *c) {
         v = loom_ir_binary(a, LOOM_EXPR_FLOORDIV, v, inner);
     }
     old[i] = loops[i]->u.loop.var;
-    vals[i] = v;
+    vals[i] = from_start(a, loops[i], v);
     inner = sched_normalize(a, ctx, loom_ir_binary(a, LOOM_EXPR_MUL, e,
                                                        inner));
   }

@@ -119,6 +119,22 @@ static const char *const shorter =
          "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
          "            D[vi, vj] = E[vi, vj] * 3\n";
 
+/* As users write them: loops from 1 and 2, iter vars bound to the loops. */
+static const char *const from_one_as_written =
+    HEAD "def main(A: T.Buffer((100,), \"int32\"), B: T.Buffer((100,), \"int32\")):\n"
+         "    for i_ in range(1, 100):\n"
+         "        with T.block(\"block\"):\n"
+         "            i = T.axis.remap(\"S\", [i_])\n"
+         "            B[i] = A[i] + 1\n";
+
+static const char *const offsets_as_written =
+    HEAD "def main(A: T.Buffer((32, 48), \"int32\"), B: T.Buffer((32, 48), \"int32\")):\n"
+         "    for i in range(1, 31):\n"
+         "        for j in range(2, 47):\n"
+         "            with T.block(\"sweep\"):\n"
+         "                vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+         "                B[vi, vj] = A[vi - 1, vj - 1] + A[vi + 1, vj - 2]\n";
+
 /* ---- cases ---------------------------------------------------------------------- */
 
 typedef struct lt_case {
@@ -321,23 +337,44 @@ static const lt_case cases[] = {
 
 #define N_CASES (int)(sizeof cases / sizeof *cases)
 
+/* Scheduled as written, without loop-zero first: split and fuse take loops
+ * that start elsewhere, the new loops from 0 and the bindings offset by the
+ * start. */
+static const lt_case as_written[] = {
+    {"from-one-as-written-split", &from_one_as_written,
+     SPLIT1 "sch.parallel(loop=l2)\nsch.vectorize(loop=l3)\n", NULL},
+    {"offsets-as-written-fuse", &offsets_as_written,
+     "b0 = sch.get_block(name=\"sweep\")\nl1, l2 = sch.get_loops(block=b0)\n"
+     "l3 = sch.fuse(l1, l2)\nl4, l5 = sch.split(loop=l3, factors=[None, 64])\n"
+     "sch.parallel(loop=l4)\nsch.vectorize(loop=l5)\n", NULL},
+    {"offsets-as-written-split-both", &offsets_as_written,
+     "b0 = sch.get_block(name=\"sweep\")\nl1, l2 = sch.get_loops(block=b0)\n"
+     "l3, l4 = sch.split(loop=l1, factors=[None, 7])\n"
+     "l5, l6 = sch.split(loop=l2, factors=[4, None])\n"
+     "sch.reorder(l5, l3, l6, l4)\nsch.parallel(loop=l5)\n", NULL},
+
+};
+
+#define N_AS_WRITTEN (int)(sizeof as_written / sizeof *as_written)
+
 /* ---- running a case ------------------------------------------------------------------ */
 
-static loom_module *load(const char *text, loom_arena *a) {
+static loom_module *load(const char *text, bool is_as_written, loom_arena *a) {
   loom_module *m = NULL, *n = NULL;
   loom_diag d;
   loom_diag_init(&d);
   bool ok = loom_script_read(text, strlen(text), "t.py", a, &m, &d) == LOOM_OK &&
-            loom_normalize_module(a, m, &n, &d) == LOOM_OK;
+            (is_as_written ? (n = m) != NULL
+                           : loom_normalize_module(a, m, &n, &d) == LOOM_OK);
   if (!ok)
     fprintf(stderr, "load: %s\n", d.msg ? d.msg : "?");
   loom_diag_free(&d);
   return ok ? n : NULL;
 }
 
-static void run_case(const lt_case *c) {
+static void run_case(const lt_case *c, bool is_as_written) {
   loom_arena *a = loom_arena_new();
-  loom_module *m = load(*c->program, a);
+  loom_module *m = load(*c->program, is_as_written, a);
   CHECK(m != NULL);
   if (!m) {
     loom_arena_free(a);
@@ -400,7 +437,7 @@ static void test_query(void) {
   };
   for (int i = 0; i < (int)(sizeof qs / sizeof *qs); i++) {
     loom_arena *a = loom_arena_new();
-    loom_module *m = load(*qs[i].program, a);
+    loom_module *m = load(*qs[i].program, false, a);
     CHECK(m != NULL);
     if (!m) {
       loom_arena_free(a);
@@ -437,7 +474,9 @@ static void test_query(void) {
 
 int main(void) {
   for (int i = 0; i < N_CASES; i++)
-    run_case(&cases[i]);
+    run_case(&cases[i], false);
+  for (int i = 0; i < N_AS_WRITTEN; i++)
+    run_case(&as_written[i], true);
   test_query();
   return test_summary("schedule/longtail");
 }
