@@ -395,6 +395,9 @@ typedef struct loom_tune_result {
                                   line; NULL when none */
   int stopped;                 /* trials stopped in their first call (best_ms
                                   of loom_runner_options) */
+  int resumed;                 /* schedules the database held from earlier
+                                  runs (the function as written aside), not
+                                  measured again */
   double propose_s, build_s, run_s; /* where the time went; build_s is the
                                        time spent waiting for builds */
   double build_wall_s;         /* the builds' own time, overlapped or not */
@@ -408,8 +411,11 @@ typedef struct loom_tune_result {
  * fails is rejected with its reason. Every measurement, failures included,
  * is committed to db (NULL: none) with the full trace, postprocessing
  * included, and the best records of db seed the evolutionary population.
- * Fails with d when the space cannot be applied to the task at all, or on a
- * database error. */
+ * Every schedule db holds for the task on the target already is marked
+ * measured, so a run resumed after an interruption measures none of them
+ * again (only the unscheduled function, the reference, is measured each
+ * run). Fails with d when the space cannot be applied to the task at all,
+ * or on a database error. */
 LOOM_API loom_status loom_tune_task(const loom_task *task, const char *space,
                                     size_t space_len, const char *space_file,
                                     loom_db *db, const loom_tune_options *o,

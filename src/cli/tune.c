@@ -189,6 +189,9 @@ static int tune_task(const tune_opts *o, const loom_task *t, const char *space,
     fprintf(stderr, "[%s] %d finalists failed when measured again and are out; "
                     "their records are failures now\n",
             t->func->name, r.disqualified);
+  if (rc == 0 && r.resumed)
+    fprintf(stderr, "[%s] %d schedules measured by earlier runs (in the database) are not "
+                    "measured again\n", t->func->name, r.resumed);
   if (rc == 0 && r.rejections)
     fprintf(stderr, "[%s] %d candidates rejected before measuring; first reasons:\n%s",
             t->func->name, r.rejected, r.rejections);

@@ -8,6 +8,7 @@
  * objective is ours, given to XGBoost as gradients round by round. */
 #include "tune/model_impl.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,6 +300,32 @@ static loom_status bad_state(loom_diag *d, const char *why) {
                          why);
 }
 
+/* XGBoost loads a model with a parallel loop over its trees at OpenMP's
+ * default thread count, whatever nthread says (that applies from the first
+ * update or prediction). An OpenMP thread pool started in this process
+ * hangs the first parallel kernel of every measuring child forked after it
+ * (libgomp does not survive fork), so the load runs with the default set to
+ * one thread. OpenMP is XGBoost's, found at run time: Loom itself does not
+ * link it. Returns the default to restore, 0 when there is none. */
+typedef int (*omp_get_fn)(void);
+typedef void (*omp_set_fn)(int);
+
+static int one_openmp_thread(void) {
+  omp_get_fn get = (omp_get_fn)dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+  omp_set_fn set = (omp_set_fn)dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+  if (!get || !set)
+    return 0;
+  int n = get();
+  set(1);
+  return n;
+}
+
+static void restore_openmp_threads(int n) {
+  omp_set_fn set = (omp_set_fn)dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+  if (set && n > 0)
+    set(n);
+}
+
 static loom_status xgb_load(loom_model *m, const void *bytes, size_t len,
                             loom_diag *d) {
   xgb_model *x = (xgb_model *)m;
@@ -361,11 +388,12 @@ static loom_status xgb_load(loom_model *m, const void *bytes, size_t len,
   if (st == LOOM_OK && blen > 0) {
     xgb_model tmp = *x;
     tmp.o = o;
-    if (XGBoosterCreate(NULL, 0, &b) ||
-        XGBoosterLoadModelFromBuffer(b, blob, (bst_ulong)blen))
+    int threads = one_openmp_thread();
+    if (XGBoosterCreate(NULL, 0, &b) || XGBoosterLoadModelFromBuffer(b, blob, (bst_ulong)blen))
       st = xgb_error(d, "cannot load the booster");
     else
       st = set_params(&tmp, b, d);
+    restore_openmp_threads(threads);
   }
   if (st != LOOM_OK) {
     if (b)

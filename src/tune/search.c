@@ -456,7 +456,9 @@ static int propose(search *S, cand *out, int want) {
     for (k = 0; k < want && S->next_fast < S->n_fast;) {
       loom_sched *c = postprocess(S, S->fast[S->next_fast]);
       S->fast[S->next_fast++] = NULL;
-      if (c)
+      if (c && was_seen(S, cand_hash(c)))
+        loom_sched_free(c); /* measured by an earlier run */
+      else if (c)
         out[k++] = make_cand(S, c);
     }
   } else {
@@ -694,6 +696,40 @@ static void seed_parents(search *S) {
   loom_diag_free(&d);
 }
 
+/* Every schedule the database holds for this workload and target, replayed
+ * and marked seen: a run resumed after an interruption (GPU time comes in
+ * short windows) measures none of them again. */
+static void mark_recorded(search *S) {
+  loom_db_records all;
+  loom_diag d;
+  loom_diag_init(&d);
+  if (!S->db || loom_db_all_records(S->db, S->workload, &all, &d) != LOOM_OK) {
+    loom_diag_free(&d);
+    return;
+  }
+  for (int i = 0; i < all.n; i++) {
+    if (!all.items[i].target || strcmp(all.items[i].target, S->target_key))
+      continue;
+    loom_arena *a = loom_arena_new();
+    loom_sched *s = loom_sched_new(S->mod, 0);
+    loom_trace t;
+    const char *j = all.items[i].trace;
+    if (a && s && j && loom_trace_read_json(j, strlen(j), "database", a, &t, &d) == LOOM_OK &&
+        loom_trace_apply(&t, s, LOOM_REPLAY_CHECK, &d) == LOOM_OK) {
+      uint64_t h = cand_hash(s);
+      if (!was_seen(S, h))
+        mark_seen(S, h);
+      S->res->resumed += t.n_insts > 0; /* the function as written is the reference */
+    }
+    loom_diag_free(&d);
+    loom_diag_init(&d);
+    loom_sched_free(s);
+    loom_arena_free(a);
+  }
+  loom_db_records_free(&all);
+  loom_diag_free(&d);
+}
+
 static void report(search *S) {
   if (!S->o->progress)
     return;
@@ -818,8 +854,9 @@ static loom_status run_search(search *S, loom_diag *d) {
   TRY(loom_tune_runner_new(S->mod->funcs[0], &ro, &S->runner, d));
   if (!S->o->skip_baseline)
     TRY(baseline(S, d));
-  if (S->o->strategy == LOOM_SEARCH_EVOLUTIONARY)
+  if (S->o->strategy == LOOM_SEARCH_EVOLUTIONARY || S->o->strategy == LOOM_SEARCH_FAST)
     seed_parents(S);
+  mark_recorded(S);
   int batch = S->o->batch > 0 ? S->o->batch : 16;
   cand *cur = calloc((size_t)batch, sizeof *cur);
   cand *next = calloc((size_t)batch, sizeof *next);

@@ -323,6 +323,19 @@ static void test_ranking(dataset *sets, int n_sets) {
 
 /* Same seed and data: same predictions; save, load into a fresh model:
  * same predictions, bit for bit; bad states are refused. */
+/* The threads of this process, as /proc says; 0 where it cannot be read. */
+static int threads_now(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  int n = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "Threads: %d", &n) == 1)
+      break;
+  if (f)
+    fclose(f);
+  return n;
+}
+
 static void test_save_load(dataset *s) {
   loom_diag d;
   loom_diag_init(&d);
@@ -352,8 +365,13 @@ static void test_save_load(dataset *s) {
   loom_buf b;
   loom_buf_init(&b);
   CHECK(loom_model_save(m1, &b, &d) == LOOM_OK);
+  /* Loading and predicting start no thread: an OpenMP pool in the tuner's
+   * process would hang the parallel kernels of the measuring children
+   * forked after it. */
+  int threads = threads_now();
   CHECK(loom_model_load(m3, b.data, b.len, &d) == LOOM_OK);
   CHECK(loom_model_predict(m3, s->in + half, n - half, p3, &d) == LOOM_OK);
+  CHECK(threads > 0 && threads_now() == threads);
   CHECK(!memcmp(p1, p3, (size_t)(n - half) * sizeof *p1));
   /* the loaded model goes on learning as the saved one does */
   CHECK(loom_model_update(m1, 9, s->in + half, lat + half, n - half, &d) == LOOM_OK);

@@ -51,6 +51,25 @@ expect 0 "over the unscheduled" "$loom" tune "$cases/mm64.py" --trials 4 --db "$
 expect 0 "scheduled from the database" "$loom" apply "$cases/mm64.py" --db "$tmp/g.db" -o "$tmp/gen.py"
 expect 0 "verify: ok against" "$loom" run "$tmp/gen.py" --verify --repeat 1 \
   --against "$cases/mm64.py"
+# Resumed on the same database: what was measured is not measured again
+# (replay-trace with the same seed proposes the first run's candidates
+# first), and the cost model loaded from the database starts no OpenMP
+# threads (they would hang the measuring children, and the finalists
+# measured again would be disqualified).
+resume() {
+  "$loom" tune "$cases/mm64.py" --space "$cases/mm_space.py" --strategy replay-trace \
+    --trials 6 --db "$tmp/r.db" --seed 3 >"$tmp/r.out" 2>&1
+}
+resume
+resume
+expect 0 "6 schedules measured by earlier runs" cat "$tmp/r.out"
+for i in 1 2; do
+  "$loom" tune "$cases/mm64.py" --trials 6 --db "$tmp/m.db" --target cpu --seed 3 >"$tmp/m.out" 2>&1
+done
+if grep -q "finalists failed" "$tmp/m.out"; then fail=1; echo "FAIL resumed: finalists disqualified"; fi
+n_twice=$("$loom" db export --db "$tmp/r.db" | grep -o '"trace": \[.*\], "latencies' |
+  grep -v '"trace": \[\[\], \[\]\]' | sort | uniq -d | wc -l)
+if [ "$n_twice" != 0 ]; then fail=1; echo "FAIL resumed: $n_twice schedules measured twice"; fi
 expect 2 "bad --target 'gpu'" "$loom" tune "$cases/mm64.py" --trials 4 --target gpu
 expect 2 "missing --trials" "$loom" tune "$cases/mm64.py" --space "$cases/mm_space.py"
 expect 2 "unknown strategy 'greedy'" "$loom" tune "$cases/mm64.py" --space "$cases/mm_space.py" --trials 2 --strategy greedy
