@@ -447,4 +447,44 @@ LOOM_API loom_status loom_tune_apply_db(const loom_module *m, loom_db *db,
                                         loom_diag *d);
 LOOM_API void loom_tune_applied_free(loom_applied *a);
 
+/* ---- the module pipeline (K2, src/tune/pipeline.c) -------------------------
+ * Module passes in the user's order: each function is taken by the first
+ * pass that handles it, and the later passes never see it. */
+
+typedef enum {
+  LOOM_PASS_DISPATCH, /* "dispatch": a library computes it (loom/dispatch.h) */
+  LOOM_PASS_APPLY_DB, /* "apply-db": its best record in the database */
+  LOOM_PASS_DLIGHT,   /* "dlight": dlight's rules (cuda targets) */
+  LOOM_PASS_DEFAULT,  /* "default": as written on a CPU, dlight's on cuda */
+  LOOM_PASS_COUNT_
+} loom_pass_kind;
+
+#define LOOM_PIPELINE_MAX 8
+
+typedef struct loom_pipeline {
+  loom_pass_kind passes[LOOM_PIPELINE_MAX];
+  int n;
+} loom_pipeline;
+
+/* The pass's name as the command line spells it. */
+LOOM_API const char *loom_pass_name(loom_pass_kind k);
+/* Reads "dispatch,apply-db,default": fails with d naming the unknown pass
+ * and the known ones, a pass given twice, or an empty list. */
+LOOM_API loom_status loom_pipeline_parse(const char *spec, loom_pipeline *out,
+                                         loom_diag *d);
+
+typedef struct loom_compiled {
+  loom_module *module;  /* m's functions, each as its pass left it */
+  const char **pass;    /* per function: the pass that took it; NULL: none */
+  const char **why;     /* per function: what that pass did, or why none took it */
+  void *owned_;         /* memory and schedules, freed with the result */
+} loom_compiled;
+
+/* Runs pipeline p over m for target t; db (NULL: none) is what apply-db
+ * reads, and apply-db without one is an error. */
+LOOM_API loom_status loom_tune_compile(const loom_module *m, const loom_pipeline *p,
+                                       const loom_target *t, loom_db *db,
+                                       loom_compiled *out, loom_diag *d);
+LOOM_API void loom_tune_compiled_free(loom_compiled *c);
+
 #endif

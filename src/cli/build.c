@@ -1,6 +1,8 @@
-/* `loom build FILE --emit c|cuda [--target SPEC]`: prints the C file the C
- * backend makes for FILE's functions, or the CUDA C of their kernels
- * (functions with no thread bindings get dlight's schedule first). */
+/* `loom build FILE --emit c|cuda [--target SPEC] [--pipeline P1,P2,...
+ * [--db PATH] [--explain]]`: prints the C file the C backend makes for
+ * FILE's functions, or the CUDA C of their kernels (functions with no
+ * thread bindings get dlight's schedule first), after the module passes of
+ * --pipeline when given, as `loom compile` runs them. */
 #include "cli/cli.h"
 
 #include "loom/codegen.h"
@@ -19,12 +21,17 @@ static loom_status emit_cuda(const loom_module *m, const loom_target *t,
 }
 
 int cli_build(int argc, char **argv) {
-  const char *file = NULL, *emit = NULL, *target = NULL;
+  const char *file = NULL, *emit = NULL, *target = NULL, *pipe = NULL, *db = NULL;
+  bool is_explain = false;
   for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--emit") || !strcmp(argv[i], "--target")) {
+    if (!strcmp(argv[i], "--explain")) {
+      is_explain = true;
+    } else if (!strcmp(argv[i], "--emit") || !strcmp(argv[i], "--target") ||
+               !strcmp(argv[i], "--pipeline") || !strcmp(argv[i], "--db")) {
       if (i + 1 >= argc)
         return cli_usage_error("build", "%s needs a value", argv[i]);
-      const char **slot = argv[i][2] == 'e' ? &emit : &target;
+      const char **slot = argv[i][2] == 'e' ? &emit : argv[i][2] == 't' ? &target
+                          : argv[i][2] == 'p' ? &pipe : &db;
       *slot = argv[++i];
     } else if (argv[i][0] == '-' && argv[i][1]) {
       return cli_usage_error("build", "unknown option '%s'", argv[i]);
@@ -51,6 +58,11 @@ int cli_build(int argc, char **argv) {
   cli_program p;
   if ((rc = cli_load(file, &p)))
     return rc;
+  cli_pipeline_result piped = {0};
+  if (pipe && (rc = cli_pipeline("build", pipe, db, &t, is_explain, &p, &piped))) {
+    cli_program_free(&p);
+    return rc;
+  }
   loom_diag d;
   loom_diag_init(&d);
   loom_diag_set_source(&d, p.text, p.len);
@@ -68,6 +80,7 @@ int cli_build(int argc, char **argv) {
     cli_print_diag(&d);
   loom_buf_free(&out);
   loom_diag_free(&d);
+  cli_pipeline_free(&piped);
   cli_program_free(&p);
   return st == LOOM_OK ? 0 : EXIT_USER;
 }

@@ -6,6 +6,7 @@
 
 #include "loom/script.h"
 #include "loom/space.h"
+#include "loom/tune.h"
 
 enum { EXIT_USER = 1, EXIT_USAGE = 2 };
 
@@ -31,6 +32,7 @@ int cli_te(int argc, char **argv);
 int cli_space(int argc, char **argv);
 int cli_normalize(int argc, char **argv);
 int cli_dlight(int argc, char **argv);
+int cli_compile(int argc, char **argv);
 
 /* Parses a whole decimal integer in [lo, hi]; false for anything else. */
 bool cli_parse_int(const char *s, long long lo, long long hi, long long *out);
@@ -61,6 +63,20 @@ void cli_program_free(cli_program *p);
 
 /* Parses "--dialect tir|tirx" at argv[*i]; returns 1 if consumed, 0 if argv[*i]
  * is not that option, -1 on a bad value (message printed). */
+/* --pipeline for compile, run and build: runs the module passes of spec
+ * over p's module (apply-db reads db_path, loom.db when NULL), prints the
+ * --explain table when asked, and points p->module at the result, which
+ * out owns (free it with cli_pipeline_free after p's last use). Returns
+ * the exit code. */
+typedef struct cli_pipeline_result {
+  loom_compiled c;
+  loom_db *db;
+} cli_pipeline_result;
+int cli_pipeline(const char *cmd, const char *spec, const char *db_path,
+                 const loom_target *t, bool is_explain, cli_program *p,
+                 cli_pipeline_result *out);
+void cli_pipeline_free(cli_pipeline_result *r);
+
 int cli_dialect_option(const char *cmd, int argc, char **argv, int *i,
                        loom_dialect *out);
 

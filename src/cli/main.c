@@ -12,7 +12,8 @@ static const cli_command commands[] = {
     {"equal", cli_equal, "FILE1 FILE2",
      "exit 0 if two modules are structurally equal, else print the first difference"},
     {"run", cli_run,
-     "FILE [--func NAME] [--target SPEC] [--seed N] [--repeat N] [--verify] [--arg NAME=V]",
+     "FILE [--func NAME] [--target SPEC] [--seed N] [--repeat N] [--verify] [--arg NAME=V] "
+     "[--pipeline P1,...]",
      "build (C, or CUDA with --target cuda), run on seeded inputs, time, and check"},
     {"tune", cli_tune, "FILE --trials N [--space SCRIPT | --block NAME=SCRIPT] [--db PATH] [--strategy S]",
      "tune each function over its design spaces, recording every measurement"},
@@ -22,7 +23,7 @@ static const cli_command commands[] = {
      "rewrite each function with a tuning record into its best schedule"},
     {"db", cli_db, "list|show ID|export|import FILE [--db PATH]",
      "inspect the tuning database (loom.db by default)"},
-    {"build", cli_build, "FILE --emit c|cuda [--target SPEC]",
+    {"build", cli_build, "FILE --emit c|cuda [--target SPEC] [--pipeline P1,...]",
      "print the C file, or the CUDA C of the GPU kernels, Loom makes for FILE"},
     {"interp", cli_interp, "FILE [--func NAME] [--seed N] [--arg NAME=VALUE]... [--dump]",
      "run each function on seeded random inputs with the reference interpreter"},
@@ -36,6 +37,9 @@ static const cli_command commands[] = {
      "rewrite loops to start at 0, wrap bare statements, give blocks iter vars"},
     {"dlight", cli_dlight, "FILE [--target SPEC] [--explain] [--dialect tir|tirx]",
      "schedule every function for a GPU by dlight's rules, without tuning"},
+    {"compile", cli_compile,
+     "FILE --pipeline P1,P2,... [--target SPEC] [--db PATH] [--explain] [-o OUT]",
+     "run module passes in order (dispatch, apply-db, dlight, default)"},
     {"te", cli_te, "FILE [--dialect tir|tirx]",
      "run a TE script (te.compute ...) and print the TensorIR it defines"},
 };

@@ -1,6 +1,8 @@
 /* `loom run FILE [--func NAME] [--target SPEC] [--seed N] [--repeat N]
  * [--verify] [--against FILE] [--arg NAME=VALUE]... [--threads N]
- * [--timeout MS]`: builds FILE with the backend of the target (C for the
+ * [--timeout MS] [--pipeline P1,P2,... [--db PATH] [--explain]]`: builds
+ * FILE (after the module passes of --pipeline, as `loom compile` runs
+ * them) with the backend of the target (C for the
  * CPU, CUDA for --target cuda), runs each function on seeded random inputs
  * in a child process (a crash or a hang is reported,
  * not suffered), times it and, with --verify, compares every buffer with the
@@ -21,7 +23,8 @@
 #define MAX_ARGS 64
 
 typedef struct run_opts {
-  const char *file, *func, *target, *against;
+  const char *file, *func, *target, *against, *pipeline, *db;
+  bool is_explain;
   loom_target tg;
   const loom_module *reference; /* --against's program, else NULL */
   uint64_t seed;
@@ -43,13 +46,14 @@ static int parse_opts(int argc, char **argv, run_opts *o) {
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     long long v;
-    if (!strcmp(a, "--verify")) {
-      o->is_verify = true;
+    if (!strcmp(a, "--verify") || !strcmp(a, "--explain")) {
+      *(a[2] == 'v' ? &o->is_verify : &o->is_explain) = true;
       continue;
     }
     static const char *const with_value[] = {"--func",    "--target",  "--seed",
                                              "--repeat",  "--threads", "--timeout",
-                                             "--arg",     "--range",   "--against"};
+                                             "--arg",     "--range",   "--against",
+                                             "--pipeline", "--db"};
     for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
       if (!strcmp(a, with_value[k]) && i + 1 >= argc)
         return cli_usage_error("run", "%s needs a value", a);
@@ -59,6 +63,8 @@ static int parse_opts(int argc, char **argv, run_opts *o) {
       o->target = argv[++i];
     } else if (!strcmp(a, "--against")) {
       o->against = argv[++i];
+    } else if (!strcmp(a, "--pipeline") || !strcmp(a, "--db")) {
+      *(a[2] == 'p' ? &o->pipeline : &o->db) = argv[++i];
     } else if (!strcmp(a, "--seed")) {
       if (!cli_parse_int(argv[++i], 0, INT64_MAX, &v))
         return cli_usage_error("run", "bad seed '%s' (a non-negative integer)", argv[i]);
@@ -267,9 +273,18 @@ int cli_run(int argc, char **argv) {
       cli_program_free(&ref);
     return rc;
   }
+  cli_pipeline_result piped = {0};
+  if (o.pipeline &&
+      (rc = cli_pipeline("run", o.pipeline, o.db, &o.tg, o.is_explain, &p, &piped))) {
+    cli_program_free(&p);
+    if (o.against)
+      cli_program_free(&ref);
+    return rc;
+  }
   const loom_module *m = p.module;
   if (o.func && !loom_ir_module_find(m, o.func)) {
     fprintf(stderr, "%s: error: no function named '%s'\n", o.file, o.func);
+    cli_pipeline_free(&piped);
     cli_program_free(&p);
     if (o.against)
       cli_program_free(&ref);
@@ -288,6 +303,7 @@ int cli_run(int argc, char **argv) {
       fflush(stdout);
     }
   loom_tune_build_free(&b);
+  cli_pipeline_free(&piped);
   cli_program_free(&p);
   if (o.against)
     cli_program_free(&ref);

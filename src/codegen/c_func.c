@@ -98,6 +98,7 @@ static loom_status emit_func(const loom_func *f, const char *symbol,
   loom_status st = loom_lower_func(a, f, &lf, d);
   emitter E = {.out = out, .d = d, .indent = 1, .loc = f->loc,
                .is_noalias = is_noalias(f)};
+  E.func = lf;
   if (st == LOOM_OK) {
     loom_buf_printf(out, "/* %s */\nint32_t %s(void *const *args, "
                     "const int64_t *const *shapes) {\n", f->name, symbol);

@@ -130,6 +130,8 @@ void emit_note_loop(emitter *E, const loom_stmt *loop) {
 }
 
 void emit_loop(emitter *E, const loom_stmt *s, emit_body_fn *body, const void *ctx) {
+  if (emit_library_call(E, s))
+    return;
   const char *ty = emit_value_type(s->u.loop.var->dtype);
   const char *i = emit_name(E, s->u.loop.var);
   int64_t min = -1, ext;

@@ -27,6 +27,7 @@ typedef struct emitter {
   bool is_noalias;
   bool is_cuda;        /* printing a CUDA kernel (cuda.c), not a C function */
   const loom_gpu_kernel *kernel; /* the kernel being printed, when is_cuda */
+  const loom_func *func;         /* the lowered function being printed (C) */
   int parallel_depth;  /* parallel loops around the statement being printed */
   int64_t unroll_max_step; /* from pragma_auto_unroll_max_step above; 0 none */
 } emitter;
@@ -64,6 +65,10 @@ const char *emit_suffix(loom_dtype t);
  * then body(E, ctx) for its body. */
 typedef void emit_body_fn(emitter *E, const void *ctx);
 void emit_loop(emitter *E, const loom_stmt *s, emit_body_fn *body, const void *ctx);
+/* Prints loop as the library call the dispatch pass marked it with, and
+ * returns true; false (nothing printed) when it carries no mark, or the C
+ * backend cannot call there (inside a parallel loop, in CUDA). */
+bool emit_library_call(emitter *E, const loom_stmt *loop);
 /* A loop around a micro-kernel's accumulation, emitted with the
  * accumulator held in vector variables (c_tile.c); false, with nothing
  * emitted, when s is not such a loop. */

@@ -222,7 +222,9 @@ char *tune_runner_check(tune_runner_state *r) {
 
 static const char *rc_meaning(int32_t rc) {
   return rc == -1 ? "a T.assert failed" : rc == -2 ? "arrays disagree on a symbolic dimension"
-         : rc == -3 ? "out of memory" : "unknown";
+         : rc == -3 ? "out of memory"
+         : rc == -4 ? "a library routine it calls (BLAS: libopenblas.so.0) cannot be opened"
+                    : "unknown";
 }
 
 static char *measure(tune_runner_state *r, loom_measured *m) {

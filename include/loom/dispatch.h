@@ -1,0 +1,53 @@
+/* Library dispatch: loop nests a library does well, recognized by their
+ * pattern (never by name) and marked to be computed by it. A marked nest
+ * keeps its TensorIR: the interpreter runs it as written, so `--verify`
+ * still compares the library's answer with the program's meaning, and the
+ * C backend emits the library call in its place (docs/dispatch.md).
+ *
+ * The mark is a set of annotations on the nest's outermost loop:
+ *   "loom.library"  the routine: "cblas_sgemm" or "cblas_dgemm"
+ *   "loom.gemm"     "NN", "NT", "TN" or "TT": A and B as stored
+ *   "loom.a", "loom.b", "loom.c"  the buffers' names
+ *   "loom.m", "loom.n", "loom.k"  the extents; "loom.beta" 0 (C is
+ *                   initialized to zero first) or 1 (C accumulates)
+ * The library is opened when the program first runs (libopenblas.so.0,
+ * else libblas.so.3): a machine without it gets a diagnostic, not a
+ * crash. */
+#ifndef LOOM_DISPATCH_H
+#define LOOM_DISPATCH_H
+
+#include "loom/ir.h"
+
+/* A matrix product C[m, n] (=|+=) op(A) op(B) over row-major, compact
+ * float32 or float64 buffers. */
+typedef struct loom_gemm {
+  const loom_buffer *a, *b, *c;
+  bool trans_a, trans_b; /* A stored [k, m], B stored [n, k] */
+  int64_t m, n, k;
+  int beta;              /* 0: C = A B (an init of zero); 1: C += A B */
+  const char *routine;   /* "cblas_sgemm", "cblas_dgemm" */
+} loom_gemm;
+
+/* Whether the loop nest under loop (a FOR whose body is the nest, one block
+ * at its bottom) is a gemm a BLAS computes, with *out describing it; else
+ * false, and why (when not NULL) says what does not fit, in a sentence
+ * fragment ("block 'C' reads a third buffer"). Buffers must be compact and
+ * row-major; f gives the parameters and allocations they may be. */
+LOOM_API bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop,
+                                       loom_gemm *out, char *why, size_t why_len);
+
+/* The dispatch pass on one function: each loop nest at the top of f's
+ * body that a library takes is marked; *out is the new function in arena a
+ * (f itself, and *n_taken 0, when none is). why (when not NULL) gets the
+ * reason the first nest was not taken. */
+LOOM_API loom_status loom_dispatch_func(loom_arena *a, const loom_func *f,
+                                        const loom_func **out, int *n_taken,
+                                        char *why, size_t why_len);
+
+/* The gemm a nest was marked with, read back from the annotations of loop
+ * (buffers by name among f's parameters and allocations): false when loop
+ * carries no mark, or a mark that does not describe f's buffers. */
+LOOM_API bool loom_dispatch_marked_gemm(const loom_func *f, const loom_stmt *loop,
+                                        loom_gemm *out);
+
+#endif

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The dispatch pass and the module pipeline from the command line: products
+# go to BLAS and verify against the interpreter; the C holds the call; the
+# first pass that takes a function keeps it, in the order given; bad
+# pipelines are usage errors.
+#   usage: dispatch_cli.sh LOOM SOURCE_ROOT
+set -u
+loom=$1 root=$2
+cases=$root/tests/dispatch/cases
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+check() { # description condition-command...
+  local what=$1; shift
+  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $what"; fi
+}
+
+"$loom" run "$cases/mm_kinds.py" --pipeline dispatch,default --verify --explain \
+  >"$tmp/out" 2>"$tmp/why"
+check "kinds: exit 0" test $? = 0
+check "kinds: four verified" test "$(grep -c 'verify: ok' "$tmp/out")" = 4
+check "kinds: three to BLAS" test "$(grep -c 'dispatch   1 loop nest(s) computed by BLAS' "$tmp/why")" = 3
+check "kinds: relu as written" grep -q '^relu  *default  *as written' "$tmp/why"
+
+"$loom" run "$cases/layer.py" --pipeline dispatch --verify >"$tmp/out" 2>&1
+check "layer: verified" grep -q 'layer: .*verify: ok' "$tmp/out"
+"$loom" compile "$cases/layer.py" --pipeline dispatch -o "$tmp/layer.py"
+check "layer: compile exit 0" test $? = 0
+"$loom" build "$tmp/layer.py" --emit c >"$tmp/layer.c"
+check "layer: the C calls sgemm" grep -q 'loom_library_symbol("cblas_sgemm")' "$tmp/layer.c"
+check "layer: into the intermediate" grep -q 'loom_gemm(101, 111, 111, 96, 48, 80, 1, X, 80, W, 48, 0, H' "$tmp/layer.c"
+check "layer: the bias and relu stay loops" grep -q 'for (int32_t' "$tmp/layer.c"
+"$loom" fmt "$tmp/layer.py" >/dev/null
+check "layer: the marked module reads back" test $? = 0
+"$loom" build "$cases/layer.py" --emit c --pipeline dispatch >"$tmp/layer2.c"
+check "build --pipeline: the same C" cmp -s "$tmp/layer.c" "$tmp/layer2.c"
+
+# The order of the passes decides: a tuned record against the library.
+"$loom" tune "$cases/mm_kinds.py" --func nt --trials 2 --db "$tmp/t.db" >/dev/null 2>&1
+"$loom" compile "$cases/mm_kinds.py" --pipeline apply-db,dispatch --db "$tmp/t.db" --explain \
+  >/dev/null 2>"$tmp/why"
+check "apply-db first: nt from the record" grep -q '^nt  *apply-db  *its best record' "$tmp/why"
+check "apply-db first: tn_f64 to BLAS" grep -q '^tn_f64  *dispatch' "$tmp/why"
+"$loom" compile "$cases/mm_kinds.py" --pipeline dispatch,apply-db --db "$tmp/t.db" --explain \
+  >/dev/null 2>"$tmp/why"
+check "dispatch first: nt to BLAS" grep -q '^nt  *dispatch' "$tmp/why"
+check "dispatch first: relu has no record" grep -q '^relu  *(none)  *apply-db: no record' "$tmp/why"
+
+"$loom" compile "$cases/layer.py" --pipeline dispatch,blas >/dev/null 2>"$tmp/err"
+check "unknown pass: exit 2" test $? = 2
+check "unknown pass: named" grep -q "unknown pass 'blas'" "$tmp/err"
+"$loom" compile "$cases/layer.py" >/dev/null 2>&1
+check "no pipeline: exit 2" test $? = 2
+"$loom" run "$cases/layer.py" --pipeline default,default >/dev/null 2>&1
+check "a pass twice: exit 2" test $? = 2
+
+echo "dispatch_cli: $pass passed, $fail failed"
+[ $fail = 0 ]
