@@ -453,6 +453,7 @@ LOOM_API void loom_tune_applied_free(loom_applied *a);
 
 typedef enum {
   LOOM_PASS_DISPATCH, /* "dispatch": a library computes it (loom/dispatch.h) */
+  LOOM_PASS_MANUAL,   /* "manual=DIR": a pair of DIR names its replacement */
   LOOM_PASS_APPLY_DB, /* "apply-db": its best record in the database */
   LOOM_PASS_DLIGHT,   /* "dlight": dlight's rules (cuda targets) */
   LOOM_PASS_DEFAULT,  /* "default": as written on a CPU, dlight's on cuda */
@@ -464,12 +465,14 @@ typedef enum {
 typedef struct loom_pipeline {
   loom_pass_kind passes[LOOM_PIPELINE_MAX];
   int n;
+  const char *manual_dir; /* manual's DIR, within the spec's text */
+  size_t manual_dir_len;
 } loom_pipeline;
 
 /* The pass's name as the command line spells it. */
 LOOM_API const char *loom_pass_name(loom_pass_kind k);
-/* Reads "dispatch,apply-db,default": fails with d naming the unknown pass
- * and the known ones, a pass given twice, or an empty list. */
+/* Reads "dispatch,manual=DIR,apply-db,default": fails with d naming the
+ * unknown pass and the known ones, a pass given twice, or an empty list. */
 LOOM_API loom_status loom_pipeline_parse(const char *spec, loom_pipeline *out,
                                          loom_diag *d);
 
@@ -480,11 +483,31 @@ typedef struct loom_compiled {
   void *owned_;         /* memory and schedules, freed with the result */
 } loom_compiled;
 
+/* Manual dispatch's pairs: each file DIR/NAME.py holds a function named
+ * `before` and the optimized TensorIR named `after` that replaces it, with
+ * the same parameters; a function of a program matches `before` by
+ * structural equality, modulo names, as apply-db matches workloads. */
+typedef struct loom_manual loom_manual;
+
+LOOM_API LOOM_GIVE loom_manual *loom_manual_new(void);
+/* Reads every DIR/\*.py, in name order. A file that does not read, lacks
+ * `before` or `after`, or whose `after` takes other parameters fails with d
+ * at its file and line; d may point into m, so print it before freeing m. */
+LOOM_API loom_status loom_manual_load(loom_manual *m, const char *dir, loom_diag *d);
+LOOM_API int loom_manual_count(const loom_manual *m);
+/* The replacement of f, named and attributed as f, in arena a; NULL when
+ * no pair matches. *file (when not NULL) names the pair's file. */
+LOOM_API const loom_func *loom_manual_find(const loom_manual *m, loom_arena *a,
+                                           const loom_func *f, const char **file);
+LOOM_API void loom_manual_free(LOOM_TAKE loom_manual *m);
+
 /* Runs pipeline p over m for target t; db (NULL: none) is what apply-db
- * reads, and apply-db without one is an error. */
+ * reads, and apply-db without one is an error; manual (NULL: none) holds
+ * the pairs of p's manual pass, loaded by the caller. */
 LOOM_API loom_status loom_tune_compile(const loom_module *m, const loom_pipeline *p,
                                        const loom_target *t, loom_db *db,
-                                       loom_compiled *out, loom_diag *d);
+                                       const loom_manual *manual, loom_compiled *out,
+                                       loom_diag *d);
 LOOM_API void loom_tune_compiled_free(loom_compiled *c);
 
 #endif

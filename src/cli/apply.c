@@ -75,18 +75,7 @@ int cli_apply(int argc, char **argv) {
         fprintf(stderr, "%s: no tuning record; left as written\n", name);
     }
     loom_script_print_module(res.module, &opts, &text);
-    FILE *out = out_path ? fopen(out_path, "w") : stdout;
-    if (!out) {
-      fprintf(stderr, "loom apply: cannot write '%s'\n", out_path);
-      rc = EXIT_USAGE;
-    } else {
-      if (text.data)
-        fputs(text.data, out);
-      if (out != stdout && fclose(out) != 0) {
-        fprintf(stderr, "loom apply: cannot write '%s'\n", out_path);
-        rc = EXIT_USER;
-      }
-    }
+    rc = cli_write_text("apply", out_path, &text);
   }
   loom_buf_free(&text);
   loom_tune_applied_free(&res);

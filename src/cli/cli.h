@@ -63,6 +63,11 @@ void cli_program_free(cli_program *p);
 
 /* Parses "--dialect tir|tirx" at argv[*i]; returns 1 if consumed, 0 if argv[*i]
  * is not that option, -1 on a bad value (message printed). */
+/* Writes text to the file at path (NULL: stdout); returns the exit code
+ * (EXIT_USAGE when it cannot be opened, EXIT_USER when it cannot be
+ * written whole). */
+int cli_write_text(const char *cmd, const char *path, const loom_buf *text);
+
 /* --pipeline for compile, run and build: runs the module passes of spec
  * over p's module (apply-db reads db_path, loom.db when NULL), prints the
  * --explain table when asked, and points p->module at the result, which
@@ -71,6 +76,7 @@ void cli_program_free(cli_program *p);
 typedef struct cli_pipeline_result {
   loom_compiled c;
   loom_db *db;
+  loom_manual *manual;
 } cli_pipeline_result;
 int cli_pipeline(const char *cmd, const char *spec, const char *db_path,
                  const loom_target *t, bool is_explain, cli_program *p,

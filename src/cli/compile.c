@@ -1,6 +1,6 @@
 /* `loom compile FILE --target T --pipeline P1,P2,... [--db PATH] [--explain]
  * [-o OUT] [--dialect tir|tirx]`: runs module passes in the given order
- * (dispatch, apply-db, dlight, default); each function is taken by the
+ * (dispatch, manual=DIR, apply-db, dlight, default); each function is taken by the
  * first pass that handles it. Prints the module; --explain prints on
  * stderr a table of function, pass and reason. */
 #include "cli/cli.h"
@@ -39,8 +39,12 @@ int cli_pipeline(const char *cmd, const char *spec, const char *db_path,
   if (has_pass(&pl, LOOM_PASS_APPLY_DB) && !db_path)
     db_path = "loom.db";
   int rc = 0;
-  if ((db_path && loom_db_open(db_path, &out->db, &d) != LOOM_OK) ||
-      loom_tune_compile(p->module, &pl, t, out->db, &out->c, &d) != LOOM_OK) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%.*s", (int)pl.manual_dir_len, pl.manual_dir ? pl.manual_dir : "");
+  if ((pl.manual_dir && (!(out->manual = loom_manual_new()) ||
+                         loom_manual_load(out->manual, dir, &d) != LOOM_OK)) ||
+      (db_path && loom_db_open(db_path, &out->db, &d) != LOOM_OK) ||
+      loom_tune_compile(p->module, &pl, t, out->db, out->manual, &out->c, &d) != LOOM_OK) {
     if (d.has_error)
       cli_print_diag(&d);
     else
@@ -58,7 +62,9 @@ int cli_pipeline(const char *cmd, const char *spec, const char *db_path,
 void cli_pipeline_free(cli_pipeline_result *r) {
   loom_tune_compiled_free(&r->c);
   loom_db_close(r->db);
+  loom_manual_free(r->manual);
   r->db = NULL;
+  r->manual = NULL;
 }
 
 int cli_compile(int argc, char **argv) {
@@ -107,18 +113,7 @@ int cli_compile(int argc, char **argv) {
   rc = cli_pipeline("compile", pipe, db_path, &tg, is_explain, &p, &res);
   if (rc == 0) {
     loom_script_print_module(p.module, &opts, &text);
-    FILE *out = out_path ? fopen(out_path, "w") : stdout;
-    if (!out) {
-      fprintf(stderr, "loom compile: cannot write '%s'\n", out_path);
-      rc = EXIT_USAGE;
-    } else {
-      if (text.data)
-        fputs(text.data, out);
-      if (out != stdout && fclose(out) != 0) {
-        fprintf(stderr, "loom compile: cannot write '%s'\n", out_path);
-        rc = EXIT_USER;
-      }
-    }
+    rc = cli_write_text("compile", out_path, &text);
   }
   loom_buf_free(&text);
   cli_pipeline_free(&res);

@@ -84,3 +84,18 @@ bool cli_parse_int(const char *s, long long lo, long long hi, long long *out) {
   *out = v;
   return true;
 }
+
+int cli_write_text(const char *cmd, const char *path, const loom_buf *text) {
+  FILE *out = path ? fopen(path, "w") : stdout;
+  if (!out) {
+    fprintf(stderr, "loom %s: cannot write '%s'\n", cmd, path);
+    return EXIT_USAGE;
+  }
+  if (text->data)
+    fputs(text->data, out);
+  if (out != stdout && fclose(out) != 0) {
+    fprintf(stderr, "loom %s: cannot write '%s'\n", cmd, path);
+    return EXIT_USER;
+  }
+  return 0;
+}

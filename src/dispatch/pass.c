@@ -16,7 +16,8 @@ static loom_stmt *marked(loom_arena *a, const loom_stmt *loop, const loom_gemm *
   loom_stmt *s = loom_ir_stmt(a, LOOM_STMT_FOR, loop->loc);
   if (!at || !s)
     return NULL;
-  memcpy(at, loop->u.loop.annotations, (size_t)n * sizeof *at);
+  if (n)
+    memcpy(at, loop->u.loop.annotations, (size_t)n * sizeof *at);
   const char *keys[N_MARKS] = {"loom.library", "loom.gemm", "loom.a", "loom.b", "loom.c",
                                "loom.m",       "loom.n",    "loom.k", "loom.beta"};
   loom_value *vals[N_MARKS] = {

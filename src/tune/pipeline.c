@@ -8,26 +8,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const pass_names[LOOM_PASS_COUNT_] = {"dispatch", "apply-db", "dlight",
-                                                         "default"};
+static const char *const pass_names[LOOM_PASS_COUNT_] = {"dispatch", "manual", "apply-db",
+                                                         "dlight", "default"};
 
 const char *loom_pass_name(loom_pass_kind k) {
   return k >= 0 && k < LOOM_PASS_COUNT_ ? pass_names[k] : "?";
 }
 
 loom_status loom_pipeline_parse(const char *spec, loom_pipeline *out, loom_diag *d) {
-  out->n = 0;
+  *out = (loom_pipeline){0};
   const char *p = spec ? spec : "";
   while (*p) {
-    size_t len = strcspn(p, ",");
+    size_t len = strcspn(p, ","), name_len = strcspn(p, ",=");
     int k = -1;
     for (int i = 0; i < LOOM_PASS_COUNT_; i++)
-      if (strlen(pass_names[i]) == len && !strncmp(p, pass_names[i], len))
+      if (strlen(pass_names[i]) == name_len && !strncmp(p, pass_names[i], name_len))
         k = i;
     if (k < 0)
       return loom_diag_error(d, (loom_loc){0},
-                             "unknown pass '%.*s' in the pipeline (dispatch, apply-db, "
-                             "dlight or default)", (int)len, p);
+                             "unknown pass '%.*s' in the pipeline (dispatch, manual=DIR, "
+                             "apply-db, dlight or default)", (int)len, p);
+    if (k == LOOM_PASS_MANUAL && len <= name_len + 1)
+      return loom_diag_error(d, (loom_loc){0},
+                             "the manual pass needs its folder of pairs: manual=DIR");
+    if (k != LOOM_PASS_MANUAL && name_len < len)
+      return loom_diag_error(d, (loom_loc){0}, "pass '%.*s' takes no value", (int)name_len, p);
+    if (k == LOOM_PASS_MANUAL) {
+      out->manual_dir = p + name_len + 1;
+      out->manual_dir_len = len - name_len - 1;
+    }
     for (int i = 0; i < out->n; i++)
       if (out->passes[i] == (loom_pass_kind)k)
         return loom_diag_error(d, (loom_loc){0}, "pass '%s' is in the pipeline twice",
@@ -57,6 +66,7 @@ typedef struct run {
   const loom_module *m;
   const loom_target *t;
   loom_db *db;
+  const loom_manual *manual;
   loom_compiled *out;
   owned *own;
   loom_func **fs;
@@ -89,6 +99,15 @@ static loom_status dispatch(run *r, int i) {
   snprintf(what, sizeof what, "%d", n);
   TRY(say(r, i, "%s loop nest(s) computed by BLAS", what));
   return take(r, i, LOOM_PASS_DISPATCH, g);
+}
+
+static loom_status manual(run *r, int i) {
+  const char *file = NULL;
+  const loom_func *g = loom_manual_find(r->manual, r->own->arena, r->m->funcs[i], &file);
+  if (!g)
+    return say(r, i, "manual: no pair of %s matches it", "the folder");
+  TRY(say(r, i, "the replacement in %s", file));
+  return take(r, i, LOOM_PASS_MANUAL, g);
 }
 
 static loom_status dlight(run *r, int i, loom_pass_kind k) {
@@ -152,8 +171,8 @@ static loom_status apply_db(run *r, loom_diag *d) {
 }
 
 loom_status loom_tune_compile(const loom_module *m, const loom_pipeline *p,
-                              const loom_target *t, loom_db *db, loom_compiled *out,
-                              loom_diag *d) {
+                              const loom_target *t, loom_db *db, const loom_manual *man,
+                              loom_compiled *out, loom_diag *d) {
   memset(out, 0, sizeof *out);
   int n = m->n_funcs;
   owned *own = calloc(1, sizeof *own);
@@ -170,7 +189,7 @@ loom_status loom_tune_compile(const loom_module *m, const loom_pipeline *p,
                               : NULL;
   loom_status st = own->scheds && own->applied && out->pass && out->why && out->module && fs
                        ? LOOM_OK : LOOM_NOMEM;
-  run r = {m, t, db, out, own, fs};
+  run r = {m, t, db, man, out, own, fs};
   for (int i = 0; i < n && fs; i++)
     fs[i] = m->funcs[i];
   for (int k = 0; k < p->n && st == LOOM_OK; k++) {
@@ -179,11 +198,17 @@ loom_status loom_tune_compile(const loom_module *m, const loom_pipeline *p,
       st = apply_db(&r, d);
       continue;
     }
+    if (kind == LOOM_PASS_MANUAL && !man) {
+      st = loom_diag_error(d, (loom_loc){0}, "the manual pass has no pairs loaded");
+      continue;
+    }
     for (int i = 0; i < n && st == LOOM_OK; i++) {
       if (out->pass[i])
         continue;
       if (kind == LOOM_PASS_DISPATCH)
         st = dispatch(&r, i);
+      else if (kind == LOOM_PASS_MANUAL)
+        st = manual(&r, i);
       else if (kind == LOOM_PASS_DLIGHT && t->kind != LOOM_TARGET_CUDA)
         st = say(&r, i, "dlight: %s", "it schedules for cuda targets");
       else if (kind == LOOM_PASS_DLIGHT || t->kind == LOOM_TARGET_CUDA)

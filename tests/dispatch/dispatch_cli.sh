@@ -45,6 +45,26 @@ check "apply-db first: tn_f64 to BLAS" grep -q '^tn_f64  *dispatch' "$tmp/why"
 check "dispatch first: nt to BLAS" grep -q '^nt  *dispatch' "$tmp/why"
 check "dispatch first: relu has no record" grep -q '^relu  *(none)  *apply-db: no record' "$tmp/why"
 
+# Manual dispatch: a folder of pairs, matched by structure.
+"$loom" run "$cases/mm_kinds.py" --pipeline manual="$root/tests/dispatch/manual",dispatch \
+  --verify --explain --threads 1 >"$tmp/out" 2>"$tmp/why"
+check "manual: relu replaced" grep -q '^relu  *manual  *the replacement in .*relu_vectorized.py' "$tmp/why"
+check "manual: the others to BLAS" test "$(grep -c ' dispatch ' "$tmp/why")" = 3
+check "manual: verified" test "$(grep -c 'verify: ok' "$tmp/out")" = 4
+mkdir -p "$tmp/pairs"
+sed 's/def after(A: T.Buffer((40, 56), "float32")/def after(A: T.Buffer((40, 56), "float16")/' \
+  "$root/tests/dispatch/manual/relu_vectorized.py" >"$tmp/pairs/bad.py"
+"$loom" compile "$cases/mm_kinds.py" --pipeline manual="$tmp/pairs" >/dev/null 2>"$tmp/err"
+check "manual, another signature: exit 1" test $? = 1
+check "manual, another signature: at the file's line" grep -q "bad.py:17:5: error: parameter 1 of the replacement 'after'" "$tmp/err"
+sed 's/def after(/def later(/' "$root/tests/dispatch/manual/relu_vectorized.py" >"$tmp/pairs/bad.py"
+"$loom" compile "$cases/mm_kinds.py" --pipeline manual="$tmp/pairs" >/dev/null 2>"$tmp/err"
+check "manual, no after: said" grep -q "needs a function named 'before'.* and one named 'after'" "$tmp/err"
+"$loom" compile "$cases/mm_kinds.py" --pipeline manual >/dev/null 2>"$tmp/err"
+check "manual without a folder: exit 2" test $? = 2
+"$loom" compile "$cases/mm_kinds.py" --pipeline manual="$tmp/none" >/dev/null 2>"$tmp/err"
+check "manual, no such folder: exit 1" test $? = 1
+
 "$loom" compile "$cases/layer.py" --pipeline dispatch,blas >/dev/null 2>"$tmp/err"
 check "unknown pass: exit 2" test $? = 2
 check "unknown pass: named" grep -q "unknown pass 'blas'" "$tmp/err"

@@ -159,5 +159,16 @@ int main(void) {
   loom_diag_init(&d);
   CHECK(loom_pipeline_parse("", &pl, &d) == LOOM_ERROR);
   loom_diag_free(&d);
+  loom_diag_init(&d);
+  CHECK(loom_pipeline_parse("manual=pairs/x,dispatch", &pl, &d) == LOOM_OK && pl.n == 2);
+  CHECK(pl.passes[0] == LOOM_PASS_MANUAL && pl.manual_dir_len == 7 &&
+        !strncmp(pl.manual_dir, "pairs/x", 7));
+  CHECK(loom_pipeline_parse("dispatch,manual", &pl, &d) == LOOM_ERROR);
+  CHECK_CONTAINS(d.msg, "manual=DIR");
+  loom_diag_free(&d);
+  loom_diag_init(&d);
+  CHECK(loom_pipeline_parse("dispatch=blas", &pl, &d) == LOOM_ERROR);
+  CHECK_CONTAINS(d.msg, "takes no value");
+  loom_diag_free(&d);
   return test_summary("dispatch/gemm");
 }
