@@ -457,6 +457,9 @@ typedef enum {
   LOOM_PASS_APPLY_DB, /* "apply-db": its best record in the database */
   LOOM_PASS_DLIGHT,   /* "dlight": dlight's rules (cuda targets) */
   LOOM_PASS_DEFAULT,  /* "default": as written on a CPU, dlight's on cuda */
+  /* "best": of what dispatch, manual, apply-db and default would make, the
+   * fastest measured on this machine (the choice kept in the database) */
+  LOOM_PASS_BEST,
   LOOM_PASS_COUNT_
 } loom_pass_kind;
 

@@ -1,6 +1,6 @@
 /* `loom compile FILE --target T --pipeline P1,P2,... [--db PATH] [--explain]
  * [-o OUT] [--dialect tir|tirx]`: runs module passes in the given order
- * (dispatch, manual=DIR, apply-db, dlight, default); each function is taken by the
+ * (dispatch, manual=DIR, apply-db, dlight, default, best); each function is taken by the
  * first pass that handles it. Prints the module; --explain prints on
  * stderr a table of function, pass and reason. */
 #include "cli/cli.h"

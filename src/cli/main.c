@@ -39,7 +39,7 @@ static const cli_command commands[] = {
      "schedule every function for a GPU by dlight's rules, without tuning"},
     {"compile", cli_compile,
      "FILE --pipeline P1,P2,... [--target SPEC] [--db PATH] [--explain] [-o OUT]",
-     "run module passes in order (dispatch, manual=DIR, apply-db, dlight, default)"},
+     "run module passes in order (dispatch, manual=DIR, apply-db, dlight, default, best)"},
     {"te", cli_te, "FILE [--dialect tir|tirx]",
      "run a TE script (te.compute ...) and print the TensorIR it defines"},
 };

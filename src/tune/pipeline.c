@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char *const pass_names[LOOM_PASS_COUNT_] = {"dispatch", "manual", "apply-db",
-                                                         "dlight", "default"};
+                                                         "dlight", "default", "best"};
 
 const char *loom_pass_name(loom_pass_kind k) {
   return k >= 0 && k < LOOM_PASS_COUNT_ ? pass_names[k] : "?";
@@ -27,7 +27,7 @@ loom_status loom_pipeline_parse(const char *spec, loom_pipeline *out, loom_diag 
     if (k < 0)
       return loom_diag_error(d, (loom_loc){0},
                              "unknown pass '%.*s' in the pipeline (dispatch, manual=DIR, "
-                             "apply-db, dlight or default)", (int)len, p);
+                             "apply-db, dlight, default or best)", (int)len, p);
     if (k == LOOM_PASS_MANUAL && len <= name_len + 1)
       return loom_diag_error(d, (loom_loc){0},
                              "the manual pass needs its folder of pairs: manual=DIR");
@@ -56,10 +56,10 @@ loom_status loom_pipeline_parse(const char *spec, loom_pipeline *out, loom_diag 
 
 typedef struct owned {
   loom_arena *arena;
-  loom_sched **scheds; /* dlight's, one per function at most */
-  int n_scheds;
-  loom_applied *applied; /* apply-db's, one per pass at most */
-  int n_applied;
+  loom_sched **scheds; /* dlight's */
+  int n_scheds, cap_scheds;
+  loom_applied *applied; /* apply-db's, one per function it was asked about */
+  int n_applied, cap_applied;
 } owned;
 
 typedef struct run {
@@ -70,104 +70,255 @@ typedef struct run {
   loom_compiled *out;
   owned *own;
   loom_func **fs;
+  char key[LOOM_TARGET_KEY_MAX]; /* the target's, for apply-db and best */
 } run;
 
-static loom_status say(run *r, int i, const char *fmt, const char *detail) {
-  char buf[512];
-  snprintf(buf, sizeof buf, fmt, detail);
-  r->out->why[i] = loom_arena_strdup(r->own->arena, buf);
-  return r->out->why[i] ? LOOM_OK : LOOM_NOMEM;
+/* Grows an array of owned (elements of size, *cap of them) by one slot. */
+static void *grow(void *items, int n, int *cap, size_t size) {
+  if (n < *cap)
+    return items;
+  int c = *cap ? 2 * *cap : 8;
+  void *p = realloc(items, (size_t)c * size);
+  if (p)
+    *cap = c;
+  return p;
 }
 
-static loom_status take(run *r, int i, loom_pass_kind k, const loom_func *g) {
-  r->fs[i] = (loom_func *)g;
-  r->out->pass[i] = pass_names[k];
-  return LOOM_OK;
-}
+/* A pass's offer for one function: what it would make of it (NULL: it does
+ * not take it) and why. */
+typedef struct offer {
+  loom_pass_kind kind;
+  const loom_func *g;
+  char why[1024];
+} offer;
 
-static loom_status dispatch(run *r, int i) {
-  const loom_func *f = r->m->funcs[i], *g;
+static loom_status offer_dispatch(run *r, const loom_func *f, offer *o) {
   const loom_func *nf = loom_tune_normalized(r->own->arena, f);
   char why[256];
   int n;
   if (!nf)
     return LOOM_NOMEM;
-  TRY(loom_dispatch_func(r->own->arena, nf, &g, &n, why, sizeof why));
-  if (n == 0)
-    return say(r, i, "dispatch: %s", why);
-  char what[64];
-  snprintf(what, sizeof what, "%d", n);
-  TRY(say(r, i, "%s loop nest(s) computed by BLAS", what));
-  return take(r, i, LOOM_PASS_DISPATCH, g);
+  TRY(loom_dispatch_func(r->own->arena, nf, &o->g, &n, why, sizeof why));
+  if (n == 0) {
+    o->g = NULL;
+    snprintf(o->why, sizeof o->why, "dispatch: %s", why);
+  } else {
+    snprintf(o->why, sizeof o->why, "%d loop nest(s) computed by BLAS", n);
+  }
+  return LOOM_OK;
 }
 
-static loom_status manual(run *r, int i) {
+static loom_status offer_manual(run *r, const loom_func *f, offer *o, loom_diag *d) {
+  if (!r->manual)
+    return loom_diag_error(d, (loom_loc){0}, "the manual pass has no pairs loaded");
   const char *file = NULL;
-  const loom_func *g = loom_manual_find(r->manual, r->own->arena, r->m->funcs[i], &file);
-  if (!g)
-    return say(r, i, "manual: no pair of %s matches it", "the folder");
-  TRY(say(r, i, "the replacement in %s", file));
-  return take(r, i, LOOM_PASS_MANUAL, g);
+  o->g = loom_manual_find(r->manual, r->own->arena, f, &file);
+  snprintf(o->why, sizeof o->why, o->g ? "the replacement in %s" : "manual: no pair matches it%s",
+           o->g ? file : "");
+  return LOOM_OK;
 }
 
-static loom_status dlight(run *r, int i, loom_pass_kind k) {
-  const loom_func *f = r->m->funcs[i], *g;
+/* apply-db on f alone: a module of one function. */
+static loom_status offer_apply_db(run *r, const loom_func *f, offer *o, loom_diag *d) {
+  if (!r->db)
+    return loom_diag_error(d, (loom_loc){0}, "the apply-db pass needs a database (--db PATH)");
+  owned *own = r->own;
+  loom_module *sub = loom_ir_module(own->arena);
+  loom_func **fs = loom_arena_alloc(own->arena, sizeof *fs);
+  loom_applied *ap = grow(own->applied, own->n_applied, &own->cap_applied, sizeof *ap);
+  if (!sub || !fs || !ap)
+    return LOOM_NOMEM;
+  own->applied = ap;
+  fs[0] = (loom_func *)f;
+  sub->funcs = fs;
+  sub->n_funcs = 1;
+  sub->is_ir_module = true;
+  ap = &own->applied[own->n_applied];
+  TRY(loom_tune_apply_db(sub, r->db, r->key, ap, d));
+  own->n_applied++;
+  o->g = ap->is_applied[0] ? ap->module->funcs[0] : NULL;
+  if (o->g)
+    snprintf(o->why, sizeof o->why, "its best record on %s", r->key);
+  else if (ap->elsewhere[0])
+    snprintf(o->why, sizeof o->why, "apply-db: records only on another target (%s)",
+             ap->elsewhere[0]);
+  else
+    snprintf(o->why, sizeof o->why, "apply-db: no record of its workload");
+  return LOOM_OK;
+}
+
+/* dlight's schedule of f; for default on a cuda target, f as written when
+ * no rule takes it. */
+static loom_status offer_dlight(run *r, const loom_func *f, offer *o) {
   loom_sched *s = NULL;
   const char *rule = NULL;
   loom_diag d;
   loom_diag_init(&d);
-  loom_status st = loom_tune_dlight(r->own->arena, f, r->t, NULL, 0, &s, &g, &rule, NULL, &d);
+  loom_sched **scheds = grow(r->own->scheds, r->own->n_scheds, &r->own->cap_scheds,
+                             sizeof *scheds);
+  loom_status st = scheds ? LOOM_OK : LOOM_NOMEM;
+  if (scheds)
+    r->own->scheds = scheds;
+  if (st == LOOM_OK)
+    st = loom_tune_dlight(r->own->arena, f, r->t, NULL, 0, &s, &o->g, &rule, NULL, &d);
   loom_diag_free(&d);
-  if (st != LOOM_OK)
-    return st;
   if (s)
     r->own->scheds[r->own->n_scheds++] = s;
-  if (!rule && k == LOOM_PASS_DLIGHT)
-    return say(r, i, "dlight: %s", "no rule takes it, or it binds threads already");
-  TRY(say(r, i, rule ? "dlight's rule %s" : "%s", rule ? rule : "as written (no dlight rule takes it)"));
-  return take(r, i, k, g);
+  if (st == LOOM_OK && rule)
+    snprintf(o->why, sizeof o->why, "dlight's rule %s", rule);
+  else if (st == LOOM_OK && o->kind == LOOM_PASS_DLIGHT)
+    snprintf(o->why, sizeof o->why, "dlight: no rule takes it, or it binds threads already");
+  else if (st == LOOM_OK)
+    snprintf(o->why, sizeof o->why, "as written (no dlight rule takes it)");
+  if (!rule && o->kind == LOOM_PASS_DLIGHT)
+    o->g = NULL;
+  return st;
 }
 
-/* apply-db over every function not taken yet, as one module. */
-static loom_status apply_db(run *r, loom_diag *d) {
-  if (!r->db)
-    return loom_diag_error(d, (loom_loc){0}, "the apply-db pass needs a database (--db PATH)");
-  int n = r->m->n_funcs, k = 0;
-  loom_module *sub = loom_ir_module(r->own->arena);
-  loom_func **fs = loom_arena_alloc(r->own->arena, (size_t)(n ? n : 1) * sizeof *fs);
-  int *at = calloc((size_t)(n ? n : 1), sizeof *at);
-  if (!sub || !fs || !at) {
-    free(at);
+static loom_status offer_of(run *r, const loom_func *f, loom_pass_kind k, offer *o,
+                            loom_diag *d) {
+  *o = (offer){.kind = k};
+  switch (k) {
+  case LOOM_PASS_DISPATCH:
+    return offer_dispatch(r, f, o);
+  case LOOM_PASS_MANUAL:
+    return offer_manual(r, f, o, d);
+  case LOOM_PASS_APPLY_DB:
+    return offer_apply_db(r, f, o, d);
+  case LOOM_PASS_DLIGHT:
+    if (r->t->kind != LOOM_TARGET_CUDA) {
+      snprintf(o->why, sizeof o->why, "dlight: it schedules for cuda targets");
+      return LOOM_OK;
+    }
+    return offer_dlight(r, f, o);
+  case LOOM_PASS_DEFAULT:
+    if (r->t->kind == LOOM_TARGET_CUDA)
+      return offer_dlight(r, f, o);
+    o->g = f;
+    snprintf(o->why, sizeof o->why, "as written: the C backend's loops");
+    return LOOM_OK;
+  default:
+    return loom_diag_error(d, (loom_loc){0}, "pass '%s' makes no offer", loom_pass_name(k));
+  }
+}
+
+static loom_status take(run *r, int i, const offer *o) {
+  if (!(r->out->why[i] = loom_arena_strdup(r->own->arena, o->why)))
     return LOOM_NOMEM;
+  if (o->g) {
+    r->fs[i] = (loom_func *)o->g;
+    r->out->pass[i] = pass_names[o->kind];
   }
-  for (int i = 0; i < n; i++)
-    if (!r->out->pass[i]) {
-      at[k] = i;
-      fs[k++] = r->m->funcs[i];
+  return LOOM_OK;
+}
+
+/* ---- best: the fastest offer, measured ---------------------------------------- */
+
+/* The interpreter checks a candidate when it can run the function in
+ * seconds; beyond that the offers are trusted (each pass's output is
+ * checked against the interpreter in the tests, at sizes it can run). */
+#define CHECK_MAX_OPS 1e8
+
+/* The database's name for the choice best made for f on this target. */
+static loom_status choice_key(run *r, const loom_func *f, char *out, size_t n) {
+  const loom_func *nf = loom_tune_normalized(r->own->arena, f);
+  loom_func *anon = nf ? loom_ir_func_anonymous(r->own->arena, nf) : NULL;
+  if (!anon)
+    return LOOM_NOMEM;
+  snprintf(out, n, "best/%016llx/%s", (unsigned long long)loom_ir_hash_func(anon), r->key);
+  return LOOM_OK;
+}
+
+/* Measures the offers o[0..n) on f's workload, the most promising first
+ * (a slow one is stopped early against the fastest so far); *pick is the
+ * fastest that ran, -1 when none did; why gets every time. */
+static loom_status measure(run *r, const loom_func *f, offer *o, int n, int *pick,
+                           char *why, size_t why_n, loom_diag *d) {
+  const loom_func *funcs[LOOM_PASS_COUNT_];
+  for (int j = 0; j < n; j++)
+    funcs[j] = o[j].g;
+  loom_builder_options bo = {.target = r->t, .per_file = n, .jobs = 1};
+  loom_build_set b;
+  TRY(loom_tune_build(funcs, n, &bo, &b));
+  bool is_checked = loom_tune_flops(f) <= CHECK_MAX_OPS;
+  loom_runner_options ro = {.target = r->t, .check = is_checked, .seed = 1};
+  double best = 0;
+  *pick = -1;
+  size_t used = (size_t)snprintf(why, why_n, "fastest of");
+  loom_status st = LOOM_OK;
+  for (int j = 0; j < n && st == LOOM_OK; j++) {
+    loom_measured m = {0};
+    st = loom_tune_run(f, &b.items[j].kernel, 1, &ro, &m, d);
+    if (st != LOOM_OK)
+      break;
+    double ms = m.timing.median_ms;
+    const char *name = pass_names[o[j].kind];
+    if (m.error)
+      used += (size_t)snprintf(why + used, used < why_n ? why_n - used : 0, " %s (failed: %.80s)",
+                               name, m.error);
+    else
+      used += (size_t)snprintf(why + used, used < why_n ? why_n - used : 0, " %s %.4g ms%s",
+                               name, ms, m.is_stopped ? " (stopped)" : "");
+    if (!m.error && !m.is_stopped && (*pick < 0 || ms < best)) {
+      best = ms;
+      *pick = j;
+      ro.best_ms = ms;
     }
-  sub->funcs = fs;
-  sub->n_funcs = k;
-  sub->is_ir_module = true;
-  char key[LOOM_TARGET_KEY_MAX];
-  loom_target_key(r->t, key, sizeof key);
-  loom_applied *ap = &r->own->applied[r->own->n_applied];
-  loom_status st = loom_tune_apply_db(sub, r->db, key, ap, d);
-  if (st == LOOM_OK)
-    r->own->n_applied++;
-  for (int j = 0; st == LOOM_OK && j < k; j++) {
-    int i = at[j];
-    if (ap->is_applied[j]) {
-      st = say(r, i, "its best record on %s", key);
-      if (st == LOOM_OK)
-        st = take(r, i, LOOM_PASS_APPLY_DB, ap->module->funcs[j]);
-    } else {
-      st = say(r, i, ap->elsewhere[j] ? "apply-db: records only on another target (%s)"
-                                      : "apply-db: no record of its workload%s",
-               ap->elsewhere[j] ? ap->elsewhere[j] : "");
-    }
+    loom_tune_measured_free(&m, 1);
   }
-  free(at);
+  if (st == LOOM_OK && !is_checked && used < why_n)
+    snprintf(why + used, why_n - used, " (not checked: too large for the interpreter)");
+  loom_tune_build_free(&b);
   return st;
+}
+
+static loom_status best_of(run *r, int i, loom_diag *d) {
+  const loom_func *f = r->m->funcs[i];
+  static const loom_pass_kind order[] = {LOOM_PASS_DISPATCH, LOOM_PASS_MANUAL,
+                                         LOOM_PASS_APPLY_DB, LOOM_PASS_DEFAULT};
+  offer o[LOOM_PASS_COUNT_];
+  int n = 0;
+  for (size_t k = 0; k < sizeof order / sizeof *order; k++) {
+    if ((order[k] == LOOM_PASS_MANUAL && !r->manual) || (order[k] == LOOM_PASS_APPLY_DB && !r->db))
+      continue;
+    TRY(offer_of(r, f, order[k], &o[n], d));
+    n += o[n].g != NULL;
+  }
+  if (n == 1) {
+    snprintf(o[0].why + strlen(o[0].why), sizeof o[0].why - strlen(o[0].why),
+             " (best: the only offer)");
+    return take(r, i, &o[0]);
+  }
+  char key[128];
+  TRY(choice_key(r, f, key, sizeof key));
+  loom_buf kept;
+  loom_buf_init(&kept);
+  bool found = false;
+  if (r->db)
+    TRY(loom_db_load_state(r->db, key, &kept, &found, d));
+  for (int j = 0; found && j < n; j++)
+    if (kept.len > 0 && !strncmp(kept.data, pass_names[o[j].kind], kept.len) &&
+        strlen(pass_names[o[j].kind]) == kept.len) {
+      loom_buf_free(&kept);
+      snprintf(o[j].why + strlen(o[j].why), sizeof o[j].why - strlen(o[j].why),
+               " (best: chosen by an earlier measurement, kept in the database)");
+      return take(r, i, &o[j]);
+    }
+  loom_buf_free(&kept);
+  int pick;
+  char why[768];
+  TRY(measure(r, f, o, n, &pick, why, sizeof why, d));
+  if (pick < 0) {
+    offer none = {.kind = LOOM_PASS_BEST};
+    snprintf(none.why, sizeof none.why, "best: %s", why);
+    return take(r, i, &none);
+  }
+  if (r->db) {
+    const char *name = pass_names[o[pick].kind];
+    TRY(loom_db_save_state(r->db, key, name, strlen(name), d));
+  }
+  snprintf(o[pick].why, sizeof o[pick].why, "%s", why);
+  return take(r, i, &o[pick]);
 }
 
 loom_status loom_tune_compile(const loom_module *m, const loom_pipeline *p,
@@ -180,43 +331,26 @@ loom_status loom_tune_compile(const loom_module *m, const loom_pipeline *p,
     return LOOM_NOMEM;
   out->owned_ = own;
   own->arena = loom_arena_new();
-  own->scheds = calloc((size_t)n + 1, sizeof *own->scheds);
-  own->applied = calloc(LOOM_PIPELINE_MAX, sizeof *own->applied);
   out->pass = calloc((size_t)n + 1, sizeof *out->pass);
   out->why = calloc((size_t)n + 1, sizeof *out->why);
   out->module = own->arena ? loom_arena_dup(own->arena, m, sizeof *m) : NULL;
   loom_func **fs = own->arena ? loom_arena_alloc(own->arena, ((size_t)n + 1) * sizeof *fs)
                               : NULL;
-  loom_status st = own->scheds && own->applied && out->pass && out->why && out->module && fs
-                       ? LOOM_OK : LOOM_NOMEM;
-  run r = {m, t, db, man, out, own, fs};
+  loom_status st = out->pass && out->why && out->module && fs ? LOOM_OK : LOOM_NOMEM;
+  run r = {m, t, db, man, out, own, fs, {0}};
+  loom_target_key(t, r.key, sizeof r.key);
   for (int i = 0; i < n && fs; i++)
     fs[i] = m->funcs[i];
-  for (int k = 0; k < p->n && st == LOOM_OK; k++) {
-    loom_pass_kind kind = p->passes[k];
-    if (kind == LOOM_PASS_APPLY_DB) {
-      st = apply_db(&r, d);
-      continue;
-    }
-    if (kind == LOOM_PASS_MANUAL && !man) {
-      st = loom_diag_error(d, (loom_loc){0}, "the manual pass has no pairs loaded");
-      continue;
-    }
+  for (int k = 0; k < p->n && st == LOOM_OK; k++)
     for (int i = 0; i < n && st == LOOM_OK; i++) {
       if (out->pass[i])
         continue;
-      if (kind == LOOM_PASS_DISPATCH)
-        st = dispatch(&r, i);
-      else if (kind == LOOM_PASS_MANUAL)
-        st = manual(&r, i);
-      else if (kind == LOOM_PASS_DLIGHT && t->kind != LOOM_TARGET_CUDA)
-        st = say(&r, i, "dlight: %s", "it schedules for cuda targets");
-      else if (kind == LOOM_PASS_DLIGHT || t->kind == LOOM_TARGET_CUDA)
-        st = dlight(&r, i, kind);
-      else if (!(st = say(&r, i, "%s", "as written: the C backend's loops")))
-        st = take(&r, i, LOOM_PASS_DEFAULT, m->funcs[i]);
+      offer o;
+      if (p->passes[k] == LOOM_PASS_BEST)
+        st = best_of(&r, i, d);
+      else if ((st = offer_of(&r, m->funcs[i], p->passes[k], &o, d)) == LOOM_OK)
+        st = take(&r, i, &o);
     }
-  }
   if (st == LOOM_OK)
     out->module->funcs = fs;
   else

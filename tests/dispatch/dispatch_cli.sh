@@ -45,6 +45,20 @@ check "apply-db first: tn_f64 to BLAS" grep -q '^tn_f64  *dispatch' "$tmp/why"
 check "dispatch first: nt to BLAS" grep -q '^nt  *dispatch' "$tmp/why"
 check "dispatch first: relu has no record" grep -q '^relu  *(none)  *apply-db: no record' "$tmp/why"
 
+# best: the offers measured, the fastest kept, the choice remembered.
+"$loom" compile "$cases/mm_kinds.py" --pipeline best --db "$tmp/t.db" --explain \
+  >"$tmp/best.py" 2>"$tmp/why"
+check "best: exit 0" test $? = 0
+check "best: nt measured three ways" grep -qE '^nt .*fastest of dispatch [0-9.e-]+ ms apply-db [0-9.e-]+ ms default [0-9.e-]+ ms' "$tmp/why"
+taken=$(awk '$1 == "nt" {print $2}' "$tmp/why")
+fastest=$(grep '^nt ' "$tmp/why" | grep -oE '(dispatch|apply-db|default) [0-9.e-]+ ms' |
+  sort -k2 -g | head -1 | cut -d' ' -f1)
+check "best: the fastest taken ($taken, $fastest)" test "$taken" = "$fastest"
+check "best: relu's only offer" grep -q '^relu  *default .*(best: the only offer)' "$tmp/why"
+"$loom" compile "$cases/mm_kinds.py" --pipeline best --db "$tmp/t.db" --explain \
+  >/dev/null 2>"$tmp/why"
+check "best again: remembered" grep -q "^nt  *$taken .*(best: chosen by an earlier measurement" "$tmp/why"
+
 # Manual dispatch: a folder of pairs, matched by structure.
 "$loom" run "$cases/mm_kinds.py" --pipeline manual="$root/tests/dispatch/manual",dispatch \
   --verify --explain --threads 1 >"$tmp/out" 2>"$tmp/why"
