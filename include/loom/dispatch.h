@@ -10,6 +10,7 @@
  *   "loom.a", "loom.b", "loom.c"  the buffers' names
  *   "loom.m", "loom.n", "loom.k"  the extents; "loom.beta" 0 (C is
  *                   initialized to zero first) or 1 (C accumulates)
+ *   "loom.batch"    the batch (1: none); "loom.b_batched" 1 when B has it
  * The library is opened when the program first runs (libopenblas.so.0,
  * else libblas.so.3): a machine without it gets a diagnostic, not a
  * crash. */
@@ -19,17 +20,20 @@
 #include "loom/ir.h"
 
 /* A matrix product C[m, n] (=|+=) op(A) op(B) over row-major, compact
- * float32 or float64 buffers. */
+ * float32 or float64 buffers, or batch of them: C[batch, m, n] from
+ * A[batch, ...] and B[batch, ...] or one B for every batch. */
 typedef struct loom_gemm {
   const loom_buffer *a, *b, *c;
   bool trans_a, trans_b; /* A stored [k, m], B stored [n, k] */
   int64_t m, n, k;
+  int64_t batch;         /* 1: a single product */
+  bool is_b_batched;     /* B has the batch dimension too */
   int beta;              /* 0: C = A B (an init of zero); 1: C += A B */
   const char *routine;   /* "cblas_sgemm", "cblas_dgemm" */
 } loom_gemm;
 
 /* Whether the loop nest under loop (a FOR whose body is the nest, one block
- * at its bottom) is a gemm a BLAS computes, with *out describing it; else
+ * at its bottom) is a gemm, or a batch of them, that BLAS computes, with *out describing it; else
  * false, and why (when not NULL) says what does not fit, in a sentence
  * fragment ("block 'C' reads a third buffer"). Buffers must be compact and
  * row-major; f gives the parameters and allocations they may be. */

@@ -18,9 +18,9 @@ bool emit_library_call(emitter *E, const loom_stmt *loop) {
   /* CBLAS's enums as ints: row-major 101, no transpose 111, transpose 112. */
   long long lda = g.trans_a ? g.m : g.k, ldb = g.trans_b ? g.k : g.n, ldc = g.n;
   emit_line_start(E);
-  loom_buf_printf(E->out, "{ /* %s: %s = %s%s x %s%s, by the library */\n", g.routine,
+  loom_buf_printf(E->out, "{ /* %s: %s = %s%s x %s%s%s, by the library */\n", g.routine,
                   g.c->name, g.a->name, g.trans_a ? "^T" : "", g.b->name,
-                  g.trans_b ? "^T" : "");
+                  g.trans_b ? "^T" : "", g.batch > 1 ? " for each batch" : "");
   E->indent++;
   emit_line_start(E);
   loom_buf_printf(E->out,
@@ -34,11 +34,33 @@ bool emit_library_call(emitter *E, const loom_stmt *loop) {
                   g.routine);
   emit_line_start(E);
   put(E, "if (!loom_gemm) return -4;\n");
+  /* A batch with one B and A as stored rows is one product of batch * m
+   * rows; any other batch is a product per batch, at its offsets. */
+  bool is_one = g.batch == 1 || (!g.is_b_batched && !g.trans_a);
+  long long rows = is_one ? g.batch * g.m : g.m;
+  const char *a = emit_name(E, g.a->data), *b = emit_name(E, g.b->data),
+             *c = emit_name(E, g.c->data);
+  const char *at = a, *bt = b, *ct = c, *bi = NULL;
+  char ao[96], bo[96], co[96];
+  if (!is_one) {
+    bi = emit_fresh(E, "batch");
+    emit_line_start(E);
+    loom_buf_printf(E->out, "for (int64_t %s = 0; %s < %lld; ++%s)\n", bi, bi,
+                    (long long)g.batch, bi);
+    snprintf(ao, sizeof ao, "%s + %s * %lld", a, bi, (long long)(g.m * g.k));
+    snprintf(bo, sizeof bo, "%s + %s * %lld", b, bi, (long long)(g.k * g.n));
+    snprintf(co, sizeof co, "%s + %s * %lld", c, bi, (long long)(g.m * g.n));
+    at = ao;
+    bt = g.is_b_batched ? bo : b;
+    ct = co;
+    E->indent++;
+  }
   emit_line_start(E);
   loom_buf_printf(E->out, "loom_gemm(101, %d, %d, %lld, %lld, %lld, 1, %s, %lld, %s, %lld, %d, %s, %lld);\n",
-                  g.trans_a ? 112 : 111, g.trans_b ? 112 : 111, (long long)g.m,
-                  (long long)g.n, (long long)g.k, emit_name(E, g.a->data), lda,
-                  emit_name(E, g.b->data), ldb, g.beta, emit_name(E, g.c->data), ldc);
+                  g.trans_a ? 112 : 111, g.trans_b ? 112 : 111, rows, (long long)g.n,
+                  (long long)g.k, at, lda, bt, ldb, g.beta, ct, ldc);
+  if (!is_one)
+    E->indent--;
   E->indent--;
   emit_line_start(E);
   put(E, "}\n");

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define N_MARKS 9
+#define N_MARKS 11
 
 static const char *const trans_names[4] = {"NN", "NT", "TN", "TT"};
 
@@ -18,8 +18,9 @@ static loom_stmt *marked(loom_arena *a, const loom_stmt *loop, const loom_gemm *
     return NULL;
   if (n)
     memcpy(at, loop->u.loop.annotations, (size_t)n * sizeof *at);
-  const char *keys[N_MARKS] = {"loom.library", "loom.gemm", "loom.a", "loom.b", "loom.c",
-                               "loom.m",       "loom.n",    "loom.k", "loom.beta"};
+  const char *keys[N_MARKS] = {"loom.library", "loom.gemm", "loom.a",    "loom.b",
+                               "loom.c",       "loom.m",    "loom.n",    "loom.k",
+                               "loom.beta",    "loom.batch", "loom.b_batched"};
   loom_value *vals[N_MARKS] = {
       loom_ir_value_str(a, g->routine),
       loom_ir_value_str(a, trans_names[g->trans_a * 2 + g->trans_b]),
@@ -30,6 +31,8 @@ static loom_stmt *marked(loom_arena *a, const loom_stmt *loop, const loom_gemm *
       loom_ir_value_expr(a, loom_ir_int(a, LOOM_INT64, g->n)),
       loom_ir_value_expr(a, loom_ir_int(a, LOOM_INT64, g->k)),
       loom_ir_value_expr(a, loom_ir_int(a, LOOM_INT64, g->beta)),
+      loom_ir_value_expr(a, loom_ir_int(a, LOOM_INT64, g->batch)),
+      loom_ir_value_expr(a, loom_ir_int(a, LOOM_INT64, g->is_b_batched)),
   };
   for (int i = 0; i < N_MARKS; i++) {
     if (!vals[i])
@@ -173,7 +176,7 @@ bool loom_dispatch_marked_gemm(const loom_func *f, const loom_stmt *loop, loom_g
   if (!routine || !trans)
     return false;
   loom_gemm g = {0};
-  int64_t beta;
+  int64_t beta, b_batched;
   g.routine = !strcmp(routine, "cblas_sgemm") ? "cblas_sgemm"
               : !strcmp(routine, "cblas_dgemm") ? "cblas_dgemm" : NULL;
   int t = -1;
@@ -185,15 +188,19 @@ bool loom_dispatch_marked_gemm(const loom_func *f, const loom_stmt *loop, loom_g
   g.c = buffer_named(f, mark_str(loop, "loom.c"));
   if (!g.routine || t < 0 || !g.a || !g.b || !g.c || !mark_int(loop, "loom.m", &g.m) ||
       !mark_int(loop, "loom.n", &g.n) || !mark_int(loop, "loom.k", &g.k) ||
-      !mark_int(loop, "loom.beta", &beta) || (beta != 0 && beta != 1) || g.m <= 0 ||
-      g.n <= 0 || g.k <= 0 || g.m > INT32_MAX || g.n > INT32_MAX || g.k > INT32_MAX)
+      !mark_int(loop, "loom.beta", &beta) || (beta != 0 && beta != 1) ||
+      !mark_int(loop, "loom.batch", &g.batch) || !mark_int(loop, "loom.b_batched", &b_batched) ||
+      (b_batched != 0 && b_batched != 1) || g.m <= 0 || g.n <= 0 || g.k <= 0 || g.batch <= 0 ||
+      g.m > INT32_MAX / g.batch || g.n > INT32_MAX || g.k > INT32_MAX)
     return false;
+  g.is_b_batched = b_batched;
   g.trans_a = t >= 2;
   g.trans_b = t & 1;
   g.beta = (int)beta;
   loom_dtype want = LOOM_DTYPE(LOOM_DT_FLOAT, g.routine[6] == 's' ? 32 : 64, 1);
   const loom_buffer *bs[3] = {g.a, g.b, g.c};
-  int64_t sizes[3] = {g.m * g.k, g.k * g.n, g.m * g.n};
+  int64_t sizes[3] = {g.batch * g.m * g.k, (g.is_b_batched ? g.batch : 1) * g.k * g.n,
+                      g.batch * g.m * g.n};
   for (int i = 0; i < 3; i++)
     if (!loom_dtype_eq(bs[i]->dtype, want) || n_elems(bs[i]) != sizes[i])
       return false;

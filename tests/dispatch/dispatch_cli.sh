@@ -21,6 +21,12 @@ check "kinds: four verified" test "$(grep -c 'verify: ok' "$tmp/out")" = 4
 check "kinds: three to BLAS" test "$(grep -c 'dispatch   1 loop nest(s) computed by BLAS' "$tmp/why")" = 3
 check "kinds: relu as written" grep -q '^relu  *default  *as written' "$tmp/why"
 
+"$loom" run "$cases/bmm.py" --pipeline dispatch --verify >"$tmp/out" 2>&1
+check "batches: three verified" test "$(grep -c 'verify: ok' "$tmp/out")" = 3
+"$loom" build "$cases/bmm.py" --emit c --pipeline dispatch >"$tmp/bmm.c"
+check "batches: a product per batch" test "$(grep -c 'for (int64_t batch = 0; batch < 3; ++batch)' "$tmp/bmm.c")" = 2
+check "batches: B shared, one product of 60 rows" grep -q 'loom_gemm(101, 111, 112, 60, 28, 12, 1, A, 12, W, 12, 0, C, 28)' "$tmp/bmm.c"
+
 "$loom" run "$cases/layer.py" --pipeline dispatch --verify >"$tmp/out" 2>&1
 check "layer: verified" grep -q 'layer: .*verify: ok' "$tmp/out"
 "$loom" compile "$cases/layer.py" --pipeline dispatch -o "$tmp/layer.py"
