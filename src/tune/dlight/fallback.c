@@ -1,10 +1,11 @@
 /* Fallback, the last rule: every block whose loops hold it alone gets its
- * spatial loops fused, split by the target's threads per block and bound to
- * blockIdx.x and threadIdx.x, with four unrolled steps a thread when the nest
- * is large. A reduction then runs serially in each thread: correct, not
- * fast. A block the steps do not fit (loops shared with other blocks,
- * conditions in its nest, a step refused) is left as it is, and the GPU
- * lowering runs it in a kernel of one thread. */
+ * spatial loops fused (those of constant extent, outermost), split by the
+ * target's threads per block and bound to blockIdx.x and threadIdx.x, with
+ * four unrolled steps a thread when the nest is large; loops shared by
+ * several blocks are spread where they may run in parallel for all. A
+ * reduction then runs serially in each thread: correct, not fast. A block
+ * the steps do not fit (a condition in its nest, a step refused) is left as
+ * it is, and the GPU lowering runs it in a kernel of one thread. */
 #include "tune/dlight/dlight_impl.h"
 
 #include <stdlib.h>
@@ -135,10 +136,22 @@ loom_status dlight_bind_spatial(loom_sched *s, const char *name, const loom_targ
     return dlight_not_taken(why, name, "has no spatial loop to spread over threads");
   loom_sched_rv ordered[SPACE_MAX_LOOPS];
   TRY(dlight_nest_reorder(s, name, &nest, ordered, why));
+  /* The spatial loops up to the first whose extent is not constant (a
+   * triangular nest's inner loop depends on an outer one, and fuse refuses
+   * it): those go to threads, the rest stay in each thread. */
+  int n_fused = 0;
+  int64_t extent = 1, e;
+  while (n_fused < nest.n_spatial &&
+         loom_ir_is_const_int(sb.loops[nest.order[n_fused]]->u.loop.extent, &e)) {
+    extent *= e;
+    n_fused++;
+  }
+  if (n_fused == 0)
+    return dlight_not_taken(why, name, "has no spatial loop of constant extent outermost");
   loom_sched_rv fused = ordered[0];
-  if (nest.n_spatial > 1)
-    TRY(loom_sched_fuse(s, ordered, nest.n_spatial, true, &fused, why));
-  return bind_fused(s, fused, nest.spatial_extent, t, why);
+  if (n_fused > 1)
+    TRY(loom_sched_fuse(s, ordered, n_fused, true, &fused, why));
+  return bind_fused(s, fused, extent, t, why);
 }
 
 loom_status dlight_each_block(loom_sched **s, const loom_target *t, dlight_step step,
