@@ -464,7 +464,35 @@ static loom_status run_call(reader *r, const py_expr *target,
   return LOOM_OK;
 }
 
+/* TVM's own lines around a schedule, pasted with it: the schedule made
+ * (`sch = tvm.tir.Schedule(MyModule)`), the module taken out
+ * (`mod = sch.mod`) or shown (`sch.mod.show()`, `print(sch.trace)`). The
+ * schedule is the one the script runs on. */
+static bool is_tvm_frame(const py_stmt *st) {
+  static const char *const makers[] = {"tvm.tir.Schedule", "tir.Schedule", "tvm.s_tir.Schedule",
+                                       "s_tir.Schedule", "Schedule"};
+  const py_expr *v = st->kind == PY_S_ASSIGN ? st->u.assign.value
+                     : st->kind == PY_S_EXPR ? st->u.expr : NULL;
+  if (!v)
+    return false;
+  if (v->kind == PY_SUBSCRIPT)
+    v = v->u.sub.value;
+  if (v->kind == PY_CALL) {
+    for (size_t i = 0; i < sizeof makers / sizeof *makers; i++)
+      if (py_is_dotted(v->u.call.func, makers[i]))
+        return st->kind == PY_S_ASSIGN;
+    if (py_is_dotted(v->u.call.func, "print"))
+      return true;
+    v = v->u.call.func;
+    if (v->kind == PY_ATTRIBUTE)
+      v = v->u.attr.value; /* sch.mod.show() */
+  }
+  return py_is_dotted(v, "sch.mod") || py_is_dotted(v, "sch.trace");
+}
+
 static loom_status run_stmt(reader *r, const py_stmt *st) {
+  if (is_tvm_frame(st))
+    return LOOM_OK;
   switch (st->kind) {
   case PY_S_PASS:
   case PY_S_IMPORT:

@@ -158,5 +158,8 @@ loom_status py_parse(const char *text, size_t len, const char *file,
 
 /* Name of an operator as written in Python ("+", "//", "not", ...). */
 const char *py_op_text(py_op op);
+/* Whether e is the dotted name (a chain of attributes on a name) name,
+ * "tvm.tir.Schedule" say. */
+bool py_is_dotted(const py_expr *e, const char *name);
 
 #endif

@@ -1426,3 +1426,16 @@ loom_status py_parse(const char *text, size_t len, const char *file,
   *out = m;
   return LOOM_OK;
 }
+
+bool py_is_dotted(const py_expr *e, const char *name) {
+  size_t n = strlen(name);
+  while (e && e->kind == PY_ATTRIBUTE && e->u.attr.name) {
+    size_t k = strlen(e->u.attr.name);
+    if (k + 1 > n || strncmp(name + n - k, e->u.attr.name, k) || name[n - k - 1] != '.')
+      return false;
+    n -= k + 1;
+    e = e->u.attr.value;
+  }
+  return e && e->kind == PY_NAME && e->u.name && strlen(e->u.name) == n &&
+         !strncmp(name, e->u.name, n);
+}

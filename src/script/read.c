@@ -112,6 +112,19 @@ static loom_status bool_kwarg(rd_ctx *c, const py_keyword *kw, bool *out) {
   return LOOM_OK;
 }
 
+/* The spellings of the decorators that published material uses: TVM's
+ * printer writes T.prim_func and I.ir_module; tutorials and the ML
+ * compilation course write the module paths out. */
+static const char *const prim_func_names[] = {"T.prim_func", "tvm.script.tir.prim_func",
+                                              "tir.prim_func", "tvm.script.prim_func"};
+static const char *const ir_module_names[] = {"I.ir_module", "tvm.script.ir_module",
+                                              "tvm.script.ir.ir_module", "ir_module"};
+#define N_OF(a) (int)(sizeof a / sizeof *a)
+
+static bool is_prim_func(const py_expr *e) {
+  return rd_is_dotted(e, prim_func_names, N_OF(prim_func_names));
+}
+
 static loom_status prim_func_decorator(rd_ctx *c, const py_stmt *s,
                                        func_flags *flags) {
   const char *name = s->u.func.name ? s->u.func.name : "";
@@ -123,9 +136,9 @@ static loom_status prim_func_decorator(rd_ctx *c, const py_stmt *s,
                         : "function '%s' needs the decorator @T.prim_func",
                     name);
   const py_expr *d = s->decorators[0];
-  if (rd_is_t(d, "prim_func"))
+  if (is_prim_func(d))
     return LOOM_OK;
-  if (d->kind != PY_CALL || !rd_is_t(d->u.call.func, "prim_func"))
+  if (d->kind != PY_CALL || !is_prim_func(d->u.call.func))
     return rd_error(
         c, d->loc, "unsupported decorator; a function is written @T.prim_func");
   if (d->u.call.n_args)
@@ -354,16 +367,10 @@ static bool is_ignorable(const py_stmt *s) {
 
 static loom_status read_class(rd_ctx *c, const py_stmt *s, rd_vec *funcs) {
   const char *name = s->u.cls.name ? s->u.cls.name : "";
-  if (s->n_decorators != 1 || !s->decorators[0] ||
-      s->decorators[0]->kind != PY_ATTRIBUTE ||
-      !s->decorators[0]->u.attr.value ||
-      s->decorators[0]->u.attr.value->kind != PY_NAME ||
-      !s->decorators[0]->u.attr.value->u.name ||
-      strcmp(s->decorators[0]->u.attr.value->u.name, "I") ||
-      !s->decorators[0]->u.attr.name ||
-      strcmp(s->decorators[0]->u.attr.name, "ir_module"))
-    return rd_error(c, s->loc, "class '%s' needs the decorator @I.ir_module",
-                    name);
+  if (s->n_decorators != 1 ||
+      !rd_is_dotted(s->decorators[0], ir_module_names, N_OF(ir_module_names)))
+    return rd_error(c, s->loc, "class '%s' needs the decorator @I.ir_module "
+                               "(or @tvm.script.ir_module)", name);
   TRY(check_unique_defs(c, &s->u.cls.body));
   for (int i = 0; i < s->u.cls.body.n_stmts; i++) {
     const py_stmt *m = s->u.cls.body.stmts[i];
@@ -390,6 +397,11 @@ static loom_status read_module(rd_ctx *c, const py_module *pm, loom_module *m) {
       TRY(rd_vec_push_ptr(c, &c->typevars, (void *)tv));
       continue;
     }
+    /* Around a pasted module: `mod = MyModule`, `print(...)`,
+     * `sch = tvm.tir.Schedule(MyModule)` are the notebook's, not the
+     * program's. */
+    if (s->kind == PY_S_ASSIGN || s->kind == PY_S_EXPR)
+      continue;
     if (s->kind != PY_S_FUNCDEF && s->kind != PY_S_CLASSDEF)
       return rd_error(c, s->loc,
                       "expected @T.prim_func or @I.ir_module at the top level "

@@ -197,6 +197,12 @@ static loom_status axis_remap(rd_ctx *c, const py_stmt *s,
     if (!ni || ni->kind != PY_NAME || !ni->u.name)
       return rd_error(c, ni ? ni->loc : target->loc,
                       "an iter var must be a plain name");
+    for (int j = 0; j < i; j++)
+      if (!strcmp(names[j]->u.name, ni->u.name))
+        return rd_error(c, ni->loc,
+                        "iter var '%s' is bound twice by one T.axis.remap; the first "
+                        "binding would be lost (give each iter var its own name)",
+                        ni->u.name);
     if (!binds[i])
       return rd_error(c, a[1]->loc, "missing binding");
     loom_expr *x;

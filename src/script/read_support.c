@@ -99,6 +99,13 @@ const char *rd_t_name(const py_expr *e, char *buf, size_t size) {
   return NULL;
 }
 
+bool rd_is_dotted(const py_expr *e, const char *const *names, int n) {
+  for (int i = 0; i < n; i++)
+    if (py_is_dotted(e, names[i]))
+      return true;
+  return false;
+}
+
 bool rd_is_t(const py_expr *e, const char *name) {
   char buf[96];
   const char *n = rd_t_name(e, buf, sizeof buf);
