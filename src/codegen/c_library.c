@@ -1,5 +1,6 @@
 /* A loop nest the dispatch pass marked (include/loom/dispatch.h), printed
- * as the library call that computes it. The routine is looked up when the
+ * as the library call that computes it, when the nest still stores to the
+ * product's output alone. The routine is looked up when the
  * program first runs (loom_library_symbol in the prelude), so a machine
  * without the library gets return code -4, not a failed load. */
 #include "codegen/codegen_impl.h"
@@ -8,10 +9,34 @@
 
 static void put(emitter *E, const char *s) { loom_buf_puts(E->out, s); }
 
+typedef struct only_ctx {
+  const loom_var *c; /* the product's output */
+  bool is_other;      /* something else happens under the mark */
+} only_ctx;
+
+static loom_visit only_c(void *ctx, loom_stmt *s) {
+  only_ctx *o = ctx;
+  bool ok = s->kind == LOOM_STMT_FOR || s->kind == LOOM_STMT_SEQ || s->kind == LOOM_STMT_IF ||
+            s->kind == LOOM_STMT_LET ||
+            (s->kind == LOOM_STMT_STORE && s->u.store.buffer->data == o->c);
+  o->is_other |= !ok;
+  return ok ? LOOM_VISIT_GO : LOOM_VISIT_STOP;
+}
+
+/* Whether the lowered nest under loop stores to the product's output and
+ * nothing else: a schedule may have moved another block under the mark
+ * (reverse_compute_at of the epilogue), and the call would skip it. */
+static bool is_product_alone(const loom_stmt *loop, const loom_gemm *g) {
+  only_ctx o = {g->c->data, false};
+  loom_ir_visitor v = {.stmt_pre = only_c, .ctx = &o};
+  loom_ir_visit_stmt(&v, loop->u.loop.body);
+  return !o.is_other;
+}
+
 bool emit_library_call(emitter *E, const loom_stmt *loop) {
   loom_gemm g;
   if (E->is_cuda || !E->func || E->parallel_depth > 0 ||
-      !loom_dispatch_marked_gemm(E->func, loop, &g))
+      !loom_dispatch_marked_gemm(E->func, loop, &g) || !is_product_alone(loop, &g))
     return false;
   bool is_single = g.routine[6] == 's';
   const char *t = is_single ? "float" : "double";

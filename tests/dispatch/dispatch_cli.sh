@@ -40,6 +40,17 @@ check "layer: the marked module reads back" test $? = 0
 "$loom" build "$cases/layer.py" --emit c --pipeline dispatch >"$tmp/layer2.c"
 check "build --pipeline: the same C" cmp -s "$tmp/layer.c" "$tmp/layer2.c"
 
+# A block moved under the marked nest after dispatch: the nest is printed
+# as loops, and the program still computes what it says.
+"$loom" compile "$cases/epilogue.py" --pipeline dispatch -o "$tmp/e.py"
+"$loom" sched "$tmp/e.py" "$cases/epilogue_at.sched.py" >"$tmp/e_at.py"
+"$loom" build "$tmp/e_at.py" --emit c >"$tmp/e_at.c"
+check "moved epilogue: no call" bash -c "! grep -q 'loom_gemm(101' '$tmp/e_at.c'"
+"$loom" run "$tmp/e_at.py" --verify --against "$cases/epilogue.py" >"$tmp/out" 2>&1
+check "moved epilogue: verified" grep -q 'verify: ok against' "$tmp/out"
+"$loom" build "$tmp/e.py" --emit c >"$tmp/e.c"
+check "epilogue apart: the call" grep -q 'loom_gemm(101' "$tmp/e.c"
+
 # The order of the passes decides: a tuned record against the library.
 "$loom" tune "$cases/mm_kinds.py" --func nt --trials 2 --db "$tmp/t.db" >/dev/null 2>&1
 "$loom" compile "$cases/mm_kinds.py" --pipeline apply-db,dispatch --db "$tmp/t.db" --explain \
