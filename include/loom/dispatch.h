@@ -5,7 +5,8 @@
  * C backend emits the library call in its place (docs/dispatch.md).
  *
  * The mark is a set of annotations on the nest's outermost loop:
- *   "loom.library"  the routine: "cblas_sgemm" or "cblas_dgemm"
+ *   "loom.library"  the routine: "cblas_sgemm", "cblas_dgemm", "cblas_sgemv"
+ *                   or "cblas_dgemv" (then B is x[k], C is y[m], n is 1)
  *   "loom.gemm"     "NN", "NT", "TN" or "TT": A and B as stored
  *   "loom.a", "loom.b", "loom.c"  the buffers' names
  *   "loom.m", "loom.n", "loom.k"  the extents; "loom.beta" 0 (C is
@@ -29,7 +30,8 @@ typedef struct loom_gemm {
   int64_t batch;         /* 1: a single product */
   bool is_b_batched;     /* B has the batch dimension too */
   int beta;              /* 0: C = A B (an init of zero); 1: C += A B */
-  const char *routine;   /* "cblas_sgemm", "cblas_dgemm" */
+  const char *routine;   /* "cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "cblas_dgemv" */
+  bool is_gemv;          /* B is a vector x[k] and C a vector y[m]: n is 1 */
 } loom_gemm;
 
 /* Whether the loop nest under loop (a FOR whose body is the nest, one block

@@ -47,6 +47,29 @@ bool emit_library_call(emitter *E, const loom_stmt *loop) {
                   g.c->name, g.a->name, g.trans_a ? "^T" : "", g.b->name,
                   g.trans_b ? "^T" : "", g.batch > 1 ? " for each batch" : "");
   E->indent++;
+  if (g.is_gemv) {
+    /* y = op(A) x: A stored [m, k] (no transpose) or [k, m] (transpose). */
+    emit_line_start(E);
+    loom_buf_printf(E->out,
+                    "typedef void (*loom_gemv_fn)(int, int, int, int, %s, const %s *, int, "
+                    "const %s *, int, %s, %s *, int);\n", t, t, t, t, t);
+    emit_line_start(E);
+    put(E, "static loom_gemv_fn loom_gemv;\n");
+    emit_line_start(E);
+    loom_buf_printf(E->out, "if (!loom_gemv) loom_gemv = (loom_gemv_fn)loom_library_symbol(\"%s\");\n",
+                    g.routine);
+    emit_line_start(E);
+    put(E, "if (!loom_gemv) return -4;\n");
+    emit_line_start(E);
+    loom_buf_printf(E->out, "loom_gemv(101, %d, %lld, %lld, 1, %s, %lld, %s, 1, %d, %s, 1);\n",
+                    g.trans_a ? 112 : 111, (long long)(g.trans_a ? g.k : g.m),
+                    (long long)(g.trans_a ? g.m : g.k), emit_name(E, g.a->data), lda,
+                    emit_name(E, g.b->data), g.beta, emit_name(E, g.c->data));
+    E->indent--;
+    emit_line_start(E);
+    put(E, "}\n");
+    return true;
+  }
   emit_line_start(E);
   loom_buf_printf(E->out,
                   "typedef void (*loom_gemm_fn)(int, int, int, int, int, int, %s, "

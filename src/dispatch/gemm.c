@@ -1,9 +1,10 @@
 /* The gemm pattern: loops i, j, k (in any order, perfectly nested, serial,
- * plain) around one block that computes
+ * plain; b too for a batch) around one block that computes
  *     C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
  * (A or B possibly transposed), with an init of zero or none, every iter
  * bound to its loop alone, over compact row-major buffers of one float
- * type that BLAS has a routine for. */
+ * type that BLAS has a routine for; and the gemv pattern, two loops around
+ *     y[vi] = y[vi] + A[vi, vk] * x[vk]. */
 #include "loom/dispatch.h"
 
 #include <stdarg.h>
@@ -61,6 +62,92 @@ static bool split_product(const loom_expr *e, const loom_expr **x, const loom_ex
   return (*x)->kind == LOOM_EXPR_LOAD && (*y)->kind == LOOM_EXPR_LOAD;
 }
 
+/* The matrix-vector form: two loops around y[vi] = y[vi] + A[vi, vk] * x[vk]
+ * (A possibly stored [k, m]), a gemm of one column for cblas_?gemv. */
+static bool match_gemv(const loom_stmt *const *loops, const loom_stmt *s, loom_gemm *out,
+                       char *why, size_t n) {
+  const loom_block *b = s->u.realize.block;
+  const loom_var *vi = NULL, *vk = NULL;
+  int64_t m = 0, k = 0;
+  for (int t = 0; t < 2; t++) {
+    const loom_iter_var *it = &b->iter_vars[t];
+    int l = is_var(s->u.realize.iter_values[t], loops[0]->u.loop.var) ? 0
+            : is_var(s->u.realize.iter_values[t], loops[1]->u.loop.var) ? 1 : -1;
+    int64_t lo, e, dlo, de;
+    if (l < 0 || !loom_ir_is_const_int(loops[l]->u.loop.min, &lo) || lo != 0 ||
+        !loom_ir_is_const_int(loops[l]->u.loop.extent, &e) ||
+        !loom_ir_is_const_int(it->dom.min, &dlo) || dlo != 0 ||
+        !loom_ir_is_const_int(it->dom.extent, &de) || de != e)
+      return refuse(why, n, "block '%s' has an iter not bound to a whole loop from 0",
+                    b->name);
+    if (it->kind == LOOM_ITER_SPATIAL && !vi) {
+      vi = it->var;
+      m = e;
+    } else if (it->kind == LOOM_ITER_REDUCE && !vk) {
+      vk = it->var;
+      k = e;
+    }
+  }
+  const loom_stmt *st = b->body;
+  if (!vi || !vk || !st || st->kind != LOOM_STMT_STORE || st->u.store.n_indices != 1 ||
+      !is_var(st->u.store.indices[0], vi))
+    return refuse(why, n, "block '%s' is not y[i] over one spatial iter and one reduction",
+                  b->name);
+  const loom_buffer *y = st->u.store.buffer;
+  const loom_expr *v = st->u.store.value, *acc, *prod, *p, *q;
+  if (!v || v->kind != LOOM_EXPR_ADD)
+    return refuse(why, n, "block '%s' does not add a product to y", b->name);
+  acc = v->u.bin.a;
+  prod = v->u.bin.b;
+  bool is_acc = acc->kind == LOOM_EXPR_LOAD && acc->u.load.buffer == y &&
+                acc->u.load.n_indices == 1 && is_var(acc->u.load.indices[0], vi);
+  if (!is_acc) {
+    acc = v->u.bin.b;
+    prod = v->u.bin.a;
+    is_acc = acc->kind == LOOM_EXPR_LOAD && acc->u.load.buffer == y &&
+             acc->u.load.n_indices == 1 && is_var(acc->u.load.indices[0], vi);
+  }
+  if (!is_acc || !split_product(prod, &p, &q))
+    return refuse(why, n, "block '%s' does not add a product of two loads to y", b->name);
+  if (p->u.load.n_indices == 1) {
+    const loom_expr *t = p;
+    p = q;
+    q = t;
+  }
+  bool ta = is_load_of(p, NULL, NULL, vk, vi);
+  if (!(ta || is_load_of(p, NULL, NULL, vi, vk)) || q->u.load.n_indices != 1 ||
+      !is_var(q->u.load.indices[0], vk))
+    return refuse(why, n, "block '%s' does not multiply A[i, k] by x[k]", b->name);
+  const loom_buffer *ba = p->u.load.buffer, *bx = q->u.load.buffer;
+  loom_dtype t = y->dtype;
+  const char *routine = t.code == LOOM_DT_FLOAT && t.bits == 32 && t.lanes == 1 ? "cblas_sgemv"
+                        : t.code == LOOM_DT_FLOAT && t.bits == 64 && t.lanes == 1
+                            ? "cblas_dgemv" : NULL;
+  if (!routine || !loom_dtype_eq(ba->dtype, t) || !loom_dtype_eq(bx->dtype, t) ||
+      !loom_dtype_eq(v->dtype, t))
+    return refuse(why, n, "block '%s' is not float32 or float64 throughout", b->name);
+  if (ba == y || bx == y)
+    return refuse(why, n, "block '%s' reads its output as a factor", b->name);
+  int beta;
+  const loom_stmt *in = b->init;
+  if (!in)
+    beta = 1;
+  else if (in->kind == LOOM_STMT_STORE && in->u.store.buffer == y && in->u.store.n_indices == 1 &&
+           is_var(in->u.store.indices[0], vi) && is_zero(in->u.store.value))
+    beta = 0;
+  else
+    return refuse(why, n, "block '%s' starts y from something other than zero", b->name);
+  int64_t sa[2] = {ta ? k : m, ta ? m : k};
+  if (!is_compact(ba, sa, 2) || !is_compact(bx, &k, 1) || !is_compact(y, &m, 1))
+    return refuse(why, n, "block '%s' does not cover whole compact global buffers of "
+                          "constant shape", b->name);
+  if (m > INT32_MAX || k > INT32_MAX)
+    return refuse(why, n, "block '%s' is larger than BLAS's int extents", b->name);
+  *out = (loom_gemm){.a = ba, .b = bx, .c = y, .trans_a = ta, .m = m, .n = 1, .k = k,
+                     .batch = 1, .beta = beta, .routine = routine, .is_gemv = true};
+  return true;
+}
+
 bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop, loom_gemm *out,
                               char *why, size_t n) {
   (void)f;
@@ -72,13 +159,15 @@ bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop, loom_ge
     loops[n_loops++] = s;
     s = s->u.loop.body;
   }
-  if (n_loops < 3 || !s || s->kind != LOOM_STMT_BLOCK_REALIZE)
-    return refuse(why, n, "is not three or four loops around one block");
+  if (n_loops < 2 || !s || s->kind != LOOM_STMT_BLOCK_REALIZE)
+    return refuse(why, n, "is not two to four loops around one block");
   const loom_block *b = s->u.realize.block;
   int n_iters = b->n_iter_vars;
   if (s->u.realize.predicate || n_iters != n_loops || s->u.realize.n_iter_values != n_iters ||
       b->n_alloc_buffers || b->n_match_buffers || b->n_writes != 1)
     return refuse(why, n, "block '%s' is not one output over an iter per loop", b->name);
+  if (n_loops == 2)
+    return match_gemv(loops, s, out, why, n);
   /* Each iter is bound to one loop, over the loop's whole range; the
    * spatial ones in order, the one reduction last. */
   const loom_var *iv[4] = {NULL, NULL, NULL, NULL};

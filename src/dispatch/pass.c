@@ -177,8 +177,12 @@ bool loom_dispatch_marked_gemm(const loom_func *f, const loom_stmt *loop, loom_g
     return false;
   loom_gemm g = {0};
   int64_t beta, b_batched;
-  g.routine = !strcmp(routine, "cblas_sgemm") ? "cblas_sgemm"
-              : !strcmp(routine, "cblas_dgemm") ? "cblas_dgemm" : NULL;
+  static const char *const routines[] = {"cblas_sgemm", "cblas_dgemm", "cblas_sgemv",
+                                         "cblas_dgemv"};
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(routine, routines[i]))
+      g.routine = routines[i];
+  g.is_gemv = g.routine && g.routine[10] == 'v';
   int t = -1;
   for (int i = 0; i < 4; i++)
     if (!strcmp(trans, trans_names[i]))
@@ -194,6 +198,8 @@ bool loom_dispatch_marked_gemm(const loom_func *f, const loom_stmt *loop, loom_g
       g.m > INT32_MAX / g.batch || g.n > INT32_MAX || g.k > INT32_MAX)
     return false;
   g.is_b_batched = b_batched;
+  if (g.is_gemv && (g.n != 1 || g.batch != 1 || g.trans_b))
+    return false;
   g.trans_a = t >= 2;
   g.trans_b = t & 1;
   g.beta = (int)beta;

@@ -27,6 +27,12 @@ check "batches: three verified" test "$(grep -c 'verify: ok' "$tmp/out")" = 3
 check "batches: a product per batch" test "$(grep -c 'for (int64_t batch = 0; batch < 3; ++batch)' "$tmp/bmm.c")" = 2
 check "batches: B shared, one product of 60 rows" grep -q 'loom_gemm(101, 111, 112, 60, 28, 12, 1, A, 12, W, 12, 0, C, 28)' "$tmp/bmm.c"
 
+"$loom" run "$cases/gemv.py" --pipeline dispatch --verify >"$tmp/out" 2>&1
+check "gemv: two verified" test "$(grep -c 'verify: ok' "$tmp/out")" = 2
+"$loom" build "$cases/gemv.py" --emit c --pipeline dispatch >"$tmp/gemv.c"
+check "gemv: sgemv as stored" grep -q 'loom_gemv(101, 111, 48, 40, 1, A, 40, x, 1, 0, y, 1)' "$tmp/gemv.c"
+check "gemv: dgemv transposed, accumulating" grep -q 'loom_gemv(101, 112, 40, 48, 1, A, 48, x, 1, 1, y, 1)' "$tmp/gemv.c"
+
 "$loom" run "$cases/layer.py" --pipeline dispatch --verify >"$tmp/out" 2>&1
 check "layer: verified" grep -q 'layer: .*verify: ok' "$tmp/out"
 "$loom" compile "$cases/layer.py" --pipeline dispatch -o "$tmp/layer.py"

@@ -131,7 +131,13 @@ int main(void) {
                      "        with T.block(\"C\"):\n"
                      "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
                      "            C[vi, vj] = A[vi, vj]\n",
-                "is not three or four loops around one block");
+                "is not y[i] over one spatial iter and one reduction");
+  check_refused(HEAD "def main(A: T.Buffer((64,), \"float32\")):\n"
+                     "    for i in range(64):\n"
+                     "        with T.block(\"A\"):\n"
+                     "            vi = T.axis.spatial(64, i)\n"
+                     "            A[vi] = T.float32(0)\n",
+                "is not two to four loops around one block");
   check_refused(HEAD "def main(A: T.Buffer((64, 16), \"float32\"), B: T.Buffer((16, 32), "
                      "\"float32\"), C: T.Buffer((64, 32), \"float32\")):\n"
                      "    for i in T.parallel(64):\n"
@@ -162,6 +168,32 @@ int main(void) {
       CHECK(g.batch == 3 && g.is_b_batched == !shared && g.trans_b == shared && g.beta == 1);
       CHECK(g.m == 8 && g.n == 6 && g.k == 4);
     }
+    loom_arena_free(a);
+  }
+
+  /* Matrix times vector. */
+  {
+    loom_arena *a = loom_arena_new();
+    const loom_func *f = read_one(a, HEAD
+        "def main(A: T.Buffer((16, 24), \"float32\"), x: T.Buffer((16,), \"float32\"), "
+        "y: T.Buffer((24,), \"float32\")):\n"
+        "    for i, k in T.grid(24, 16):\n"
+        "        with T.block(\"y\"):\n"
+        "            vi, vk = T.axis.remap(\"SR\", [i, k])\n"
+        "            with T.init():\n"
+        "                y[vi] = T.float32(0)\n"
+        "            y[vi] = y[vi] + A[vk, vi] * x[vk]\n");
+    loom_gemm g;
+    char why[256] = "";
+    CHECK(f && loom_dispatch_match_gemm(f, top_loop(f), &g, why, sizeof why));
+    CHECK(g.is_gemv && g.trans_a && g.m == 24 && g.k == 16 && g.n == 1 && g.beta == 0);
+    CHECK_STREQ(g.routine, "cblas_sgemv");
+    const loom_func *marked;
+    int n;
+    loom_gemm back;
+    CHECK(f && loom_dispatch_func(a, f, &marked, &n, NULL, 0) == LOOM_OK && n == 1);
+    CHECK(n == 1 && loom_dispatch_marked_gemm(marked, top_loop(marked), &back) && back.is_gemv &&
+          back.trans_a && back.m == 24 && back.k == 16);
     loom_arena_free(a);
   }
 
