@@ -33,82 +33,90 @@ static bool is_product_alone(const loom_stmt *loop, const loom_gemm *g) {
   return !o.is_other;
 }
 
+/* The routine's pointer, looked up on the first call: a missing library is
+ * return code -4. */
+static void emit_lookup(emitter *E, const char *var, const char *params, const char *routine) {
+  emit_line_start(E);
+  loom_buf_printf(E->out, "typedef void (*%s_fn)(%s);\n", var, params);
+  emit_line_start(E);
+  loom_buf_printf(E->out, "static %s_fn %s;\n", var, var);
+  emit_line_start(E);
+  loom_buf_printf(E->out, "if (!%s) %s = (%s_fn)loom_library_symbol(\"%s\");\n", var, var, var,
+                  routine);
+  emit_line_start(E);
+  loom_buf_printf(E->out, "if (!%s) return -4;\n", var);
+}
+
+/* A pointer argument: the buffer's, at batch * step when batch is given. */
+static void emit_at(emitter *E, const loom_buffer *b, const char *batch, int64_t step) {
+  put(E, emit_name(E, b->data));
+  if (batch)
+    loom_buf_printf(E->out, " + %s * %lld", batch, (long long)step);
+}
+
+/* y = op(A) x; CBLAS's enums as ints: row-major 101, no transpose 111,
+ * transpose 112. A is stored [m, k], or [k, m] transposed. */
+static void emit_gemv(emitter *E, const loom_gemm *g, const char *t) {
+  char params[256];
+  snprintf(params, sizeof params,
+           "int, int, int, int, %s, const %s *, int, const %s *, int, %s, %s *, int", t, t, t,
+           t, t);
+  emit_lookup(E, "loom_gemv", params, g->routine);
+  emit_line_start(E);
+  loom_buf_printf(E->out, "loom_gemv(101, %d, %lld, %lld, 1, %s, %lld, ", g->trans_a ? 112 : 111,
+                  (long long)(g->trans_a ? g->k : g->m), (long long)(g->trans_a ? g->m : g->k),
+                  emit_name(E, g->a->data), (long long)(g->trans_a ? g->m : g->k));
+  loom_buf_printf(E->out, "%s, 1, %d, %s, 1);\n", emit_name(E, g->b->data), g->beta,
+                  emit_name(E, g->c->data));
+}
+
+/* C = op(A) op(B). A batch with one B and A as stored rows is one product
+ * of batch * m rows; any other batch is a product per batch, at its
+ * offsets. */
+static void emit_gemm(emitter *E, const loom_gemm *g, const char *t) {
+  char params[256];
+  snprintf(params, sizeof params,
+           "int, int, int, int, int, int, %s, const %s *, int, const %s *, int, %s, %s *, int",
+           t, t, t, t, t);
+  emit_lookup(E, "loom_gemm", params, g->routine);
+  bool is_one = g->batch == 1 || (!g->is_b_batched && !g->trans_a);
+  const char *bi = NULL;
+  if (!is_one) {
+    bi = emit_fresh(E, "batch");
+    emit_line_start(E);
+    loom_buf_printf(E->out, "for (int64_t %s = 0; %s < %lld; ++%s)\n", bi, bi,
+                    (long long)g->batch, bi);
+    E->indent++;
+  }
+  emit_line_start(E);
+  loom_buf_printf(E->out, "loom_gemm(101, %d, %d, %lld, %lld, %lld, 1, ", g->trans_a ? 112 : 111,
+                  g->trans_b ? 112 : 111, (long long)(is_one ? g->batch * g->m : g->m),
+                  (long long)g->n, (long long)g->k);
+  emit_at(E, g->a, bi, g->m * g->k);
+  loom_buf_printf(E->out, ", %lld, ", (long long)(g->trans_a ? g->m : g->k));
+  emit_at(E, g->b, g->is_b_batched ? bi : NULL, g->k * g->n);
+  loom_buf_printf(E->out, ", %lld, %d, ", (long long)(g->trans_b ? g->k : g->n), g->beta);
+  emit_at(E, g->c, bi, g->m * g->n);
+  loom_buf_printf(E->out, ", %lld);\n", (long long)g->n);
+  if (!is_one)
+    E->indent--;
+}
+
 bool emit_library_call(emitter *E, const loom_stmt *loop) {
   loom_gemm g;
   if (E->is_cuda || !E->func || E->parallel_depth > 0 ||
       !loom_dispatch_marked_gemm(E->func, loop, &g) || !is_product_alone(loop, &g))
     return false;
-  bool is_single = g.routine[6] == 's';
-  const char *t = is_single ? "float" : "double";
-  /* CBLAS's enums as ints: row-major 101, no transpose 111, transpose 112. */
-  long long lda = g.trans_a ? g.m : g.k, ldb = g.trans_b ? g.k : g.n, ldc = g.n;
+  const char *t = g.routine[6] == 's' ? "float" : "double";
   emit_line_start(E);
   loom_buf_printf(E->out, "{ /* %s: %s = %s%s x %s%s%s, by the library */\n", g.routine,
                   g.c->name, g.a->name, g.trans_a ? "^T" : "", g.b->name,
                   g.trans_b ? "^T" : "", g.batch > 1 ? " for each batch" : "");
   E->indent++;
-  if (g.is_gemv) {
-    /* y = op(A) x: A stored [m, k] (no transpose) or [k, m] (transpose). */
-    emit_line_start(E);
-    loom_buf_printf(E->out,
-                    "typedef void (*loom_gemv_fn)(int, int, int, int, %s, const %s *, int, "
-                    "const %s *, int, %s, %s *, int);\n", t, t, t, t, t);
-    emit_line_start(E);
-    put(E, "static loom_gemv_fn loom_gemv;\n");
-    emit_line_start(E);
-    loom_buf_printf(E->out, "if (!loom_gemv) loom_gemv = (loom_gemv_fn)loom_library_symbol(\"%s\");\n",
-                    g.routine);
-    emit_line_start(E);
-    put(E, "if (!loom_gemv) return -4;\n");
-    emit_line_start(E);
-    loom_buf_printf(E->out, "loom_gemv(101, %d, %lld, %lld, 1, %s, %lld, %s, 1, %d, %s, 1);\n",
-                    g.trans_a ? 112 : 111, (long long)(g.trans_a ? g.k : g.m),
-                    (long long)(g.trans_a ? g.m : g.k), emit_name(E, g.a->data), lda,
-                    emit_name(E, g.b->data), g.beta, emit_name(E, g.c->data));
-    E->indent--;
-    emit_line_start(E);
-    put(E, "}\n");
-    return true;
-  }
-  emit_line_start(E);
-  loom_buf_printf(E->out,
-                  "typedef void (*loom_gemm_fn)(int, int, int, int, int, int, %s, "
-                  "const %s *, int, const %s *, int, %s, %s *, int);\n",
-                  t, t, t, t, t);
-  emit_line_start(E);
-  put(E, "static loom_gemm_fn loom_gemm;\n");
-  emit_line_start(E);
-  loom_buf_printf(E->out, "if (!loom_gemm) loom_gemm = (loom_gemm_fn)loom_library_symbol(\"%s\");\n",
-                  g.routine);
-  emit_line_start(E);
-  put(E, "if (!loom_gemm) return -4;\n");
-  /* A batch with one B and A as stored rows is one product of batch * m
-   * rows; any other batch is a product per batch, at its offsets. */
-  bool is_one = g.batch == 1 || (!g.is_b_batched && !g.trans_a);
-  long long rows = is_one ? g.batch * g.m : g.m;
-  const char *a = emit_name(E, g.a->data), *b = emit_name(E, g.b->data),
-             *c = emit_name(E, g.c->data);
-  const char *at = a, *bt = b, *ct = c, *bi = NULL;
-  char ao[96], bo[96], co[96];
-  if (!is_one) {
-    bi = emit_fresh(E, "batch");
-    emit_line_start(E);
-    loom_buf_printf(E->out, "for (int64_t %s = 0; %s < %lld; ++%s)\n", bi, bi,
-                    (long long)g.batch, bi);
-    snprintf(ao, sizeof ao, "%s + %s * %lld", a, bi, (long long)(g.m * g.k));
-    snprintf(bo, sizeof bo, "%s + %s * %lld", b, bi, (long long)(g.k * g.n));
-    snprintf(co, sizeof co, "%s + %s * %lld", c, bi, (long long)(g.m * g.n));
-    at = ao;
-    bt = g.is_b_batched ? bo : b;
-    ct = co;
-    E->indent++;
-  }
-  emit_line_start(E);
-  loom_buf_printf(E->out, "loom_gemm(101, %d, %d, %lld, %lld, %lld, 1, %s, %lld, %s, %lld, %d, %s, %lld);\n",
-                  g.trans_a ? 112 : 111, g.trans_b ? 112 : 111, rows, (long long)g.n,
-                  (long long)g.k, at, lda, bt, ldb, g.beta, ct, ldc);
-  if (!is_one)
-    E->indent--;
+  if (g.is_gemv)
+    emit_gemv(E, &g, t);
+  else
+    emit_gemm(E, &g, t);
   E->indent--;
   emit_line_start(E);
   put(E, "}\n");
