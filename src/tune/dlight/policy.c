@@ -5,9 +5,9 @@
  * built and timed. The model is only a ranking; the GPU has the last word.
  *
  * The estimate of one tiling is the slowest of three streams, plus half the
- * other two (they overlap it, but not wholly), plus the latency of each step
- * of k that the blocks resident on a multiprocessor do not hide, divided by
- * how well the grid fills the machine:
+ * other two (they overlap it, but not wholly), divided by how well the grid
+ * fills the machine, plus the latency of each step of k that the blocks
+ * resident on a multiprocessor do not hide:
  *   global memory: each block reads its rows of A and columns of B for all
  *     of k, in 32-byte sectors (a tile row shorter than a sector still costs
  *     one), and writes its tile of C once;
@@ -71,9 +71,10 @@ static double estimate(const dlight_matmul_shape *sh, const loom_gpu_desc *g,
   double slots = (double)per_sm * g->multiprocessors;
   double waves = (double)(int64_t)((grid + slots - 1) / slots);
   double fill = grid / (waves * slots);
-  double warps = (double)(per_sm * threads) / g->warp_size;
-  if (grid < slots) /* a single partial wave: what is resident is what runs */
-    warps = warps * grid / slots;
+  /* Warps on a multiprocessor that has work: a grid smaller than the
+   * machine leaves fewer blocks on each. */
+  double blocks = (double)(int64_t)((grid + g->multiprocessors - 1) / g->multiprocessors);
+  double warps = (blocks < per_sm ? blocks : (double)per_sm) * (double)threads / g->warp_size;
   if (warps < HIDING_WARPS)
     fill *= warps / HIDING_WARPS;
   double a_run = sh->a_k_last ? c->bk : c->bm, b_run = sh->b_j_last ? c->bn : c->bk;
@@ -89,8 +90,10 @@ static double estimate(const dlight_matmul_shape *sh, const loom_gpu_desc *g,
   double t = t_global > t_shared ? t_global : t_shared;
   t = t > t_math ? t : t_math;
   t += 0.5 * (t_global + t_shared + t_math - t);
-  t += waves * (double)(sh->k / c->bk) * STEP_CLOCKS / clock / (double)per_sm;
-  return t / fill * 1e3;
+  /* The streams' times assume the whole machine busy, hence the fill; the
+   * steps' latency is already a time per wave. */
+  double latency = waves * (double)(sh->k / c->bk) * STEP_CLOCKS / clock / (double)per_sm;
+  return (t / fill + latency) * 1e3;
 }
 
 static int by_estimate(const void *x, const void *y) {
