@@ -1,10 +1,12 @@
 /* Matmul: C[i, j] += A[i, k] * B[k, j] (either input transposed), tiled
- * through shared memory. Each thread block computes a tile x tile tile of
- * C with THREADS x THREADS threads, each thread a (tile / THREADS)² patch
- * kept in registers; k advances a step at a time, the two input slices of
- * each step fetched into shared memory by all the block's threads
- * together. Other blocks (an epilogue) get Fallback's step. Shapes no tile
- * of the table divides are not taken (Fallback takes them). */
+ * through shared memory. Each thread block computes a bm x bn tile of C with
+ * (bm / tm) x (bn / tn) threads, each thread a tm x tn patch kept in
+ * registers; k advances bk at a time, the two input slices of each step
+ * fetched into shared memory by all the block's threads together. dlight's
+ * own tiling is square (the table below, 16 x 16 threads); fast tuning
+ * passes others (loom_matmul_config, policy.c). Other blocks (an epilogue)
+ * get Fallback's step. Shapes no tile of the table divides are not taken
+ * (Fallback takes them). */
 #include "tune/dlight/dlight_impl.h"
 
 #include <string.h>
@@ -83,9 +85,9 @@ static loom_status match(const char *name, const space_block *sb, matmul *mm,
     } else if (!mm->b && indexed_by(reg, vk, vj)) {
       mm->b = reg->buffer->name;
       mm->shape.b_j_last = dim_var(reg, 1) == vj;
-    }
-    else
+    } else {
       return dlight_not_taken(why, name, "reads something other than A[i, k] and B[k, j]");
+    }
   }
   if (!mm->a || !mm->b)
     return dlight_not_taken(why, name, "does not read both A[i, k] and B[k, j]");
