@@ -1,6 +1,6 @@
 /* The apply-db pass: the tuning database as a compiler pass. */
 #include "loom/schedule.h"
-#include "loom/tune.h"
+#include "tune/tune_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,13 +55,12 @@ static loom_status apply_one(owned *own, const loom_func *f, loom_db *db,
                              const char *target, loom_func **g,
                              const char **elsewhere, loom_diag *d) {
   loom_arena *a = own->arena;
-  const loom_func *nf = loom_tune_normalized(a, f);
-  loom_func *anon = nf ? loom_ir_func_anonymous(a, nf) : NULL;
+  loom_func *anon = tune_workload_form(a, f);
   int64_t w;
   *g = NULL;
   if (!anon)
     return LOOM_NOMEM;
-  TRY(loom_db_find_workload(db, nf, &w, d));
+  TRY(loom_db_find_workload(db, anon, &w, d));
   if (!w)
     return LOOM_OK;
   loom_db_records top;

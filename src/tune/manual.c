@@ -2,7 +2,7 @@
  * replaces it, read from a folder, matched by structure as apply-db
  * matches workloads (normalized, anonymous, hashed, then compared). */
 #include "loom/script.h"
-#include "loom/tune.h"
+#include "tune/tune_impl.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -91,8 +91,7 @@ static loom_status add_file(loom_manual *m, const char *path, loom_diag *d) {
                            "a manual dispatch pair needs a function named 'before' (what "
                            "it matches) and one named 'after' (what replaces it)");
   TRY(check_signature(before, after, d));
-  const loom_func *nf = loom_tune_normalized(m->arena, before);
-  loom_func *key = nf ? loom_ir_func_anonymous(m->arena, nf) : NULL;
+  loom_func *key = tune_workload_form(m->arena, before);
   if (!key)
     return LOOM_NOMEM;
   if (m->n == m->cap) {
@@ -152,8 +151,7 @@ loom_status loom_manual_load(loom_manual *m, const char *dir, loom_diag *d) {
 
 const loom_func *loom_manual_find(const loom_manual *m, loom_arena *a, const loom_func *f,
                                   const char **file) {
-  const loom_func *nf = loom_tune_normalized(a, f);
-  loom_func *key = nf ? loom_ir_func_anonymous(a, nf) : NULL;
+  loom_func *key = tune_workload_form(a, f);
   if (!key)
     return NULL;
   uint64_t h = loom_ir_hash_func(key);

@@ -2,7 +2,7 @@
  * each function taken by the first pass that handles it. */
 #include "loom/dispatch.h"
 #include "loom/schedule.h"
-#include "loom/tune.h"
+#include "tune/tune_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,8 +221,7 @@ static loom_status take(run *r, int i, const offer *o) {
 
 /* The database's name for the choice best made for f on this target. */
 static loom_status choice_key(run *r, const loom_func *f, char *out, size_t n) {
-  const loom_func *nf = loom_tune_normalized(r->own->arena, f);
-  loom_func *anon = nf ? loom_ir_func_anonymous(r->own->arena, nf) : NULL;
+  loom_func *anon = tune_workload_form(r->own->arena, f);
   if (!anon)
     return LOOM_NOMEM;
   snprintf(out, n, "best/%016llx/%s", (unsigned long long)loom_ir_hash_func(anon), r->key);

@@ -1,7 +1,7 @@
 /* Tasks: distinct workloads of a module, and the schedulers that share the
  * trial budget among them (see include/loom/tune.h for the policies). */
 #include "loom/normalize.h"
-#include "loom/tune.h"
+#include "tune/tune_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +17,11 @@ const loom_func *loom_tune_normalized(loom_arena *a, const loom_func *f) {
   return st == LOOM_OK ? g : f;
 }
 
+loom_func *tune_workload_form(loom_arena *a, const loom_func *f) {
+  const loom_func *nf = loom_tune_normalized(a, f);
+  return nf ? loom_ir_func_anonymous(a, nf) : NULL;
+}
+
 loom_status loom_tune_extract_tasks(loom_arena *a, const loom_module *m,
                                     loom_task **tasks, int *n) {
   loom_task *t = loom_arena_alloc(a, (size_t)(m->n_funcs + 1) * sizeof *t);
@@ -24,8 +29,7 @@ loom_status loom_tune_extract_tasks(loom_arena *a, const loom_module *m,
     return LOOM_NOMEM;
   int k = 0;
   for (int i = 0; i < m->n_funcs; i++) {
-    const loom_func *nf = loom_tune_normalized(a, m->funcs[i]);
-    loom_func *g = nf ? loom_ir_func_anonymous(a, nf) : NULL;
+    loom_func *g = tune_workload_form(a, m->funcs[i]);
     if (!g)
       return LOOM_NOMEM;
     uint64_t h = loom_ir_hash_func(g);

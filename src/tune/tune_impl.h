@@ -6,6 +6,11 @@
 #include "loom/db.h"
 #include "loom/tune.h"
 
+/* The form a workload is known by (task.c): f normalized, as
+ * loom_tune_normalized gives it, and anonymous (loom_ir_func_anonymous), so
+ * that functions equal up to names are one; NULL when out of memory. */
+loom_func *tune_workload_form(loom_arena *a, const loom_func *f);
+
 /* ---- the C backend (build.c, run.c, backend.c) ----------------------------- */
 
 loom_status tune_c_build(const loom_func *const *funcs, int n,
