@@ -656,6 +656,29 @@ static loom_status baseline(search *S, loom_diag *d) {
   return st;
 }
 
+/* A record's trace (JSON) replayed on a schedule of the task seeded with
+ * seed, its decisions checked; NULL when it does not read or replay.
+ * *n_insts (when not NULL) gets the trace's length. */
+static loom_sched *replay_record(search *S, const char *json, uint64_t seed, int *n_insts) {
+  loom_arena *a = loom_arena_new();
+  loom_sched *s = loom_sched_new(S->mod, seed);
+  loom_trace t;
+  loom_diag d;
+  loom_diag_init(&d);
+  bool ok = a && s && json &&
+            loom_trace_read_json(json, strlen(json), "database", a, &t, &d) == LOOM_OK &&
+            loom_trace_apply(&t, s, LOOM_REPLAY_CHECK, &d) == LOOM_OK;
+  if (ok && n_insts)
+    *n_insts = t.n_insts;
+  loom_diag_free(&d);
+  loom_arena_free(a);
+  if (!ok) {
+    loom_sched_free(s);
+    return NULL;
+  }
+  return s;
+}
+
 /* The best records of the database, replayed, as the first parents; their
  * decisions are checked, so a record edited into one that does not replay
  * as recorded is no parent. */
@@ -669,12 +692,8 @@ static void seed_parents(search *S) {
     return;
   }
   for (int i = 0; i < top.n; i++) {
-    loom_arena *a = loom_arena_new();
-    loom_trace t;
-    loom_sched *s = loom_sched_new(S->mod, loom_rng_next(&S->rng));
-    const char *j = top.items[i].trace;
-    if (a && s && loom_trace_read_json(j, strlen(j), "database", a, &t, &d) == LOOM_OK &&
-        loom_trace_apply(&t, s, LOOM_REPLAY_CHECK, &d) == LOOM_OK && mark_seen(S, cand_hash(s))) {
+    loom_sched *s = replay_record(S, top.items[i].trace, loom_rng_next(&S->rng), NULL);
+    if (s && mark_seen(S, cand_hash(s))) {
       double ms = INFINITY;
       if (top.items[i].n_latencies) { /* the mean: a finalist was measured again */
         ms = 0;
@@ -690,7 +709,6 @@ static void seed_parents(search *S) {
       s = NULL;
     }
     loom_sched_free(s);
-    loom_arena_free(a);
   }
   loom_db_records_free(&top);
   loom_diag_free(&d);
@@ -710,21 +728,12 @@ static void mark_recorded(search *S) {
   for (int i = 0; i < all.n; i++) {
     if (!all.items[i].target || strcmp(all.items[i].target, S->target_key))
       continue;
-    loom_arena *a = loom_arena_new();
-    loom_sched *s = loom_sched_new(S->mod, 0);
-    loom_trace t;
-    const char *j = all.items[i].trace;
-    if (a && s && j && loom_trace_read_json(j, strlen(j), "database", a, &t, &d) == LOOM_OK &&
-        loom_trace_apply(&t, s, LOOM_REPLAY_CHECK, &d) == LOOM_OK) {
-      uint64_t h = cand_hash(s);
-      if (!was_seen(S, h))
-        mark_seen(S, h);
-      S->res->resumed += t.n_insts > 0; /* the function as written is the reference */
-    }
-    loom_diag_free(&d);
-    loom_diag_init(&d);
+    int n_insts;
+    loom_sched *s = replay_record(S, all.items[i].trace, 0, &n_insts);
+    if (s && !was_seen(S, cand_hash(s)))
+      mark_seen(S, cand_hash(s));
+    S->res->resumed += s && n_insts > 0; /* the function as written is the reference */
     loom_sched_free(s);
-    loom_arena_free(a);
   }
   loom_db_records_free(&all);
   loom_diag_free(&d);
