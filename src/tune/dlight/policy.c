@@ -127,18 +127,6 @@ static loom_matmul_config *tilings(const dlight_matmul_shape *sh, const loom_gpu
   return all;
 }
 
-/* A schedule of m's function, inlined as dlight inlines, on which the
- * shape of its matmul is read. */
-static loom_status shape_of(const loom_module *m, dlight_matmul_shape *sh, bool *found) {
-  loom_sched *s = loom_sched_new(m, 0);
-  if (!s)
-    return LOOM_NOMEM;
-  loom_status st = dlight_inline_all(&s);
-  *found = st == LOOM_OK && dlight_matmul_shape_of(s, sh);
-  loom_sched_free(s);
-  return st;
-}
-
 static bool is_gpu(const loom_target *t) {
   const loom_gpu_desc *g = &t->gpu;
   return t->kind == LOOM_TARGET_CUDA && g->multiprocessors > 0 && g->warp_size > 0 &&
@@ -147,19 +135,33 @@ static bool is_gpu(const loom_target *t) {
          g->shared_per_sm > 0 && g->bandwidth_gbps > 0 && g->clock_mhz > 0;
 }
 
-loom_status loom_tune_fast_configs(const loom_module *m, const loom_target *t, int k,
-                                   loom_matmul_config *out, int *n, loom_diag *d) {
-  *n = 0;
+/* A schedule of m's one function for t, inlined as dlight inlines: what
+ * the policy reads the matmul's shape on and every candidate starts from. */
+static loom_status inlined(const loom_module *m, const loom_target *t, loom_sched **out,
+                           loom_diag *d) {
+  *out = NULL;
   if (!is_gpu(t))
     return loom_diag_error(d, (loom_loc){0},
                            "fast tuning needs a cuda target with its multiprocessors, "
                            "registers, shared memory, bandwidth and clock (cuda -arch=sm_90)");
   if (m->n_funcs != 1)
     return loom_diag_error(d, (loom_loc){0}, "fast tuning takes a module of one function");
+  if (!(*out = loom_sched_new(m, 0)))
+    return LOOM_NOMEM;
+  loom_status st = dlight_inline_all(out);
+  if (st != LOOM_OK) {
+    loom_sched_free(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
+/* The policy's best k tilings of the matmul of s, inlined. */
+static loom_status configs_of(loom_sched *s, const loom_target *t, int k,
+                              loom_matmul_config *out, int *n) {
+  *n = 0;
   dlight_matmul_shape sh;
-  bool found;
-  TRY(shape_of(m, &sh, &found));
-  if (!found || sh.bits < 8)
+  if (!dlight_matmul_shape_of(s, &sh) || sh.bits < 8)
     return LOOM_OK;
   int n_all;
   loom_matmul_config *all = tilings(&sh, &t->gpu, &n_all);
@@ -178,10 +180,21 @@ loom_status loom_tune_fast_configs(const loom_module *m, const loom_target *t, i
   return LOOM_OK;
 }
 
-/* dlight's schedule of m, its Matmul held to config (NULL: its own). */
-static loom_status schedule(const loom_module *m, const loom_target *t,
+loom_status loom_tune_fast_configs(const loom_module *m, const loom_target *t, int k,
+                                   loom_matmul_config *out, int *n, loom_diag *d) {
+  *n = 0;
+  loom_sched *s;
+  TRY(inlined(m, t, &s, d));
+  loom_status st = configs_of(s, t, k, out, n);
+  loom_sched_free(s);
+  return st;
+}
+
+/* dlight's schedule on a copy of base, its Matmul held to config (NULL:
+ * dlight's rules as they are); *out NULL when it takes nothing. */
+static loom_status schedule(loom_sched *base, const loom_target *t,
                             const loom_matmul_config *config, loom_sched **out) {
-  loom_sched *s = loom_sched_new(m, 0);
+  loom_sched *s = loom_sched_copy(base);
   if (!s)
     return LOOM_NOMEM;
   const char *rule = NULL;
@@ -189,9 +202,7 @@ static loom_status schedule(const loom_module *m, const loom_target *t,
   if (config) {
     loom_diag why;
     loom_diag_init(&why);
-    st = dlight_inline_all(&s);
-    if (st == LOOM_OK)
-      st = dlight_matmul_apply(&s, t, config, &why);
+    st = dlight_matmul_apply(&s, t, config, &why);
     loom_diag_free(&why);
     rule = st == LOOM_OK ? "Matmul" : NULL;
   } else {
@@ -213,18 +224,18 @@ loom_status loom_tune_fast_candidates(const loom_module *m, const loom_target *t
   *n = 0;
   if (k < 1)
     return loom_diag_error(d, (loom_loc){0}, "fast tuning needs at least one candidate");
+  loom_sched *base;
+  TRY(inlined(m, t, &base, d));
   loom_matmul_config *configs = malloc((size_t)k * sizeof *configs);
-  if (!configs)
-    return LOOM_NOMEM;
   int n_configs;
-  loom_status st = loom_tune_fast_configs(m, t, k, configs, &n_configs, d);
+  loom_status st = configs ? configs_of(base, t, k, configs, &n_configs) : LOOM_NOMEM;
   /* dlight's own schedule first: it is what the policy must beat. */
   loom_sched *s = NULL;
-  if (st == LOOM_OK && (st = schedule(m, t, NULL, &s)) == LOOM_OK && s)
+  if (st == LOOM_OK && (st = schedule(base, t, NULL, &s)) == LOOM_OK && s)
     out[(*n)++] = s;
   for (int i = 0; st == LOOM_OK && i < n_configs && *n < k; i++) {
     /* Skipped where it is dlight's own tiling, or Matmul refuses it. */
-    if ((st = schedule(m, t, &configs[i], &s)) != LOOM_OK || !s)
+    if ((st = schedule(base, t, &configs[i], &s)) != LOOM_OK || !s)
       continue;
     bool is_known = false;
     for (int j = 0; j < *n && !is_known; j++)
@@ -236,6 +247,7 @@ loom_status loom_tune_fast_candidates(const loom_module *m, const loom_target *t
       out[(*n)++] = s;
   }
   free(configs);
+  loom_sched_free(base);
   if (st != LOOM_OK) {
     for (int i = 0; i < *n; i++)
       loom_sched_free(out[i]);
