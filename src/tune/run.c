@@ -298,45 +298,41 @@ loom_status tune_runner_setup(tune_runner_state *r, loom_diag *d) {
 /* The interpreter's results, computed once, when the first candidate has
  * run: a workload whose kernels all crash or hang is never interpreted
  * (its interpretation might hang too). */
-loom_status tune_runner_expect(tune_runner_state *r, loom_diag *d) {
+/* The expected results, made once: the interpreter run on a copy of the
+ * inputs, or (from_kernel) a copy of what the kernel just measured left in
+ * the arrays; then each parameter's largest magnitude. */
+static loom_status make_expect(tune_runner_state *r, bool from_kernel, loom_diag *d) {
   const loom_func *f = r->f;
   if (r->largest)
     return LOOM_OK;
-  if (r->expect) /* an earlier try failed, and said why */
+  if (!from_kernel && r->expect) /* an earlier try failed, and said why */
     return loom_diag_error(d, (loom_loc){0}, "the interpreter could not run %s",
                            f->name);
-  if (!(r->expect = calloc((size_t)(f->n_params ? f->n_params : 1), sizeof *r->expect)))
-    return LOOM_NOMEM;
-  TRY(loom_interp_alloc_args(f, r->o->scalars, r->expect, d));
-  for (int i = 0; i < f->n_params; i++)
-    if (r->expect[i])
-      memcpy(r->expect[i]->data, r->inputs[i]->data, r->arrays[i]->n_bytes);
-  TRY(loom_interp_run(f, r->expect, r->o->scalars, d));
-  if (!(r->largest = calloc((size_t)(f->n_params ? f->n_params : 1), sizeof *r->largest)))
-    return LOOM_NOMEM;
-  for (int i = 0; i < f->n_params; i++)
-    if (r->expect[i])
-      r->largest[i] = largest(r->expect[i]);
-  return LOOM_OK;
-}
-
-loom_status tune_runner_expect_measured(tune_runner_state *r, loom_diag *d) {
-  const loom_func *f = r->f;
-  if (r->largest)
-    return LOOM_OK;
   size_t n = (size_t)(f->n_params ? f->n_params : 1);
   if (!r->expect && !(r->expect = calloc(n, sizeof *r->expect)))
     return LOOM_NOMEM;
   TRY(loom_interp_alloc_args(f, r->o->scalars, r->expect, d));
+  for (int i = 0; i < f->n_params; i++)
+    if (r->expect[i])
+      memcpy(r->expect[i]->data, from_kernel ? r->arrays[i]->data : r->inputs[i]->data,
+             r->arrays[i]->n_bytes);
+  if (!from_kernel)
+    TRY(loom_interp_run(f, r->expect, r->o->scalars, d));
   if (!(r->largest = calloc(n, sizeof *r->largest)))
     return LOOM_NOMEM;
   for (int i = 0; i < f->n_params; i++)
-    if (r->expect[i]) {
-      memcpy(r->expect[i]->data, r->arrays[i]->data, r->arrays[i]->n_bytes);
+    if (r->expect[i])
       r->largest[i] = largest(r->expect[i]);
-    }
-  r->is_expect_measured = true;
+  r->is_expect_measured = from_kernel;
   return LOOM_OK;
+}
+
+loom_status tune_runner_expect(tune_runner_state *r, loom_diag *d) {
+  return make_expect(r, false, d);
+}
+
+loom_status tune_runner_expect_measured(tune_runner_state *r, loom_diag *d) {
+  return make_expect(r, true, d);
 }
 
 /* The interpreter runs some 10^7 operations a second. */
