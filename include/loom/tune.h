@@ -421,6 +421,24 @@ LOOM_API loom_status loom_tune_task(const loom_task *task, const char *space,
                                     loom_db *db, const loom_tune_options *o,
                                     loom_tune_result *out, loom_diag *d);
 LOOM_API void loom_tune_result_free(loom_tune_result *r);
+/* r as one JSON object, the line `loom tune --json` prints for task t:
+ * task, weight, trials, failures, rejected, disqualified, resumed, best_ms,
+ * baseline_ms, gflops (0 when not a float computation or none succeeded)
+ * and trace (the best schedule's script, or null). */
+LOOM_API void loom_tune_result_json(const loom_task *t, const loom_tune_result *r,
+                                    loom_buf *out);
+
+/* The cost model of a tuning run, kept in the database db under the state
+ * "model.xgb", so that a run starts from what earlier ones learned:
+ * XGBoost's, loaded from db when it holds one (random ranks when is_random).
+ * A state this Loom cannot read is dropped and a new model started, with
+ * *note (heap, when note is not NULL) saying so. save keeps m's state in
+ * db (nothing for a model that does not learn). */
+LOOM_API loom_status loom_tune_model_open(loom_db *db, bool is_random, uint64_t seed,
+                                          LOOM_GIVE loom_model **out, char **note,
+                                          loom_diag *d);
+LOOM_API loom_status loom_tune_model_save(const loom_model *m, loom_db *db,
+                                          loom_diag *d);
 
 /* ---- apply-db (K1) -------------------------------------------------------- */
 
@@ -511,6 +529,14 @@ LOOM_API loom_status loom_tune_compile(const loom_module *m, const loom_pipeline
                                        const loom_target *t, loom_db *db,
                                        const loom_manual *manual, loom_compiled *out,
                                        loom_diag *d);
+/* The same with the pipeline as text: parses spec (loom_pipeline_parse),
+ * loads the pairs of its manual pass, opens the database at db_path (NULL:
+ * none; "loom.db" when the pipeline has apply-db) and runs the pipeline. The
+ * result keeps the database and the pairs open until it is freed, on
+ * failure too: d may point into the pairs' files, so print it first. */
+LOOM_API loom_status loom_tune_compile_spec(const loom_module *m, const char *spec,
+                                            const loom_target *t, const char *db_path,
+                                            loom_compiled *out, loom_diag *d);
 LOOM_API void loom_tune_compiled_free(loom_compiled *c);
 
 #endif

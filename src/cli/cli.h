@@ -75,8 +75,6 @@ int cli_write_text(const char *cmd, const char *path, const loom_buf *text);
  * the exit code. */
 typedef struct cli_pipeline_result {
   loom_compiled c;
-  loom_db *db;
-  loom_manual *manual;
 } cli_pipeline_result;
 int cli_pipeline(const char *cmd, const char *spec, const char *db_path,
                  const loom_target *t, bool is_explain, cli_program *p,

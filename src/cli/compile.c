@@ -10,13 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool has_pass(const loom_pipeline *p, loom_pass_kind k) {
-  for (int i = 0; i < p->n; i++)
-    if (p->passes[i] == k)
-      return true;
-  return false;
-}
-
 static void explain(const loom_compiled *c) {
   fprintf(stderr, "%-24s %-10s %s\n", "function", "pass", "why");
   for (int i = 0; i < c->module->n_funcs; i++)
@@ -36,15 +29,8 @@ int cli_pipeline(const char *cmd, const char *spec, const char *db_path,
     loom_diag_free(&d);
     return rc;
   }
-  if (has_pass(&pl, LOOM_PASS_APPLY_DB) && !db_path)
-    db_path = "loom.db";
   int rc = 0;
-  char dir[4096];
-  snprintf(dir, sizeof dir, "%.*s", (int)pl.manual_dir_len, pl.manual_dir ? pl.manual_dir : "");
-  if ((pl.manual_dir && (!(out->manual = loom_manual_new()) ||
-                         loom_manual_load(out->manual, dir, &d) != LOOM_OK)) ||
-      (db_path && loom_db_open(db_path, &out->db, &d) != LOOM_OK) ||
-      loom_tune_compile(p->module, &pl, t, out->db, out->manual, &out->c, &d) != LOOM_OK) {
+  if (loom_tune_compile_spec(p->module, spec, t, db_path, &out->c, &d) != LOOM_OK) {
     if (d.has_error)
       cli_print_diag(&d);
     else
@@ -61,10 +47,6 @@ int cli_pipeline(const char *cmd, const char *spec, const char *db_path,
 
 void cli_pipeline_free(cli_pipeline_result *r) {
   loom_tune_compiled_free(&r->c);
-  loom_db_close(r->db);
-  loom_manual_free(r->manual);
-  r->db = NULL;
-  r->manual = NULL;
 }
 
 int cli_compile(int argc, char **argv) {

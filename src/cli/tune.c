@@ -156,18 +156,8 @@ static int tune_task(const tune_opts *o, const loom_task *t, const char *space,
   } else if (o->is_json) {
     loom_buf b;
     loom_buf_init(&b);
-    loom_buf_puts(&b, "{\"task\": ");
-    loom_json_print_str(t->func->name, &b);
-    loom_buf_printf(&b, ", \"weight\": %d, \"trials\": %d, \"failures\": %d, "
-                    "\"rejected\": %d, \"disqualified\": %d, \"best_ms\": %.17g, "
-                    "\"baseline_ms\": %.17g, \"gflops\": %.17g, \"trace\": ",
-                    t->weight, r.trials, r.failures, r.rejected, r.disqualified, r.best_ms,
-                    r.baseline_ms, r.best_ms > 0 ? flops / (r.best_ms * 1e6) : 0.0);
-    if (r.best_trace)
-      loom_json_print_str(r.best_trace, &b);
-    else
-      loom_buf_puts(&b, "null");
-    loom_buf_puts(&b, "}\n");
+    loom_tune_result_json(t, &r, &b);
+    loom_buf_putc(&b, '\n');
     if (b.data)
       fputs(b.data, stdout);
     loom_buf_free(&b);
@@ -198,45 +188,6 @@ static int tune_task(const tune_opts *o, const loom_task *t, const char *space,
   loom_tune_result_free(&r);
   loom_diag_free(&d);
   return rc;
-}
-
-/* The database keeps the cost model's training, so a run starts warm. */
-#define MODEL_KEY "model.xgb"
-
-static loom_status open_model(const tune_opts *o, loom_db *db, loom_model **out) {
-  loom_diag d;
-  loom_diag_init(&d);
-  loom_status st = o->is_random_model ? loom_model_random_new(o->t.seed, out, &d)
-                   : loom_model_xgb_new(&(loom_model_options){.seed = o->t.seed}, out, &d);
-  loom_buf state;
-  loom_buf_init(&state);
-  bool found = false;
-  if (st == LOOM_OK && !o->is_random_model &&
-      loom_db_load_state(db, MODEL_KEY, &state, &found, &d) == LOOM_OK && found &&
-      loom_model_load(*out, state.data, state.len, &d) != LOOM_OK) {
-    /* A state this Loom cannot read: start cold rather than fail. */
-    fprintf(stderr, "loom tune: the database's cost model is unreadable (%s); "
-            "starting a new one\n", d.msg ? d.msg : "?");
-    loom_model_free(*out);
-    st = loom_model_xgb_new(&(loom_model_options){.seed = o->t.seed}, out, &d);
-  }
-  loom_buf_free(&state);
-  loom_diag_free(&d);
-  return st;
-}
-
-static void save_model(const loom_model *m, loom_db *db) {
-  if (strcmp(loom_model_name(m), "xgboost"))
-    return;
-  loom_buf state;
-  loom_buf_init(&state);
-  loom_diag d;
-  loom_diag_init(&d);
-  if (loom_model_save(m, &state, &d) != LOOM_OK ||
-      loom_db_save_state(db, MODEL_KEY, state.data, state.len, &d) != LOOM_OK)
-    fprintf(stderr, "loom tune: the cost model was not saved: %s\n", d.msg ? d.msg : "out of memory");
-  loom_buf_free(&state);
-  loom_diag_free(&d);
 }
 
 int cli_tune(int argc, char **argv) {
@@ -277,10 +228,18 @@ int cli_tune(int argc, char **argv) {
     rc = EXIT_USER;
   }
   loom_model *model = NULL;
-  if (rc == 0 && open_model(&o, db, &model) != LOOM_OK) {
-    fprintf(stderr, "%s: error: out of memory\n", o.file);
+  char *note = NULL;
+  if (rc == 0 && loom_tune_model_open(db, o.is_random_model, o.t.seed, &model, &note,
+                                      &d) != LOOM_OK) {
+    if (d.has_error)
+      cli_print_diag(&d);
+    else
+      fprintf(stderr, "%s: error: out of memory\n", o.file);
     rc = EXIT_USER;
   }
+  if (note)
+    fprintf(stderr, "loom tune: %s\n", note);
+  free(note);
   o.t.model = model;
   int n_tuned = 0;
   for (int i = 0; i < n && rc == 0; i++)
@@ -292,8 +251,9 @@ int cli_tune(int argc, char **argv) {
     fprintf(stderr, "%s: error: no function named '%s'\n", o.file, o.func);
     rc = EXIT_USER;
   }
-  if (rc == 0 && model)
-    save_model(model, db);
+  if (rc == 0 && model && loom_tune_model_save(model, db, &d) != LOOM_OK)
+    fprintf(stderr, "loom tune: the cost model was not saved: %s\n",
+            d.msg ? d.msg : "out of memory");
   loom_model_free(model);
   loom_db_close(db);
   loom_arena_free(a);

@@ -56,6 +56,27 @@ static const loom_tval *lookup(reader *r, const char *name) {
   return NULL;
 }
 
+/* An output of an earlier step, named as its trace prints it: b<k>, l<k>
+ * or v<k> is random variable k, when it is of that kind. A script run on a
+ * schedule that has a trace already (a binding driving a schedule a line at
+ * a time, or the rest of a printed trace) can name what came before. */
+static bool trace_name(reader *r, const char *name, loom_tval *out) {
+  static const char prefix[] = {[LOOM_RV_BLOCK] = 'b', [LOOM_RV_LOOP] = 'l',
+                                [LOOM_RV_EXPR] = 'v'};
+  if (!name[0] || !name[1] || (name[1] == '0' && name[2]))
+    return false;
+  int64_t k = 0;
+  for (const char *p = name + 1; *p; p++) {
+    if (*p < '0' || *p > '9' || k > INT32_MAX / 10)
+      return false;
+    k = k * 10 + (*p - '0');
+  }
+  if (k >= r->s->n_rvs || prefix[r->s->rvs[k].kind] != name[0])
+    return false;
+  *out = loom_tval_rv((loom_sched_rv)k);
+  return true;
+}
+
 /* ---- values ------------------------------------------------------------------- */
 
 static loom_status eval(reader *r, const py_expr *x, loom_tval *out);
@@ -77,11 +98,13 @@ static loom_status eval(reader *r, const py_expr *x, loom_tval *out) {
   switch (x->kind) {
   case PY_NAME: {
     const loom_tval *v = lookup(r, x->u.name);
-    if (!v)
-      return loom_diag_error(r->d, x->loc, "undefined variable '%s'",
-                             x->u.name);
-    *out = *v;
-    return LOOM_OK;
+    if (v) {
+      *out = *v;
+      return LOOM_OK;
+    }
+    if (trace_name(r, x->u.name, out))
+      return LOOM_OK;
+    return loom_diag_error(r->d, x->loc, "undefined variable '%s'", x->u.name);
   }
   case PY_INT:
     if (x->u.num.is_big)

@@ -60,6 +60,8 @@ typedef struct owned {
   int n_scheds, cap_scheds;
   loom_applied *applied; /* apply-db's, one per function it was asked about */
   int n_applied, cap_applied;
+  loom_db *db;           /* loom_tune_compile_spec's, closed with the result */
+  loom_manual *manual;
 } owned;
 
 typedef struct run {
@@ -366,10 +368,49 @@ void loom_tune_compiled_free(loom_compiled *c) {
       loom_tune_applied_free(&own->applied[i]);
     free(own->scheds);
     free(own->applied);
+    loom_db_close(own->db);
+    loom_manual_free(own->manual);
     loom_arena_free(own->arena);
     free(own);
   }
   free(c->pass);
   free(c->why);
   memset(c, 0, sizeof *c);
+}
+
+loom_status loom_tune_compile_spec(const loom_module *m, const char *spec,
+                                   const loom_target *t, const char *db_path,
+                                   loom_compiled *out, loom_diag *d) {
+  memset(out, 0, sizeof *out);
+  loom_pipeline p;
+  TRY(loom_pipeline_parse(spec, &p, d));
+  bool reads_db = false;
+  for (int i = 0; i < p.n; i++)
+    reads_db |= p.passes[i] == LOOM_PASS_APPLY_DB;
+  if (reads_db && !db_path)
+    db_path = "loom.db";
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%.*s", (int)p.manual_dir_len, p.manual_dir ? p.manual_dir : "");
+  loom_manual *man = NULL;
+  loom_db *db = NULL;
+  loom_status st = LOOM_OK;
+  if (p.manual_dir && !(man = loom_manual_new()))
+    st = LOOM_NOMEM;
+  if (st == LOOM_OK && man)
+    st = loom_manual_load(man, dir, d);
+  if (st == LOOM_OK && db_path)
+    st = loom_db_open(db_path, &db, d);
+  if (st == LOOM_OK)
+    st = loom_tune_compile(m, &p, t, db, man, out, d);
+  /* On failure too: d may point into the pairs' files. */
+  owned *own = out->owned_ ? out->owned_ : calloc(1, sizeof *own);
+  if (!own) {
+    loom_db_close(db);
+    loom_manual_free(man);
+    return LOOM_NOMEM;
+  }
+  out->owned_ = own;
+  own->db = db;
+  own->manual = man;
+  return st;
 }

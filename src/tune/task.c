@@ -156,3 +156,23 @@ void loom_task_scheduler_finish(loom_task_scheduler *s, int i) {
   if (i >= 0 && i < s->n)
     s->tasks[i].is_finished = true;
 }
+
+/* ---- results ---------------------------------------------------------------- */
+
+void loom_tune_result_json(const loom_task *t, const loom_tune_result *r, loom_buf *out) {
+  double flops = loom_tune_flops(t->func);
+  loom_buf_puts(out, "{\"task\": ");
+  loom_json_print_str(t->func->name, out);
+  loom_buf_printf(out, ", \"weight\": %d, \"trials\": %d, \"failures\": %d, "
+                  "\"rejected\": %d, \"disqualified\": %d, \"resumed\": %d, "
+                  "\"best_ms\": %.17g, \"baseline_ms\": %.17g, \"gflops\": %.17g, "
+                  "\"trace\": ",
+                  t->weight, r->trials, r->failures, r->rejected, r->disqualified,
+                  r->resumed, r->best_ms, r->baseline_ms,
+                  r->best_ms > 0 ? flops / (r->best_ms * 1e6) : 0.0);
+  if (r->best_trace)
+    loom_json_print_str(r->best_trace, out);
+  else
+    loom_buf_puts(out, "null");
+  loom_buf_putc(out, '}');
+}
