@@ -12,9 +12,21 @@
  *   "loom.m", "loom.n", "loom.k"  the extents; "loom.beta" 0 (C is
  *                   initialized to zero first) or 1 (C accumulates)
  *   "loom.batch"    the batch (1: none); "loom.b_batched" 1 when B has it
+ * A convolution's mark (loop is the conv nest's outermost loop):
+ *   "loom.library"  "dnnl_convolution_forward" (oneDNN)
+ *   "loom.conv"     "NHWC" (NHWC input, HWIO weights) or "NCHW" (NCHW, OIHW)
+ *   "loom.x", "loom.w", "loom.y"  the input (unpadded), weights, output
+ *   "loom.pad"      the padded intermediate, when a pad nest is taken too
+ *   "loom.n", "loom.ci", "loom.co", "loom.ih", "loom.iw", "loom.oh",
+ *   "loom.ow", "loom.kh", "loom.kw"  the extents; "loom.beta" as above
+ *   "loom.stride", "loom.dilation"  [h, w]; "loom.padding" [top, left,
+ *                   bottom, right], the zeros oneDNN adds around the input
+ * and the pad nest's outermost loop is marked "loom.taken_by":
+ * "dnnl_convolution_forward": the call computes it too (it is printed as
+ * nothing when the conv nest after it is printed as the call).
  * The library is opened when the program first runs (libopenblas.so.0,
- * else libblas.so.3): a machine without it gets a diagnostic, not a
- * crash. */
+ * else libblas.so.3; libdnnl.so.2): a machine without it gets a
+ * diagnostic, not a crash. */
 #ifndef LOOM_DISPATCH_H
 #define LOOM_DISPATCH_H
 
@@ -42,10 +54,42 @@ typedef struct loom_gemm {
 LOOM_API bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop,
                                        loom_gemm *out, char *why, size_t why_len);
 
+/* A float32 2-D convolution, one group:
+ *   NHWC: Y[n, h, w, co] (+)= X'[n, h*sh + rh*dh, w*sw + rw*dw, ci] * W[rh, rw, ci, co]
+ *   NCHW: Y[n, co, h, w] (+)= X'[n, ci, h*sh + rh*dh, w*sw + rw*dw] * W[co, ci, rh, rw]
+ * where X' is X with pad_lo zeros before and pad_hi after along h and w,
+ * over compact buffers. */
+typedef struct loom_conv {
+  const loom_buffer *x, *w, *y; /* input (unpadded), weights, output */
+  const loom_buffer *pad;       /* the padded copy of X the nest before writes;
+                                   NULL: the conv reads X itself */
+  bool is_nchw;                 /* NCHW and OIHW; else NHWC and HWIO */
+  int64_t n, ci, co;            /* batch, input and output channels */
+  int64_t ih, iw, oh, ow, kh, kw;
+  int64_t stride[2], dilation[2]; /* along h and w; dilation 1: none */
+  int64_t pad_lo[2], pad_hi[2];   /* zeros before and after X along h and w,
+                                     as oneDNN takes them: pad_hi counts the
+                                     rows and columns the conv reads */
+  int beta;                     /* 0: Y = conv (an init of zero); 1: Y += conv */
+  const char *routine;          /* "dnnl_convolution_forward" */
+} loom_conv;
+
+/* Whether the nest under loop is a convolution oneDNN computes, with *out
+ * describing it; else false, and why (when not NULL) says what does not
+ * fit. pad_loop (NULL: none) is the nest just before it: when it writes
+ * the buffer the conv reads, it must be a zero padding of another buffer
+ * that only the conv reads, and the two are taken together (out->pad). */
+LOOM_API bool loom_dispatch_match_conv(const loom_func *f, const loom_stmt *pad_loop,
+                                       const loom_stmt *loop, loom_conv *out, char *why,
+                                       size_t why_len);
+
 /* The dispatch pass on one function: each loop nest at the top of f's
- * body that a library takes is marked; *out is the new function in arena a
- * (f itself, and *n_taken 0, when none is). why (when not NULL) gets the
- * reason the first nest was not taken. */
+ * body that a library takes is marked (a convolution with the padding
+ * nest before it); *out is the new function in arena a (f itself, and
+ * *n_taken 0, when none is). why (when not NULL) gets the reason a nest
+ * was not taken (the first one that computes a reduction, else the first)
+ * when none is, and the libraries that take them ("BLAS", "oneDNN" or
+ * "BLAS and oneDNN") when some are. */
 LOOM_API loom_status loom_dispatch_func(loom_arena *a, const loom_func *f,
                                         const loom_func **out, int *n_taken,
                                         char *why, size_t why_len);
@@ -55,5 +99,11 @@ LOOM_API loom_status loom_dispatch_func(loom_arena *a, const loom_func *f,
  * carries no mark, or a mark that does not describe f's buffers. */
 LOOM_API bool loom_dispatch_marked_gemm(const loom_func *f, const loom_stmt *loop,
                                         loom_gemm *out);
+
+/* The convolution a nest was marked with, read back as
+ * loom_dispatch_marked_gemm reads a gemm: false when loop carries no conv
+ * mark, or one that does not describe f's buffers. */
+LOOM_API bool loom_dispatch_marked_conv(const loom_func *f, const loom_stmt *loop,
+                                        loom_conv *out);
 
 #endif

@@ -103,9 +103,11 @@ LOOM_API void loom_embed_built_free(LOOM_TAKE loom_embed_built *b);
 /* Calls function i (in the module's order) with the calling convention of
  * codegen.h: args[p] the data of buffer parameter p or a pointer to an
  * int64_t or double for a scalar, shapes[p] the shape of buffer parameter
- * p. Returns what the kernel returns: 0, -1 when an assertion failed, -2
- * when parameters disagree on a symbolic dimension; -3 for no such
- * function. */
+ * p. Returns what the kernel returns: 0; -1 an assertion of the program
+ * failed; -2 parameters disagree on a symbolic dimension; -3 out of memory;
+ * -4 a library it calls (BLAS, oneDNN) cannot be opened; -5 the library
+ * refused the call. LOOM_EMBED_NO_FUNC when there is no function i. */
+#define LOOM_EMBED_NO_FUNC (-100)
 LOOM_API int32_t loom_embed_call(const loom_embed_built *b, int i,
                                  void *const *args, const int64_t *const *shapes);
 

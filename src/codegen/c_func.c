@@ -99,7 +99,9 @@ static loom_status emit_func(const loom_func *f, const char *symbol,
   emitter E = {.out = out, .d = d, .indent = 1, .loc = f->loc,
                .is_noalias = is_noalias(f)};
   E.func = lf;
+  E.symbol = symbol;
   if (st == LOOM_OK) {
+    emit_library_helpers(&E);
     loom_buf_printf(out, "/* %s */\nint32_t %s(void *const *args, "
                     "const int64_t *const *shapes) {\n", f->name, symbol);
     emit_params(&E, lf);

@@ -2,16 +2,16 @@
  * as the library call that computes it, when the nest still stores to the
  * product's output alone. The routine is looked up when the
  * program first runs (loom_library_symbol in the prelude), so a machine
- * without the library gets return code -4, not a failed load. */
+ * without the library gets return code -4, not a failed load. Convolutions
+ * go to oneDNN (c_dnnl.c). */
 #include "codegen/codegen_impl.h"
 
 #include "loom/dispatch.h"
 
-static void put(emitter *E, const char *s) { loom_buf_puts(E->out, s); }
 
 typedef struct only_ctx {
   const loom_var *c; /* the product's output */
-  bool is_other;      /* something else happens under the mark */
+  bool is_other;     /* something else happens under the mark */
 } only_ctx;
 
 static loom_visit only_c(void *ctx, loom_stmt *s) {
@@ -23,11 +23,8 @@ static loom_visit only_c(void *ctx, loom_stmt *s) {
   return ok ? LOOM_VISIT_GO : LOOM_VISIT_STOP;
 }
 
-/* Whether the lowered nest under loop stores to the product's output and
- * nothing else: a schedule may have moved another block under the mark
- * (reverse_compute_at of the epilogue), and the call would skip it. */
-static bool is_product_alone(const loom_stmt *loop, const loom_gemm *g) {
-  only_ctx o = {g->c->data, false};
+bool emit_stores_only(const loom_stmt *loop, const loom_buffer *out) {
+  only_ctx o = {out->data, false};
   loom_ir_visitor v = {.stmt_pre = only_c, .ctx = &o};
   loom_ir_visit_stmt(&v, loop->u.loop.body);
   return !o.is_other;
@@ -49,7 +46,7 @@ static void emit_lookup(emitter *E, const char *var, const char *params, const c
 
 /* A pointer argument: the buffer's, at batch * step when batch is given. */
 static void emit_at(emitter *E, const loom_buffer *b, const char *batch, int64_t step) {
-  put(E, emit_name(E, b->data));
+  loom_buf_puts(E->out, emit_name(E, b->data));
   if (batch)
     loom_buf_printf(E->out, " + %s * %lld", batch, (long long)step);
 }
@@ -102,11 +99,13 @@ static void emit_gemm(emitter *E, const loom_gemm *g, const char *t) {
     E->indent--;
 }
 
+
 bool emit_library_call(emitter *E, const loom_stmt *loop) {
   loom_gemm g;
-  if (E->is_cuda || !E->func || E->parallel_depth > 0 ||
-      !loom_dispatch_marked_gemm(E->func, loop, &g) || !is_product_alone(loop, &g))
+  if (E->is_cuda || !E->func || E->parallel_depth > 0 || loop == E->as_loops)
     return false;
+  if (!loom_dispatch_marked_gemm(E->func, loop, &g) || !emit_stores_only(loop, g.c))
+    return emit_conv_call(E, loop) || emit_pad_taken(E, loop);
   const char *t = g.routine[6] == 's' ? "float" : "double";
   emit_line_start(E);
   loom_buf_printf(E->out, "{ /* %s: %s = %s%s x %s%s%s, by the library */\n", g.routine,
@@ -119,6 +118,6 @@ bool emit_library_call(emitter *E, const loom_stmt *loop) {
     emit_gemm(E, &g, t);
   E->indent--;
   emit_line_start(E);
-  put(E, "}\n");
+  loom_buf_puts(E->out, "}\n");
   return true;
 }

@@ -30,6 +30,8 @@ typedef struct emitter {
   const loom_func *func;         /* the lowered function being printed (C) */
   int parallel_depth;  /* parallel loops around the statement being printed */
   int64_t unroll_max_step; /* from pragma_auto_unroll_max_step above; 0 none */
+  const char *symbol;  /* the C function's name (C) */
+  const loom_stmt *as_loops; /* a marked loop being printed as its loops */
 } emitter;
 
 /* Is e computed from memory (a load, a call, a let variable bound to such
@@ -69,6 +71,18 @@ void emit_loop(emitter *E, const loom_stmt *s, emit_body_fn *body, const void *c
  * returns true; false (nothing printed) when it carries no mark, or the C
  * backend cannot call there (inside a parallel loop, in CUDA). */
 bool emit_library_call(emitter *E, const loom_stmt *loop);
+/* The file-scope helpers the function's library calls need (oneDNN's
+ * convolutions, c_dnnl.c), printed before the function. */
+void emit_library_helpers(emitter *E);
+/* A marked convolution printed as its oneDNN call, and the padding nest it
+ * took printed only where the call is not (c_dnnl.c); false, with nothing
+ * printed, when loop is not one of them. */
+bool emit_conv_call(emitter *E, const loom_stmt *loop);
+bool emit_pad_taken(emitter *E, const loom_stmt *loop);
+/* Whether the lowered nest under loop stores to out and nothing else: a
+ * schedule may have moved another block under the mark (reverse_compute_at
+ * of the epilogue), and a library call would skip it. */
+bool emit_stores_only(const loom_stmt *loop, const loom_buffer *out);
 /* A loop around a micro-kernel's accumulation, emitted with the
  * accumulator held in vector variables (c_tile.c); false, with nothing
  * emitted, when s is not such a loop. */

@@ -5,25 +5,7 @@
  * bound to its loop alone, over compact row-major buffers of one float
  * type that BLAS has a routine for; and the gemv pattern, two loops around
  *     y[vi] = y[vi] + A[vi, vk] * x[vk]. */
-#include "loom/dispatch.h"
-
-#include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
-
-static bool refuse(char *why, size_t n, const char *fmt, ...) {
-  if (why && n) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, n, fmt, ap);
-    va_end(ap);
-  }
-  return false;
-}
-
-static bool is_var(const loom_expr *e, const loom_var *v) {
-  return e && e->kind == LOOM_EXPR_VAR && e->u.var == v;
-}
+#include "dispatch/dispatch_impl.h"
 
 /* Whether e loads b (any buffer when NULL) at [batch, x, y], or [x, y]
  * when batch is NULL. */
@@ -31,25 +13,10 @@ static bool is_load_of(const loom_expr *e, const loom_buffer *b, const loom_var 
                        const loom_var *x, const loom_var *y) {
   int off = batch != NULL;
   return e && e->kind == LOOM_EXPR_LOAD && (!b || e->u.load.buffer == b) &&
-         e->u.load.n_indices == 2 + off && (!batch || is_var(e->u.load.indices[0], batch)) &&
-         is_var(e->u.load.indices[off], x) && is_var(e->u.load.indices[off + 1], y);
-}
-
-static bool is_zero(const loom_expr *e) {
-  return e && e->kind == LOOM_EXPR_FLOAT && e->u.float_value == 0.0;
-}
-
-/* Whether b is dense, row-major, starts at its data pointer and has the
- * constant shape want[0..n). */
-static bool is_compact(const loom_buffer *b, const int64_t *want, int n) {
-  if (b->ndim != n || b->strides || b->elem_offset || strcmp(b->scope, "global"))
-    return false;
-  for (int i = 0; i < n; i++) {
-    int64_t e;
-    if (!loom_ir_is_const_int(b->shape[i], &e) || e != want[i])
-      return false;
-  }
-  return true;
+         e->u.load.n_indices == 2 + off &&
+         (!batch || dispatch_is_var(e->u.load.indices[0], batch)) &&
+         dispatch_is_var(e->u.load.indices[off], x) &&
+         dispatch_is_var(e->u.load.indices[off + 1], y);
 }
 
 /* The product's two factors as loads, A's first: either order of the
@@ -71,15 +38,15 @@ static bool match_gemv(const loom_stmt *const *loops, const loom_stmt *s, loom_g
   int64_t m = 0, k = 0;
   for (int t = 0; t < 2; t++) {
     const loom_iter_var *it = &b->iter_vars[t];
-    int l = is_var(s->u.realize.iter_values[t], loops[0]->u.loop.var) ? 0
-            : is_var(s->u.realize.iter_values[t], loops[1]->u.loop.var) ? 1 : -1;
+    int l = dispatch_is_var(s->u.realize.iter_values[t], loops[0]->u.loop.var) ? 0
+            : dispatch_is_var(s->u.realize.iter_values[t], loops[1]->u.loop.var) ? 1 : -1;
     int64_t lo, e, dlo, de;
     if (l < 0 || !loom_ir_is_const_int(loops[l]->u.loop.min, &lo) || lo != 0 ||
         !loom_ir_is_const_int(loops[l]->u.loop.extent, &e) ||
         !loom_ir_is_const_int(it->dom.min, &dlo) || dlo != 0 ||
         !loom_ir_is_const_int(it->dom.extent, &de) || de != e)
-      return refuse(why, n, "block '%s' has an iter not bound to a whole loop from 0",
-                    b->name);
+      return dispatch_refuse(why, n, "block '%s' has an iter not bound to a whole loop from 0",
+                             b->name);
     if (it->kind == LOOM_ITER_SPATIAL && !vi) {
       vi = it->var;
       m = e;
@@ -90,25 +57,25 @@ static bool match_gemv(const loom_stmt *const *loops, const loom_stmt *s, loom_g
   }
   const loom_stmt *st = b->body;
   if (!vi || !vk || !st || st->kind != LOOM_STMT_STORE || st->u.store.n_indices != 1 ||
-      !is_var(st->u.store.indices[0], vi))
-    return refuse(why, n, "block '%s' is not y[i] over one spatial iter and one reduction",
-                  b->name);
+      !dispatch_is_var(st->u.store.indices[0], vi))
+    return dispatch_refuse(why, n, "block '%s' is not y[i] over one spatial iter and one reduction",
+                           b->name);
   const loom_buffer *y = st->u.store.buffer;
   const loom_expr *v = st->u.store.value, *acc, *prod, *p, *q;
   if (!v || v->kind != LOOM_EXPR_ADD)
-    return refuse(why, n, "block '%s' does not add a product to y", b->name);
+    return dispatch_refuse(why, n, "block '%s' does not add a product to y", b->name);
   acc = v->u.bin.a;
   prod = v->u.bin.b;
   bool is_acc = acc->kind == LOOM_EXPR_LOAD && acc->u.load.buffer == y &&
-                acc->u.load.n_indices == 1 && is_var(acc->u.load.indices[0], vi);
+                acc->u.load.n_indices == 1 && dispatch_is_var(acc->u.load.indices[0], vi);
   if (!is_acc) {
     acc = v->u.bin.b;
     prod = v->u.bin.a;
     is_acc = acc->kind == LOOM_EXPR_LOAD && acc->u.load.buffer == y &&
-             acc->u.load.n_indices == 1 && is_var(acc->u.load.indices[0], vi);
+             acc->u.load.n_indices == 1 && dispatch_is_var(acc->u.load.indices[0], vi);
   }
   if (!is_acc || !split_product(prod, &p, &q))
-    return refuse(why, n, "block '%s' does not add a product of two loads to y", b->name);
+    return dispatch_refuse(why, n, "block '%s' does not add a product of two loads to y", b->name);
   if (p->u.load.n_indices == 1) {
     const loom_expr *t = p;
     p = q;
@@ -116,8 +83,8 @@ static bool match_gemv(const loom_stmt *const *loops, const loom_stmt *s, loom_g
   }
   bool ta = is_load_of(p, NULL, NULL, vk, vi);
   if (!(ta || is_load_of(p, NULL, NULL, vi, vk)) || q->u.load.n_indices != 1 ||
-      !is_var(q->u.load.indices[0], vk))
-    return refuse(why, n, "block '%s' does not multiply A[i, k] by x[k]", b->name);
+      !dispatch_is_var(q->u.load.indices[0], vk))
+    return dispatch_refuse(why, n, "block '%s' does not multiply A[i, k] by x[k]", b->name);
   const loom_buffer *ba = p->u.load.buffer, *bx = q->u.load.buffer;
   loom_dtype t = y->dtype;
   const char *routine = t.code == LOOM_DT_FLOAT && t.bits == 32 && t.lanes == 1 ? "cblas_sgemv"
@@ -125,24 +92,25 @@ static bool match_gemv(const loom_stmt *const *loops, const loom_stmt *s, loom_g
                             ? "cblas_dgemv" : NULL;
   if (!routine || !loom_dtype_eq(ba->dtype, t) || !loom_dtype_eq(bx->dtype, t) ||
       !loom_dtype_eq(v->dtype, t))
-    return refuse(why, n, "block '%s' is not float32 or float64 throughout", b->name);
+    return dispatch_refuse(why, n, "block '%s' is not float32 or float64 throughout", b->name);
   if (ba == y || bx == y)
-    return refuse(why, n, "block '%s' reads its output as a factor", b->name);
+    return dispatch_refuse(why, n, "block '%s' reads its output as a factor", b->name);
   int beta;
   const loom_stmt *in = b->init;
   if (!in)
     beta = 1;
   else if (in->kind == LOOM_STMT_STORE && in->u.store.buffer == y && in->u.store.n_indices == 1 &&
-           is_var(in->u.store.indices[0], vi) && is_zero(in->u.store.value))
+           dispatch_is_var(in->u.store.indices[0], vi) && dispatch_is_zero(in->u.store.value))
     beta = 0;
   else
-    return refuse(why, n, "block '%s' starts y from something other than zero", b->name);
+    return dispatch_refuse(why, n, "block '%s' starts y from something other than zero", b->name);
   int64_t sa[2] = {ta ? k : m, ta ? m : k};
-  if (!is_compact(ba, sa, 2) || !is_compact(bx, &k, 1) || !is_compact(y, &m, 1))
-    return refuse(why, n, "block '%s' does not cover whole compact global buffers of "
-                          "constant shape", b->name);
+  if (!dispatch_is_compact(ba, sa, 2) || !dispatch_is_compact(bx, &k, 1) ||
+      !dispatch_is_compact(y, &m, 1))
+    return dispatch_refuse(why, n, "block '%s' does not cover whole compact global buffers of "
+                                   "constant shape", b->name);
   if (m > INT32_MAX || k > INT32_MAX)
-    return refuse(why, n, "block '%s' is larger than BLAS's int extents", b->name);
+    return dispatch_refuse(why, n, "block '%s' is larger than BLAS's int extents", b->name);
   *out = (loom_gemm){.a = ba, .b = bx, .c = y, .trans_a = ta, .m = m, .n = 1, .k = k,
                      .batch = 1, .beta = beta, .routine = routine, .is_gemv = true};
   return true;
@@ -155,17 +123,17 @@ bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop, loom_ge
   int n_loops = 0;
   while (s && s->kind == LOOM_STMT_FOR && n_loops < 4) {
     if (s->u.loop.kind != LOOM_FOR_SERIAL || s->u.loop.n_annotations)
-      return refuse(why, n, "loop '%s' is not a plain serial loop", s->u.loop.var->name);
+      return dispatch_refuse(why, n, "loop '%s' is not a plain serial loop", s->u.loop.var->name);
     loops[n_loops++] = s;
     s = s->u.loop.body;
   }
   if (n_loops < 2 || !s || s->kind != LOOM_STMT_BLOCK_REALIZE)
-    return refuse(why, n, "is not two to four loops around one block");
+    return dispatch_refuse(why, n, "is not two to four loops around one block");
   const loom_block *b = s->u.realize.block;
   int n_iters = b->n_iter_vars;
   if (s->u.realize.predicate || n_iters != n_loops || s->u.realize.n_iter_values != n_iters ||
       b->n_alloc_buffers || b->n_match_buffers || b->n_writes != 1)
-    return refuse(why, n, "block '%s' is not one output over an iter per loop", b->name);
+    return dispatch_refuse(why, n, "block '%s' is not one output over an iter per loop", b->name);
   if (n_loops == 2)
     return match_gemv(loops, s, out, why, n);
   /* Each iter is bound to one loop, over the loop's whole range; the
@@ -178,15 +146,15 @@ bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop, loom_ge
   for (int t = 0; t < n_iters; t++) {
     const loom_iter_var *it = &b->iter_vars[t];
     int l = 0;
-    while (l < n_loops && !is_var(s->u.realize.iter_values[t], loops[l]->u.loop.var))
+    while (l < n_loops && !dispatch_is_var(s->u.realize.iter_values[t], loops[l]->u.loop.var))
       l++;
     int64_t lo, e, dlo, de;
     if (l == n_loops || !loom_ir_is_const_int(loops[l]->u.loop.min, &lo) || lo != 0 ||
         !loom_ir_is_const_int(loops[l]->u.loop.extent, &e) ||
         !loom_ir_is_const_int(it->dom.min, &dlo) || dlo != 0 ||
         !loom_ir_is_const_int(it->dom.extent, &de) || de != e)
-      return refuse(why, n, "block '%s' has an iter not bound to a whole loop from 0",
-                    b->name);
+      return dispatch_refuse(why, n, "block '%s' has an iter not bound to a whole loop from 0",
+                             b->name);
     if (it->kind == LOOM_ITER_SPATIAL && n_spatial < n_iters - 1) {
       iv[n_spatial] = it->var;
       ext[n_spatial++] = e;
@@ -194,23 +162,23 @@ bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop, loom_ge
       vk = it->var;
       k = e;
     } else {
-      return refuse(why, n, "block '%s' is not spatial iters and one reduction", b->name);
+      return dispatch_refuse(why, n, "block '%s' is not spatial iters and one reduction", b->name);
     }
   }
   /* The store: C[(vb,) vi, vj], its indices the spatial iters, which names
    * them. */
   const loom_stmt *st = b->body;
   if (!st || st->kind != LOOM_STMT_STORE || st->u.store.n_indices != n_spatial)
-    return refuse(why, n, "block '%s' is not one store to C[i, j] or C[b, i, j]", b->name);
+    return dispatch_refuse(why, n, "block '%s' is not one store to C[i, j] or C[b, i, j]", b->name);
   const loom_buffer *c = st->u.store.buffer;
   const loom_var *ix[3] = {NULL, NULL, NULL}; /* b, i, j */
   int64_t ie[3] = {1, 0, 0};
   for (int d = 0; d < n_spatial; d++) {
     int t = 0;
-    while (t < n_spatial && !is_var(st->u.store.indices[d], iv[t]))
+    while (t < n_spatial && !dispatch_is_var(st->u.store.indices[d], iv[t]))
       t++;
     if (t == n_spatial)
-      return refuse(why, n, "block '%s' does not store C at its spatial iters", b->name);
+      return dispatch_refuse(why, n, "block '%s' does not store C at its spatial iters", b->name);
     ix[d + 3 - n_spatial] = iv[t];
     ie[d + 3 - n_spatial] = ext[t];
   }
@@ -218,7 +186,7 @@ bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop, loom_ge
   int64_t batch = ie[0], m = ie[1], nn = ie[2];
   const loom_expr *v = st->u.store.value, *acc, *prod;
   if (!v || v->kind != LOOM_EXPR_ADD)
-    return refuse(why, n, "block '%s' does not add a product to C", b->name);
+    return dispatch_refuse(why, n, "block '%s' does not add a product to C", b->name);
   acc = v->u.bin.a;
   prod = v->u.bin.b;
   if (!is_load_of(acc, c, vb, vi, vj)) {
@@ -227,7 +195,7 @@ bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop, loom_ge
   }
   const loom_expr *x, *y;
   if (!is_load_of(acc, c, vb, vi, vj) || !split_product(prod, &x, &y))
-    return refuse(why, n, "block '%s' does not add a product of two loads to C", b->name);
+    return dispatch_refuse(why, n, "block '%s' does not add a product of two loads to C", b->name);
   /* A is the factor indexed by i (and the batch); B by j, with the batch
    * or shared by every batch. */
   if (is_load_of(y, NULL, vb, vi, vk) || is_load_of(y, NULL, vb, vk, vi)) {
@@ -240,11 +208,11 @@ bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop, loom_ge
   const loom_var *yb = is_b_batched ? vb : NULL;
   bool tb = is_load_of(y, NULL, yb, vj, vk);
   if (!(ta || is_load_of(x, NULL, vb, vi, vk)) || !(tb || is_load_of(y, NULL, yb, vk, vj)))
-    return refuse(why, n, "block '%s' does not multiply A[i, k] by B[k, j] (either "
-                          "transposed, with or without a batch)", b->name);
+    return dispatch_refuse(why, n, "block '%s' does not multiply A[i, k] by B[k, j] (either "
+                                   "transposed, with or without a batch)", b->name);
   const loom_buffer *ba = x->u.load.buffer, *bb = y->u.load.buffer;
   if (ba == c || bb == c)
-    return refuse(why, n, "block '%s' reads its output as a factor", b->name);
+    return dispatch_refuse(why, n, "block '%s' reads its output as a factor", b->name);
   /* One float type BLAS has, everywhere. */
   loom_dtype t = c->dtype;
   const char *routine = t.code == LOOM_DT_FLOAT && t.bits == 32 && t.lanes == 1 ? "cblas_sgemm"
@@ -252,28 +220,29 @@ bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop, loom_ge
                             ? "cblas_dgemm" : NULL;
   if (!routine || !loom_dtype_eq(ba->dtype, t) || !loom_dtype_eq(bb->dtype, t) ||
       !loom_dtype_eq(v->dtype, t))
-    return refuse(why, n, "block '%s' is not float32 or float64 throughout", b->name);
+    return dispatch_refuse(why, n, "block '%s' is not float32 or float64 throughout", b->name);
   int beta;
   const loom_stmt *in = b->init;
   if (!in)
     beta = 1;
   else if (in->kind == LOOM_STMT_STORE && in->u.store.buffer == c &&
            in->u.store.n_indices == n_spatial &&
-           (!vb || is_var(in->u.store.indices[0], vb)) &&
-           is_var(in->u.store.indices[n_spatial - 2], vi) &&
-           is_var(in->u.store.indices[n_spatial - 1], vj) && is_zero(in->u.store.value))
+           (!vb || dispatch_is_var(in->u.store.indices[0], vb)) &&
+           dispatch_is_var(in->u.store.indices[n_spatial - 2], vi) &&
+           dispatch_is_var(in->u.store.indices[n_spatial - 1], vj) &&
+           dispatch_is_zero(in->u.store.value))
     beta = 0;
   else
-    return refuse(why, n, "block '%s' starts C from something other than zero", b->name);
+    return dispatch_refuse(why, n, "block '%s' starts C from something other than zero", b->name);
   int64_t sa[3] = {batch, ta ? k : m, ta ? m : k}, sb[3] = {batch, tb ? nn : k, tb ? k : nn};
   int64_t sc[3] = {batch, m, nn};
-  if (!is_compact(ba, sa + !vb, 2 + !!vb) || !is_compact(bb, sb + !is_b_batched,
+  if (!dispatch_is_compact(ba, sa + !vb, 2 + !!vb) || !dispatch_is_compact(bb, sb + !is_b_batched,
                                                          2 + is_b_batched) ||
-      !is_compact(c, sc + !vb, 2 + !!vb))
-    return refuse(why, n, "block '%s' does not cover whole compact global buffers of "
-                          "constant shape", b->name);
+      !dispatch_is_compact(c, sc + !vb, 2 + !!vb))
+    return dispatch_refuse(why, n, "block '%s' does not cover whole compact global buffers of "
+                                   "constant shape", b->name);
   if (m * batch > INT32_MAX || nn > INT32_MAX || k > INT32_MAX)
-    return refuse(why, n, "block '%s' is larger than BLAS's int extents", b->name);
+    return dispatch_refuse(why, n, "block '%s' is larger than BLAS's int extents", b->name);
   *out = (loom_gemm){.a = ba, .b = bb, .c = c, .trans_a = ta, .trans_b = tb, .m = m,
                      .n = nn, .k = k, .batch = batch, .is_b_batched = is_b_batched,
                      .beta = beta, .routine = routine};

@@ -5,44 +5,112 @@
 #include <stdio.h>
 #include <string.h>
 
-#define N_MARKS 11
-
 static const char *const trans_names[4] = {"NN", "NT", "TN", "TT"};
 
-/* loop with the gemm's mark added to its annotations. */
-static loom_stmt *marked(loom_arena *a, const loom_stmt *loop, const loom_gemm *g) {
+/* loop with n marks added to its annotations; NULL when out of memory. */
+static loom_stmt *with_marks(loom_arena *a, const loom_stmt *loop, const char *const *keys,
+                             loom_value *const *vals, int n_marks) {
   int n = loop->u.loop.n_annotations;
-  loom_attr *at = loom_arena_alloc(a, (size_t)(n + N_MARKS) * sizeof *at);
+  loom_attr *at = loom_arena_alloc(a, (size_t)(n + n_marks) * sizeof *at);
   loom_stmt *s = loom_ir_stmt(a, LOOM_STMT_FOR, loop->loc);
   if (!at || !s)
     return NULL;
   if (n)
     memcpy(at, loop->u.loop.annotations, (size_t)n * sizeof *at);
-  const char *keys[N_MARKS] = {"loom.library", "loom.gemm", "loom.a",    "loom.b",
-                               "loom.c",       "loom.m",    "loom.n",    "loom.k",
-                               "loom.beta",    "loom.batch", "loom.b_batched"};
-  loom_value *vals[N_MARKS] = {
-      loom_ir_value_str(a, g->routine),
-      loom_ir_value_str(a, trans_names[g->trans_a * 2 + g->trans_b]),
-      loom_ir_value_str(a, g->a->name),
-      loom_ir_value_str(a, g->b->name),
-      loom_ir_value_str(a, g->c->name),
-      loom_ir_value_expr(a, loom_ir_int(a, LOOM_INT64, g->m)),
-      loom_ir_value_expr(a, loom_ir_int(a, LOOM_INT64, g->n)),
-      loom_ir_value_expr(a, loom_ir_int(a, LOOM_INT64, g->k)),
-      loom_ir_value_expr(a, loom_ir_int(a, LOOM_INT64, g->beta)),
-      loom_ir_value_expr(a, loom_ir_int(a, LOOM_INT64, g->batch)),
-      loom_ir_value_expr(a, loom_ir_int(a, LOOM_INT64, g->is_b_batched)),
-  };
-  for (int i = 0; i < N_MARKS; i++) {
+  for (int i = 0; i < n_marks; i++) {
     if (!vals[i])
       return NULL;
     at[n + i] = (loom_attr){keys[i], vals[i]};
   }
   *s = *loop;
   s->u.loop.annotations = at;
-  s->u.loop.n_annotations = n + N_MARKS;
+  s->u.loop.n_annotations = n + n_marks;
   return s;
+}
+
+static loom_value *int_value(loom_arena *a, int64_t v) {
+  return loom_ir_value_expr(a, loom_ir_int(a, LOOM_INT64, v));
+}
+
+/* A list of n integers, as TVMScript writes [1, 2]. */
+static loom_value *int_list(loom_arena *a, const int64_t *v, int n) {
+  loom_value *l = loom_arena_alloc(a, sizeof *l);
+  loom_value **items = loom_arena_alloc(a, (size_t)n * sizeof *items);
+  if (!l || !items)
+    return NULL;
+  for (int i = 0; i < n; i++)
+    if (!(items[i] = int_value(a, v[i])))
+      return NULL;
+  *l = (loom_value){.kind = LOOM_VALUE_LIST, .items = items, .n_items = n};
+  return l;
+}
+
+/* loop with the gemm's mark added to its annotations. */
+static loom_stmt *marked(loom_arena *a, const loom_stmt *loop, const loom_gemm *g) {
+  static const char *const keys[] = {"loom.library", "loom.gemm", "loom.a",    "loom.b",
+                                     "loom.c",       "loom.m",    "loom.n",    "loom.k",
+                                     "loom.beta",    "loom.batch", "loom.b_batched"};
+  loom_value *vals[] = {
+      loom_ir_value_str(a, g->routine),
+      loom_ir_value_str(a, trans_names[g->trans_a * 2 + g->trans_b]),
+      loom_ir_value_str(a, g->a->name),
+      loom_ir_value_str(a, g->b->name),
+      loom_ir_value_str(a, g->c->name),
+      int_value(a, g->m),
+      int_value(a, g->n),
+      int_value(a, g->k),
+      int_value(a, g->beta),
+      int_value(a, g->batch),
+      int_value(a, g->is_b_batched),
+  };
+  return with_marks(a, loop, keys, vals, 11);
+}
+
+/* loop with the convolution's mark added to its annotations. */
+static loom_stmt *marked_conv(loom_arena *a, const loom_stmt *loop, const loom_conv *c) {
+  static const char *const keys[] = {
+      "loom.library", "loom.conv", "loom.x",  "loom.w",  "loom.y",      "loom.n",
+      "loom.ci",      "loom.co",   "loom.ih", "loom.iw", "loom.oh",     "loom.ow",
+      "loom.kh",      "loom.kw",   "loom.beta", "loom.stride", "loom.dilation",
+      "loom.padding", "loom.pad"};
+  int64_t padding[4] = {c->pad_lo[0], c->pad_lo[1], c->pad_hi[0], c->pad_hi[1]};
+  loom_value *vals[] = {
+      loom_ir_value_str(a, c->routine),
+      loom_ir_value_str(a, c->is_nchw ? "NCHW" : "NHWC"),
+      loom_ir_value_str(a, c->x->name),
+      loom_ir_value_str(a, c->w->name),
+      loom_ir_value_str(a, c->y->name),
+      int_value(a, c->n),
+      int_value(a, c->ci),
+      int_value(a, c->co),
+      int_value(a, c->ih),
+      int_value(a, c->iw),
+      int_value(a, c->oh),
+      int_value(a, c->ow),
+      int_value(a, c->kh),
+      int_value(a, c->kw),
+      int_value(a, c->beta),
+      int_list(a, c->stride, 2),
+      int_list(a, c->dilation, 2),
+      int_list(a, padding, 4),
+      c->pad ? loom_ir_value_str(a, c->pad->name) : NULL,
+  };
+  return with_marks(a, loop, keys, vals, c->pad ? 19 : 18);
+}
+
+/* The number of loops nested perfectly under loop, itself included, and
+ * whether the block at their bottom (if any) has a reduction. */
+static int nest_depth(const loom_stmt *loop, bool *has_reduction) {
+  int d = 0;
+  *has_reduction = false;
+  while (loop && loop->kind == LOOM_STMT_FOR) {
+    d++;
+    loop = loop->u.loop.body;
+  }
+  if (loop && loop->kind == LOOM_STMT_BLOCK_REALIZE)
+    for (int t = 0; t < loop->u.realize.block->n_iter_vars; t++)
+      *has_reduction |= loop->u.realize.block->iter_vars[t].kind == LOOM_ITER_REDUCE;
+  return d;
 }
 
 loom_status loom_dispatch_func(loom_arena *a, const loom_func *f, const loom_func **out,
@@ -67,26 +135,55 @@ loom_status loom_dispatch_func(loom_arena *a, const loom_func *f, const loom_fun
   loom_stmt **stmts = loom_arena_alloc(a, (size_t)(n_top ? n_top : 1) * sizeof *stmts);
   if (!stmts)
     return LOOM_NOMEM;
+  /* Each nest is a gemm, else a conv, with the nest before it (when that
+   * one is not taken) as its padding. The reason told is that of the first
+   * nest computing a reduction (a padding or an epilogue tells little). */
+  bool has_blas = false, has_dnnl = false, has_reason_of_reduction = false;
   for (int i = 0; i < n_top; i++) {
     loom_gemm g;
-    char reason[256];
+    loom_conv c;
+    char reason[256], conv_reason[256];
     stmts[i] = top[i];
     if (!top[i] || top[i]->kind != LOOM_STMT_FOR)
       continue;
-    if (!loom_dispatch_match_gemm(f, top[i], &g, reason, sizeof reason)) {
-      if (why && why_len && !why[0])
-        snprintf(why, why_len, "%s", reason);
+    if (loom_dispatch_match_gemm(f, top[i], &g, reason, sizeof reason)) {
+      if (!(stmts[i] = marked(a, top[i], &g)))
+        return LOOM_NOMEM;
+      has_blas = true;
+      (*n_taken)++;
       continue;
     }
-    if (!(stmts[i] = marked(a, top[i], &g)))
-      return LOOM_NOMEM;
-    (*n_taken)++;
+    const loom_stmt *pad = i > 0 && stmts[i - 1] == top[i - 1] && top[i - 1] &&
+                                   top[i - 1]->kind == LOOM_STMT_FOR ? top[i - 1] : NULL;
+    if (loom_dispatch_match_conv(f, pad, top[i], &c, conv_reason, sizeof conv_reason)) {
+      if (!(stmts[i] = marked_conv(a, top[i], &c)))
+        return LOOM_NOMEM;
+      if (c.pad) {
+        static const char *const key = "loom.taken_by";
+        loom_value *val = loom_ir_value_str(a, c.routine);
+        if (!(stmts[i - 1] = with_marks(a, top[i - 1], &key, &val, 1)))
+          return LOOM_NOMEM;
+      }
+      has_dnnl = true;
+      (*n_taken)++;
+      continue;
+    }
+    bool has_reduction;
+    if (nest_depth(top[i], &has_reduction) == 7)
+      snprintf(reason, sizeof reason, "%s", conv_reason);
+    if (why && why_len && (!why[0] || (has_reduction && !has_reason_of_reduction))) {
+      snprintf(why, why_len, "%s", reason);
+      has_reason_of_reduction = has_reduction;
+    }
   }
   if (*n_taken == 0) {
     if (why && why_len && !why[0])
       snprintf(why, why_len, "has no loop nest at its top");
     return LOOM_OK;
   }
+  if (why && why_len)
+    snprintf(why, why_len, "%s", has_blas && has_dnnl ? "BLAS and oneDNN"
+                                 : has_blas ? "BLAS" : "oneDNN");
   loom_stmt *body = stmts[0];
   if (rb->body && rb->body->kind == LOOM_STMT_SEQ) {
     if (!(body = loom_ir_stmt(a, LOOM_STMT_SEQ, rb->body->loc)))
@@ -211,5 +308,80 @@ bool loom_dispatch_marked_gemm(const loom_func *f, const loom_stmt *loop, loom_g
     if (!loom_dtype_eq(bs[i]->dtype, want) || n_elems(bs[i]) != sizes[i])
       return false;
   *out = g;
+  return true;
+}
+
+/* The n integers of the list at key. */
+static bool mark_ints(const loom_stmt *loop, const char *key, int64_t *out, int n) {
+  const loom_value *v = loom_ir_attr_get(loop->u.loop.annotations,
+                                         loop->u.loop.n_annotations, key);
+  if (!v || v->kind != LOOM_VALUE_LIST || v->n_items != n)
+    return false;
+  for (int i = 0; i < n; i++)
+    if (v->items[i]->kind != LOOM_VALUE_EXPR || !loom_ir_is_const_int(v->items[i]->expr, &out[i]))
+      return false;
+  return true;
+}
+
+bool loom_dispatch_marked_conv(const loom_func *f, const loom_stmt *loop, loom_conv *out) {
+  if (!loop || loop->kind != LOOM_STMT_FOR)
+    return false;
+  const char *routine = mark_str(loop, "loom.library"), *layout = mark_str(loop, "loom.conv");
+  if (!routine || strcmp(routine, "dnnl_convolution_forward") || !layout ||
+      (strcmp(layout, "NHWC") && strcmp(layout, "NCHW")))
+    return false;
+  loom_conv c = {.routine = "dnnl_convolution_forward", .is_nchw = !strcmp(layout, "NCHW")};
+  int64_t beta, padding[4];
+  c.x = buffer_named(f, mark_str(loop, "loom.x"));
+  c.w = buffer_named(f, mark_str(loop, "loom.w"));
+  c.y = buffer_named(f, mark_str(loop, "loom.y"));
+  const char *pad = mark_str(loop, "loom.pad");
+  c.pad = pad ? buffer_named(f, pad) : NULL;
+  if (!c.x || !c.w || !c.y || (pad && !c.pad) || !mark_int(loop, "loom.n", &c.n) ||
+      !mark_int(loop, "loom.ci", &c.ci) || !mark_int(loop, "loom.co", &c.co) ||
+      !mark_int(loop, "loom.ih", &c.ih) || !mark_int(loop, "loom.iw", &c.iw) ||
+      !mark_int(loop, "loom.oh", &c.oh) || !mark_int(loop, "loom.ow", &c.ow) ||
+      !mark_int(loop, "loom.kh", &c.kh) || !mark_int(loop, "loom.kw", &c.kw) ||
+      !mark_int(loop, "loom.beta", &beta) || (beta != 0 && beta != 1) ||
+      !mark_ints(loop, "loom.stride", c.stride, 2) ||
+      !mark_ints(loop, "loom.dilation", c.dilation, 2) ||
+      !mark_ints(loop, "loom.padding", padding, 4))
+    return false;
+  c.beta = (int)beta;
+  int64_t dims[9] = {c.n, c.ci, c.co, c.ih, c.iw, c.oh, c.ow, c.kh, c.kw};
+  for (int i = 0; i < 9; i++)
+    if (dims[i] <= 0 || dims[i] > INT32_MAX)
+      return false;
+  for (int i = 0; i < 2; i++) {
+    c.pad_lo[i] = padding[i];
+    c.pad_hi[i] = padding[2 + i];
+    if (c.stride[i] <= 0 || c.dilation[i] <= 0 || c.pad_lo[i] < 0 || c.pad_hi[i] < 0 ||
+        c.stride[i] > INT32_MAX || c.dilation[i] > INT32_MAX || c.pad_lo[i] > INT32_MAX ||
+        c.pad_hi[i] > INT32_MAX)
+      return false;
+  }
+  /* The extents agree with oneDNN's rule for the output's, and the
+   * buffers hold what the extents say. */
+  int64_t in[2] = {c.ih, c.iw}, k[2] = {c.kh, c.kw}, o[2] = {c.oh, c.ow};
+  for (int i = 0; i < 2; i++)
+    if ((in[i] + c.pad_lo[i] + c.pad_hi[i] - (k[i] - 1) * c.dilation[i] - 1) / c.stride[i] + 1 !=
+            o[i] ||
+        in[i] + c.pad_lo[i] + c.pad_hi[i] < (k[i] - 1) * c.dilation[i] + 1)
+      return false;
+  loom_dtype f32 = LOOM_DTYPE(LOOM_DT_FLOAT, 32, 1);
+  const loom_buffer *bs[3] = {c.x, c.w, c.y};
+  int64_t dims3[3][4] = {{c.n, c.ci, c.ih, c.iw}, {c.kh, c.kw, c.ci, c.co},
+                         {c.n, c.co, c.oh, c.ow}};
+  for (int i = 0; i < 3; i++) {
+    int64_t size = 1;
+    for (int d = 0; d < 4; d++)
+      if (__builtin_mul_overflow(size, dims3[i][d], &size))
+        return false;
+    if (!loom_dtype_eq(bs[i]->dtype, f32) || n_elems(bs[i]) != size)
+      return false;
+  }
+  if (c.pad && !loom_dtype_eq(c.pad->dtype, f32))
+    return false;
+  *out = c;
   return true;
 }

@@ -128,7 +128,7 @@ void loom_embed_built_free(loom_embed_built *b) {
 int32_t loom_embed_call(const loom_embed_built *b, int i, void *const *args,
                         const int64_t *const *shapes) {
   if (i < 0 || i >= b->set.n)
-    return -3;
+    return LOOM_EMBED_NO_FUNC;
   loom_c_kernel k = (loom_c_kernel)b->set.items[i].kernel;
   return k(args, shapes);
 }

@@ -105,7 +105,7 @@ static loom_status offer_dispatch(run *r, const loom_func *f, offer *o) {
     o->g = NULL;
     snprintf(o->why, sizeof o->why, "dispatch: %s", why);
   } else {
-    snprintf(o->why, sizeof o->why, "%d loop nest(s) computed by BLAS", n);
+    snprintf(o->why, sizeof o->why, "%d loop nest(s) computed by %s", n, why);
   }
   return LOOM_OK;
 }

@@ -223,7 +223,9 @@ char *tune_runner_check(tune_runner_state *r) {
 static const char *rc_meaning(int32_t rc) {
   return rc == -1 ? "a T.assert failed" : rc == -2 ? "arrays disagree on a symbolic dimension"
          : rc == -3 ? "out of memory"
-         : rc == -4 ? "a library routine it calls (BLAS: libopenblas.so.0) cannot be opened"
+         : rc == -4 ? "a library routine it calls (BLAS: libopenblas.so.0; oneDNN: "
+                      "libdnnl.so.2) cannot be opened"
+         : rc == -5 ? "the library (oneDNN) refused or failed the call it was given"
                     : "unknown";
 }
 

@@ -33,6 +33,31 @@ check "gemv: two verified" test "$(grep -c 'verify: ok' "$tmp/out")" = 2
 check "gemv: sgemv as stored" grep -q 'loom_gemv(101, 111, 48, 40, 1, A, 40, x, 1, 0, y, 1)' "$tmp/gemv.c"
 check "gemv: dgemv transposed, accumulating" grep -q 'loom_gemv(101, 112, 40, 48, 1, A, 48, x, 1, 1, y, 1)' "$tmp/gemv.c"
 
+# Convolutions go to oneDNN (the pad nest with its conv) and verify against
+# the interpreter; a mark that describes another convolution is caught.
+"$loom" run "$cases/conv.py" --pipeline dispatch,default --verify --explain \
+  >"$tmp/out" 2>"$tmp/why"
+check "conv: exit 0" test $? = 0
+check "conv: three verified" test "$(grep -c 'verify: ok' "$tmp/out")" = 3
+check "conv: three to oneDNN" test "$(grep -c 'dispatch   1 loop nest(s) computed by oneDNN' "$tmp/why")" = 3
+"$loom" build "$cases/conv.py" --emit c --pipeline dispatch >"$tmp/conv.c"
+check "conv: the C makes oneDNN's convolution" grep -q 'dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference' "$tmp/conv.c"
+check "conv: NHWC padded by one" grep -q 'shape\[17\] = {1, 16, 14, 14, 24, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};' "$tmp/conv.c"
+check "conv: NCHW with stride 2" grep -q 'shape\[17\] = {2, 8, 17, 15, 12, 8, 7, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0};' "$tmp/conv.c"
+check "conv: three calls" test "$(grep -c 'int32_t rc = loom_conv_loom_.*(X, W, Y);' "$tmp/conv.c")" = 3
+check "conv: without oneDNN's header, the loops" cc -fsyntax-only -fopenmp -DLOOM_DNNL_TRIED "$tmp/conv.c"
+"$loom" compile "$cases/conv.py" --pipeline dispatch -o "$tmp/conv.py"
+sed '0,/"loom.padding": \[T.int64(1), T.int64(1), T.int64(1), T.int64(1)\]/s//"loom.padding": [T.int64(0), T.int64(0), T.int64(2), T.int64(2)]/' \
+  "$tmp/conv.py" >"$tmp/conv_bad.py"
+check "conv: a mark edited" bash -c "! cmp -s '$tmp/conv.py' '$tmp/conv_bad.py'"
+"$loom" run "$tmp/conv_bad.py" --func nhwc_pad --verify >"$tmp/out" 2>&1
+check "conv: a wrong padding fails to verify" grep -q 'wrong result: Y differs from the interpreter' "$tmp/out"
+"$loom" run "$tmp/conv.py" --func nhwc_pad --verify >"$tmp/out" 2>&1
+check "conv: the marked module verifies" grep -q 'verify: ok' "$tmp/out"
+sed 's/T.float32(0.0))$/T.float32(1.0))/' "$cases/conv.py" >"$tmp/conv_ones.py"
+"$loom" compile "$tmp/conv_ones.py" --pipeline dispatch --explain >/dev/null 2>"$tmp/why"
+check "conv: a pad of ones refused, said why" grep -q "^nhwc_pad  *(none)  *dispatch: block 'pad' pads with something other than zero" "$tmp/why"
+
 "$loom" run "$cases/layer.py" --pipeline dispatch --verify >"$tmp/out" 2>&1
 check "layer: verified" grep -q 'layer: .*verify: ok' "$tmp/out"
 "$loom" compile "$cases/layer.py" --pipeline dispatch -o "$tmp/layer.py"

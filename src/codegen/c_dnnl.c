@@ -1,0 +1,304 @@
+/* The C backend's calls of oneDNN: a convolution the dispatch pass marked
+ * is printed as the call of a helper made for its call site, printed
+ * before the function (emit_library_helpers); the helper makes oneDNN's
+ * primitive on its first call and keeps it. oneDNN is opened when the
+ * program first runs (loom_library_symbol), so a machine without it gets
+ * return code -4, not a failed load. */
+#include "codegen/codegen_impl.h"
+
+#include "loom/dispatch.h"
+
+static void put(emitter *E, const char *s) { loom_buf_puts(E->out, s); }
+
+/* Printed once per file, before the first helper: oneDNN's header when the
+ * compiler has it (else LOOM_DNNL stays undefined and the convolutions are
+ * printed as their loops too, under #else), the table of its functions,
+ * looked up on first use (loom_library_symbol: libdnnl.so.2), and the two
+ * functions every call site's helper calls. oneDNN 2's C API; its threads
+ * are its own (OpenMP).
+ *
+ * The weights go to the primitive in the layout it prefers (format_tag_any),
+ * reordered from the user's HWIO or OIHW on every call, since a parameter
+ * may change between calls: on a 2-core AVX-512 Xeon, 3x3 NHWC at
+ * 56x56x64 and 28x28x128, the primitive on plain weights is oneDNN's gemm
+ * convolution (1.55 and 1.24 ms), on blocked weights its brgemm one (0.70
+ * ms for both, the reorder included: 0.006 and 0.02 ms). */
+static const char dnnl_shared[] =
+"#ifndef LOOM_DNNL_TRIED\n"
+"#define LOOM_DNNL_TRIED 1\n"
+"#if defined(__has_include)\n"
+"#if __has_include(<dnnl.h>)\n"
+"#include <dnnl.h>\n"
+"#endif\n"
+"#endif\n"
+"#if defined(DNNL_VERSION_MAJOR) && DNNL_VERSION_MAJOR == 2\n"
+"#define LOOM_DNNL 1\n"
+"#define LOOM_DNNL_FNS(X) X(engine_create) X(stream_create) X(memory_desc_init_by_tag) \\\n"
+"  X(dilated_convolution_forward_desc_init) X(primitive_attr_create) X(post_ops_create) \\\n"
+"  X(post_ops_append_sum) X(primitive_attr_set_post_ops) X(primitive_desc_create) \\\n"
+"  X(primitive_create) X(primitive_desc_query_md) X(memory_desc_equal) X(memory_create) \\\n"
+"  X(reorder_primitive_desc_create) X(primitive_desc_destroy) X(primitive_attr_destroy) \\\n"
+"  X(post_ops_destroy) X(memory_set_data_handle) X(primitive_execute) X(stream_wait)\n"
+"#define LOOM_DNNL_FIELD(f) __typeof__(&dnnl_##f) f;\n"
+"static struct { LOOM_DNNL_FNS(LOOM_DNNL_FIELD) } loom_dnnl;\n"
+"/* 0 when every function was found, -4 when one was not. */\n"
+"static int32_t loom_dnnl_open(void) {\n"
+"  static int32_t state; /* 0: not looked up yet, 1: found, -4: missing */\n"
+"#define LOOM_DNNL_FIND(f) \\\n"
+"  if (!(loom_dnnl.f = (__typeof__(&dnnl_##f))loom_library_symbol(\"dnnl_\" #f))) state = -4;\n"
+"  if (!state) {\n"
+"    state = 1;\n"
+"    LOOM_DNNL_FNS(LOOM_DNNL_FIND)\n"
+"  }\n"
+"  return state == 1 ? 0 : state;\n"
+"}\n"
+"/* One call site's convolution, made on its first call (the shapes are\n"
+" * constants) and kept. One caller at a time. */\n"
+"typedef struct loom_dnnl_conv {\n"
+"  int32_t state; /* 0: not made yet, 1: ready, else the code making it failed with */\n"
+"  dnnl_engine_t engine;\n"
+"  dnnl_stream_t stream;\n"
+"  dnnl_primitive_t conv, reorder; /* reorder: NULL when the weights are used as given */\n"
+"  dnnl_memory_t src, wei_user, wei, dst;\n"
+"} loom_dnnl_conv;\n"
+"/* s: n, ci, ih, iw, co, oh, ow, kh, kw, strides, dilations (1: none), padding\n"
+" * top, left, bottom, right. 1 when made, -4 without oneDNN, -5 when it\n"
+" * refuses. */\n"
+"static int32_t loom_dnnl_conv_make(loom_dnnl_conv *c, const int64_t *s, int is_nchw, int beta) {\n"
+"  if (loom_dnnl_open()) return -4;\n"
+"  dnnl_dims_t src_d = {s[0], s[1], s[2], s[3]}, wei_d = {s[4], s[1], s[7], s[8]};\n"
+"  dnnl_dims_t dst_d = {s[0], s[4], s[5], s[6]}, strides = {s[9], s[10]};\n"
+"  dnnl_dims_t dilates = {s[11] - 1, s[12] - 1}, pad_l = {s[13], s[14]}, pad_r = {s[15], s[16]};\n"
+"  dnnl_format_tag_t data_tag = is_nchw ? dnnl_nchw : dnnl_nhwc;\n"
+"  dnnl_format_tag_t wei_tag = is_nchw ? dnnl_oihw : dnnl_hwio;\n"
+"  dnnl_memory_desc_t src_md, wei_md, any_md, dst_md;\n"
+"  dnnl_convolution_desc_t cd;\n"
+"  dnnl_primitive_desc_t pd = NULL, rpd = NULL;\n"
+"  dnnl_primitive_attr_t attr = NULL;\n"
+"  dnnl_post_ops_t ops = NULL;\n"
+"  const dnnl_memory_desc_t *best = NULL;\n"
+"  dnnl_status_t st = loom_dnnl.engine_create(&c->engine, dnnl_cpu, 0);\n"
+"  if (!st) st = loom_dnnl.stream_create(&c->stream, c->engine, dnnl_stream_default_flags);\n"
+"  if (!st) st = loom_dnnl.memory_desc_init_by_tag(&src_md, 4, src_d, dnnl_f32, data_tag);\n"
+"  if (!st) st = loom_dnnl.memory_desc_init_by_tag(&wei_md, 4, wei_d, dnnl_f32, wei_tag);\n"
+"  if (!st)\n"
+"    st = loom_dnnl.memory_desc_init_by_tag(&any_md, 4, wei_d, dnnl_f32, dnnl_format_tag_any);\n"
+"  if (!st) st = loom_dnnl.memory_desc_init_by_tag(&dst_md, 4, dst_d, dnnl_f32, data_tag);\n"
+"  if (!st) st = loom_dnnl.dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference,\n"
+"      dnnl_convolution_direct, &src_md, &any_md, NULL, &dst_md, strides, dilates, pad_l, pad_r);\n"
+"  /* Y += conv: oneDNN's sum post-op adds what dst held. */\n"
+"  if (!st) st = loom_dnnl.primitive_attr_create(&attr);\n"
+"  if (!st && beta) st = loom_dnnl.post_ops_create(&ops);\n"
+"  if (!st && beta) st = loom_dnnl.post_ops_append_sum(ops, 1.0f);\n"
+"  if (!st && beta) st = loom_dnnl.primitive_attr_set_post_ops(attr, ops);\n"
+"  if (!st) st = loom_dnnl.primitive_desc_create(&pd, &cd, attr, c->engine, NULL);\n"
+"  if (!st) st = loom_dnnl.primitive_create(&c->conv, pd);\n"
+"  if (!st && !(best = loom_dnnl.primitive_desc_query_md(pd, dnnl_query_weights_md, 0)))\n"
+"    st = dnnl_runtime_error;\n"
+"  if (!st) st = loom_dnnl.memory_create(&c->src, &src_md, c->engine, DNNL_MEMORY_NONE);\n"
+"  if (!st) st = loom_dnnl.memory_create(&c->dst, &dst_md, c->engine, DNNL_MEMORY_NONE);\n"
+"  if (!st) st = loom_dnnl.memory_create(&c->wei_user, &wei_md, c->engine, DNNL_MEMORY_NONE);\n"
+"  if (!st && loom_dnnl.memory_desc_equal(best, &wei_md)) {\n"
+"    c->wei = c->wei_user;\n"
+"  } else {\n"
+"    if (!st) st = loom_dnnl.memory_create(&c->wei, best, c->engine, DNNL_MEMORY_ALLOCATE);\n"
+"    if (!st) st = loom_dnnl.reorder_primitive_desc_create(&rpd, &wei_md, c->engine, best,\n"
+"                                                          c->engine, NULL);\n"
+"    if (!st) st = loom_dnnl.primitive_create(&c->reorder, rpd);\n"
+"  }\n"
+"  if (pd) loom_dnnl.primitive_desc_destroy(pd);\n"
+"  if (rpd) loom_dnnl.primitive_desc_destroy(rpd);\n"
+"  if (attr) loom_dnnl.primitive_attr_destroy(attr);\n"
+"  if (ops) loom_dnnl.post_ops_destroy(ops);\n"
+"  return st ? -5 : 1;\n"
+"}\n"
+"/* y = conv(x, w) (+ y), the weights reordered first: 0, or -5 when oneDNN\n"
+" * fails. */\n"
+"static int32_t loom_dnnl_conv_run(loom_dnnl_conv *c, const float *x, const float *w, float *y) {\n"
+"  dnnl_exec_arg_t re[2] = {{DNNL_ARG_FROM, c->wei_user}, {DNNL_ARG_TO, c->wei}};\n"
+"  dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_WEIGHTS, c->wei},\n"
+"                             {DNNL_ARG_DST, c->dst}};\n"
+"  dnnl_status_t st = loom_dnnl.memory_set_data_handle(c->src, (void *)x);\n"
+"  if (!st) st = loom_dnnl.memory_set_data_handle(c->wei_user, (void *)w);\n"
+"  if (!st) st = loom_dnnl.memory_set_data_handle(c->dst, y);\n"
+"  if (!st && c->reorder) st = loom_dnnl.primitive_execute(c->reorder, c->stream, 2, re);\n"
+"  if (!st) st = loom_dnnl.primitive_execute(c->conv, c->stream, 3, args);\n"
+"  if (!st) st = loom_dnnl.stream_wait(c->stream);\n"
+"  return st ? -5 : 0;\n"
+"}\n"
+"#endif\n"
+"#endif\n";
+
+/* Whether the conv a marked loop describes can be printed as the call
+ * here: a C function, outside parallel loops, its nest storing to Y
+ * alone. */
+static bool is_conv_call(emitter *E, const loom_stmt *loop, loom_conv *c) {
+  return !E->is_cuda && E->func && E->parallel_depth == 0 && loop != E->as_loops &&
+         loom_dispatch_marked_conv(E->func, loop, c) && emit_stores_only(loop, c->y);
+}
+
+typedef struct site_ctx {
+  const loom_func *f;
+  const loom_stmt *loop; /* the site to number; NULL: count them all */
+  int index;             /* the sites before it */
+  bool is_found;
+} site_ctx;
+
+static loom_visit count_site(void *ctx, loom_stmt *s) {
+  site_ctx *c = ctx;
+  loom_conv conv;
+  if (s == c->loop) {
+    c->is_found = true;
+    return LOOM_VISIT_STOP;
+  }
+  if (s->kind == LOOM_STMT_FOR && loom_dispatch_marked_conv(c->f, s, &conv))
+    c->index++;
+  return LOOM_VISIT_GO;
+}
+
+/* The number of loop in the function's marked convolutions, in the order
+ * they are printed: the helper's name. */
+static int conv_site(const loom_func *f, const loom_stmt *loop) {
+  site_ctx c = {f, loop, 0, false};
+  loom_ir_visitor v = {.stmt_pre = count_site, .ctx = &c};
+  loom_ir_visit_stmt(&v, f->body);
+  return c.index;
+}
+
+static void emit_conv_helper(emitter *E, const loom_conv *c, int site) {
+  put(E, dnnl_shared);
+  loom_buf_printf(E->out,
+                  "#ifdef LOOM_DNNL\n"
+                  "/* %s, convolution %d: %s = %s (*) %s, %s, by oneDNN. */\n"
+                  "__attribute__((unused)) static int32_t loom_conv_%s_%d(const float *x, "
+                  "const float *w, float *y) {\n"
+                  "  static loom_dnnl_conv c;\n",
+                  E->func->name, site, c->y->name, c->x->name, c->w->name,
+                  c->is_nchw ? "NCHW/OIHW" : "NHWC/HWIO", E->symbol, site);
+  int64_t s[17] = {c->n,  c->ci, c->ih, c->iw, c->co, c->oh, c->ow, c->kh, c->kw,
+                   c->stride[0], c->stride[1], c->dilation[0], c->dilation[1],
+                   c->pad_lo[0], c->pad_lo[1], c->pad_hi[0], c->pad_hi[1]};
+  put(E, "  static const int64_t shape[17] = {");
+  for (int i = 0; i < 17; i++)
+    loom_buf_printf(E->out, "%s%lld", i ? ", " : "", (long long)s[i]);
+  loom_buf_printf(E->out,
+                  "};\n"
+                  "  if (c.state == 0) c.state = loom_dnnl_conv_make(&c, shape, %d, %d);\n"
+                  "  return c.state == 1 ? loom_dnnl_conv_run(&c, x, w, y) : c.state;\n"
+                  "}\n"
+                  "#endif\n",
+                  c->is_nchw, c->beta);
+}
+
+typedef struct helpers_ctx {
+  emitter *E;
+  int site;
+} helpers_ctx;
+
+static loom_visit helper_at(void *ctx, loom_stmt *s) {
+  helpers_ctx *h = ctx;
+  loom_conv c;
+  if (s->kind == LOOM_STMT_FOR && loom_dispatch_marked_conv(h->E->func, s, &c))
+    emit_conv_helper(h->E, &c, h->site++);
+  return LOOM_VISIT_GO;
+}
+
+void emit_library_helpers(emitter *E) {
+  if (E->is_cuda || !E->func)
+    return;
+  helpers_ctx h = {E, 0};
+  loom_ir_visitor v = {.stmt_pre = helper_at, .ctx = &h};
+  loom_ir_visit_stmt(&v, E->func->body);
+}
+
+/* The marked conv nest, printed as the call of its helper where the
+ * compiler has oneDNN's header, else as its loops. */
+bool emit_conv_call(emitter *E, const loom_stmt *loop) {
+  loom_conv c;
+  if (!is_conv_call(E, loop, &c))
+    return false;
+  put(E, "#ifdef LOOM_DNNL\n");
+  emit_line_start(E);
+  loom_buf_printf(E->out, "{ /* %s: %s = %s (*) %s, %s%s, by oneDNN */\n", c.routine,
+                  c.y->name, c.x->name, c.w->name, c.is_nchw ? "NCHW/OIHW" : "NHWC/HWIO",
+                  c.pad ? ", padded" : "");
+  E->indent++;
+  emit_line_start(E);
+  loom_buf_printf(E->out, "int32_t rc = loom_conv_%s_%d(%s, %s, %s);\n", E->symbol,
+                  conv_site(E->func, loop), emit_name(E, c.x->data), emit_name(E, c.w->data),
+                  emit_name(E, c.y->data));
+  emit_line_start(E);
+  put(E, "if (rc) return rc;\n");
+  E->indent--;
+  emit_line_start(E);
+  put(E, "}\n#else\n");
+  const loom_stmt *outer = E->as_loops;
+  E->as_loops = loop;
+  emit_stmt(E, loop);
+  E->as_loops = outer;
+  put(E, "#endif\n");
+  return true;
+}
+
+typedef struct pad_ctx {
+  const loom_stmt *loop; /* the pad nest */
+  const loom_stmt *next; /* the statement after it, when in a sequence */
+} pad_ctx;
+
+static loom_visit find_next(void *ctx, loom_stmt *s) {
+  pad_ctx *p = ctx;
+  if (s->kind != LOOM_STMT_SEQ)
+    return LOOM_VISIT_GO;
+  for (int i = 0; i + 1 < s->u.seq.n_stmts; i++)
+    if (s->u.seq.stmts[i] == p->loop) {
+      p->next = s->u.seq.stmts[i + 1];
+      return LOOM_VISIT_STOP;
+    }
+  return LOOM_VISIT_GO;
+}
+
+typedef struct reads_ctx {
+  const loom_var *data;
+  int n;
+} reads_ctx;
+
+static loom_visit count_read(void *ctx, loom_expr *e) {
+  reads_ctx *r = ctx;
+  r->n += (e->kind == LOOM_EXPR_LOAD && e->u.load.buffer->data == r->data) ||
+          (e->kind == LOOM_EXPR_VAR && e->u.var == r->data);
+  return LOOM_VISIT_GO;
+}
+
+/* The reads of the buffer whose pointer is data under s. */
+static int reads_of(const loom_stmt *s, const loom_var *data) {
+  reads_ctx r = {data, 0};
+  loom_ir_visitor v = {.expr_pre = count_read, .ctx = &r};
+  loom_ir_visit_stmt(&v, s);
+  return r.n;
+}
+
+/* A pad nest the dispatch pass gave to the conv after it: printed only
+ * where the conv is not a call (no oneDNN header), and only when the conv
+ * nest follows it, is printed as the call, and is the only reader of what
+ * it writes (a schedule applied after dispatch may have changed that;
+ * then it is printed as its loops). */
+bool emit_pad_taken(emitter *E, const loom_stmt *loop) {
+  loom_conv c;
+  pad_ctx p = {loop, NULL};
+  if (!loom_ir_attr_get(loop->u.loop.annotations, loop->u.loop.n_annotations,
+                        "loom.taken_by"))
+    return false;
+  loom_ir_visitor v = {.stmt_pre = find_next, .ctx = &p};
+  loom_ir_visit_stmt(&v, E->func->body);
+  if (!p.next || !is_conv_call(E, p.next, &c) || !c.pad || !emit_stores_only(loop, c.pad) ||
+      reads_of(E->func->body, c.pad->data) != reads_of(p.next, c.pad->data))
+    return false;
+  put(E, "#ifndef LOOM_DNNL\n");
+  const loom_stmt *outer = E->as_loops;
+  E->as_loops = loop;
+  emit_stmt(E, loop);
+  E->as_loops = outer;
+  put(E, "#endif\n");
+  return true;
+}
+
