@@ -135,7 +135,11 @@ typedef struct loom_embed_tune_options {
 /* Tunes the tasks of m as `loom tune` does, every measurement recorded in
  * the database and the cost model kept there. Returns a JSON list with an
  * object per task, the fields of `loom tune --json`; NULL with d filled on
- * an error (a bad option, a space that does not apply, the database). */
+ * an error (a bad option, a space that does not apply, the database).
+ * Candidates are measured in forked children: call it from a process whose
+ * OpenMP runtime has started no threads (no parallel kernel called through
+ * loom_embed_call), since a child forked from one hangs in its first
+ * parallel loop. The Python package tunes in a fresh process for that. */
 LOOM_API LOOM_GIVE char *loom_embed_tune(const loom_embed_module *m,
                                          const loom_embed_tune_options *o,
                                          loom_diag *d);

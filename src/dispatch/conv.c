@@ -45,31 +45,6 @@ static bool take_nest(const loom_stmt *loop, nest *out, char *why, size_t n) {
   return true;
 }
 
-/* Binds each of the block's iters to its loop: iter t runs over the whole
- * of a loop of its own, from 0, ext[t] times. */
-static bool bind_iters(const nest *ns, int64_t *ext, char *why, size_t n) {
-  const loom_stmt *s = ns->realize;
-  const loom_block *b = s->u.realize.block;
-  unsigned used = 0;
-  for (int t = 0; t < b->n_iter_vars; t++) {
-    const loom_iter_var *it = &b->iter_vars[t];
-    int l = 0;
-    while (l < ns->n_loops &&
-           !dispatch_is_var(s->u.realize.iter_values[t], ns->loops[l]->u.loop.var))
-      l++;
-    int64_t lo, e, dlo, de;
-    if (l == ns->n_loops || (used >> l & 1) ||
-        !loom_ir_is_const_int(ns->loops[l]->u.loop.min, &lo) || lo != 0 ||
-        !loom_ir_is_const_int(ns->loops[l]->u.loop.extent, &e) ||
-        !loom_ir_is_const_int(it->dom.min, &dlo) || dlo != 0 ||
-        !loom_ir_is_const_int(it->dom.extent, &de) || de != e || e <= 0)
-      return dispatch_refuse(why, n, "block '%s' has an iter not bound to a whole loop of its "
-                                     "own from 0", b->name);
-    used |= 1u << l;
-    ext[t] = e;
-  }
-  return true;
-}
 
 /* The iter whose variable e is; -1 when e is not one. */
 static int iter_of(const loom_block *b, const loom_expr *e) {
@@ -240,7 +215,7 @@ static bool match_pad(const loom_func *f, const loom_stmt *pad_loop, const loom_
       b->n_writes != 1 || b->init || b->n_alloc_buffers || b->n_match_buffers)
     return dispatch_refuse(why, n, "the nest that writes '%s' is not four loops around one "
                                    "block", p->name);
-  if (!bind_iters(&ns, ext, why, n))
+  if (!dispatch_bind_iters(ns.loops, ns.n_loops, ns.realize, ext, why, n))
     return false;
   const loom_stmt *st = b->body;
   if (!st || st->kind != LOOM_STMT_STORE || st->u.store.buffer != p ||
@@ -356,7 +331,7 @@ bool loom_dispatch_match_conv(const loom_func *f, const loom_stmt *pad_loop,
       b->n_match_buffers || b->n_writes != 1)
     return dispatch_refuse(why, n, "block '%s' is not one output over an iter per loop",
                            b->name);
-  if (!bind_iters(&ns, ext, why, n))
+  if (!dispatch_bind_iters(ns.loops, ns.n_loops, ns.realize, ext, why, n))
     return false;
   int n_spatial = 0;
   for (int t = 0; t < 7; t++)

@@ -24,4 +24,11 @@ bool dispatch_is_compact(const loom_buffer *b, const int64_t *want, int n);
  * allocates. */
 bool dispatch_is_param(const loom_func *f, const loom_buffer *b);
 
+/* Whether each iter of the block realized at the bottom of loops[0..n_loops)
+ * is bound to a loop of its own, over that loop's whole range from 0 (two
+ * iters on one loop would make the library compute something else); ext[t]
+ * gets iter t's extent. */
+bool dispatch_bind_iters(const loom_stmt *const *loops, int n_loops, const loom_stmt *realize,
+                         int64_t *ext, char *why, size_t n);
+
 #endif

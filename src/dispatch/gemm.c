@@ -35,24 +35,17 @@ static bool match_gemv(const loom_stmt *const *loops, const loom_stmt *s, loom_g
                        char *why, size_t n) {
   const loom_block *b = s->u.realize.block;
   const loom_var *vi = NULL, *vk = NULL;
-  int64_t m = 0, k = 0;
+  int64_t m = 0, k = 0, ext[2];
+  if (!dispatch_bind_iters(loops, 2, s, ext, why, n))
+    return false;
   for (int t = 0; t < 2; t++) {
     const loom_iter_var *it = &b->iter_vars[t];
-    int l = dispatch_is_var(s->u.realize.iter_values[t], loops[0]->u.loop.var) ? 0
-            : dispatch_is_var(s->u.realize.iter_values[t], loops[1]->u.loop.var) ? 1 : -1;
-    int64_t lo, e, dlo, de;
-    if (l < 0 || !loom_ir_is_const_int(loops[l]->u.loop.min, &lo) || lo != 0 ||
-        !loom_ir_is_const_int(loops[l]->u.loop.extent, &e) ||
-        !loom_ir_is_const_int(it->dom.min, &dlo) || dlo != 0 ||
-        !loom_ir_is_const_int(it->dom.extent, &de) || de != e)
-      return dispatch_refuse(why, n, "block '%s' has an iter not bound to a whole loop from 0",
-                             b->name);
     if (it->kind == LOOM_ITER_SPATIAL && !vi) {
       vi = it->var;
-      m = e;
+      m = ext[t];
     } else if (it->kind == LOOM_ITER_REDUCE && !vk) {
       vk = it->var;
-      k = e;
+      k = ext[t];
     }
   }
   const loom_stmt *st = b->body;
@@ -139,22 +132,15 @@ bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop, loom_ge
   /* Each iter is bound to one loop, over the loop's whole range; the
    * spatial ones in order, the one reduction last. */
   const loom_var *iv[4] = {NULL, NULL, NULL, NULL};
-  int64_t ext[4] = {0, 0, 0, 0};
+  int64_t ext[4] = {0, 0, 0, 0}, bound[4];
   int n_spatial = 0;
   const loom_var *vk = NULL;
   int64_t k = 0;
+  if (!dispatch_bind_iters(loops, n_loops, s, bound, why, n))
+    return false;
   for (int t = 0; t < n_iters; t++) {
     const loom_iter_var *it = &b->iter_vars[t];
-    int l = 0;
-    while (l < n_loops && !dispatch_is_var(s->u.realize.iter_values[t], loops[l]->u.loop.var))
-      l++;
-    int64_t lo, e, dlo, de;
-    if (l == n_loops || !loom_ir_is_const_int(loops[l]->u.loop.min, &lo) || lo != 0 ||
-        !loom_ir_is_const_int(loops[l]->u.loop.extent, &e) ||
-        !loom_ir_is_const_int(it->dom.min, &dlo) || dlo != 0 ||
-        !loom_ir_is_const_int(it->dom.extent, &de) || de != e)
-      return dispatch_refuse(why, n, "block '%s' has an iter not bound to a whole loop from 0",
-                             b->name);
+    int64_t e = bound[t];
     if (it->kind == LOOM_ITER_SPATIAL && n_spatial < n_iters - 1) {
       iv[n_spatial] = it->var;
       ext[n_spatial++] = e;

@@ -40,3 +40,25 @@ bool dispatch_is_param(const loom_func *f, const loom_buffer *b) {
       return true;
   return false;
 }
+
+bool dispatch_bind_iters(const loom_stmt *const *loops, int n_loops, const loom_stmt *realize,
+                         int64_t *ext, char *why, size_t n) {
+  const loom_block *b = realize->u.realize.block;
+  unsigned used = 0;
+  for (int t = 0; t < b->n_iter_vars; t++) {
+    const loom_iter_var *it = &b->iter_vars[t];
+    int l = 0;
+    while (l < n_loops && !dispatch_is_var(realize->u.realize.iter_values[t], loops[l]->u.loop.var))
+      l++;
+    int64_t lo, e, dlo, de;
+    if (l == n_loops || (used >> l & 1) || !loom_ir_is_const_int(loops[l]->u.loop.min, &lo) ||
+        lo != 0 || !loom_ir_is_const_int(loops[l]->u.loop.extent, &e) ||
+        !loom_ir_is_const_int(it->dom.min, &dlo) || dlo != 0 ||
+        !loom_ir_is_const_int(it->dom.extent, &de) || de != e || e <= 0)
+      return dispatch_refuse(why, n, "block '%s' has an iter not bound to a whole loop of its "
+                                     "own from 0", b->name);
+    used |= 1u << l;
+    ext[t] = e;
+  }
+  return true;
+}

@@ -132,6 +132,16 @@ int main(void) {
                      "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
                      "            C[vi, vj] = A[vi, vj]\n",
                 "is not y[i] over one spatial iter and one reduction");
+  /* Two iters on one loop (the diagonal C[i, i]): BLAS would fill all of C. */
+  check_refused(HEAD "def main(A: T.Buffer((32, 32), \"float32\"), B: T.Buffer((32, 32), "
+                     "\"float32\"), C: T.Buffer((32, 32), \"float32\")):\n"
+                     "    for i, j, k in T.grid(32, 32, 32):\n"
+                     "        with T.block(\"C\"):\n"
+                     "            vi = T.axis.spatial(32, i)\n"
+                     "            vj = T.axis.spatial(32, i)\n"
+                     "            vk = T.axis.reduce(32, k)\n"
+                     "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n",
+                "has an iter not bound to a whole loop of its own");
   check_refused(HEAD "def main(A: T.Buffer((64,), \"float32\")):\n"
                      "    for i in range(64):\n"
                      "        with T.block(\"A\"):\n"
