@@ -227,6 +227,13 @@ def test_index_map_from_a_lambda(rng):
     sch3 = loom.Schedule(loom.read(MM_RELU))
     sch3.transform_layout(sch3.get_block("Y"), ("write", 0), loom.Code("lambda a, b: (b, a)"))
     assert sch2.mod == sch3.mod
+    # The buffer by its name, as TVM's methods take it: recorded as its index.
+    sch4 = loom.Schedule(loom.read(MM_RELU))
+    sch4.transform_layout(sch4.get_block("Y"), "Y", lambda i, j: (j, i))
+    assert sch4.mod == sch3.mod
+    assert 'buffer=("write", 0)' in str(sch4.trace)
+    with pytest.raises(loom.Error, match="block 'Y' reads no buffer named 'Q'"):
+        sch4.cache_read(sch4.get_block("Y"), "Q", "global")
 
     a, b = rand(rng, 128, 128), rand(rng, 128, 128)
     for s in (sch, sch2):

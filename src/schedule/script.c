@@ -179,6 +179,7 @@ static loom_status eval(reader *r, const py_expr *x, loom_tval *out) {
 /* ---- arguments ------------------------------------------------------------------ */
 
 typedef struct args {
+  int kind;
   loom_tval inputs[130];
   int n_inputs;
   loom_tval attrs[SCHED_MAX_PARAMS];
@@ -220,6 +221,34 @@ static loom_status bad_arg(reader *r, const sched_param *q, const loom_tval *v,
                            const char *want, loom_loc loc) {
   return loom_diag_error(r->d, loc, "argument '%s' must be %s, not %s",
                          q->name, want, tval_kind_name(r, v));
+}
+
+/* A buffer named by a string where an index into the block's reads or
+ * writes is asked for, as TVM's Python methods allow
+ * (`sch.cache_read(b, "A", "shared")`, `sch.transform_layout(b, "C", ...)`):
+ * looked up among the reads (which 'r'), the writes ('w'), or both ('a':
+ * a buffer both read and written counts as written, as in TVM). */
+static loom_status buffer_by_name(reader *r, const args *g, const char *name, char which,
+                                  int64_t *index, bool *is_write, loom_loc loc) {
+  const loom_block *b = NULL;
+  for (int i = g->n_inputs - 1; i >= 0 && !b; i--)
+    if (is_rv(r, &g->inputs[i], LOOM_RV_BLOCK))
+      b = loom_sched_rv_block(r->s, (loom_sched_rv)g->inputs[i].i);
+  if (!b)
+    return loom_diag_error(r->d, loc, "buffer '%s' is given by name, but there is no block "
+                           "to find it in", name);
+  for (int w = which == 'r' ? 0 : 1; w >= (which == 'w' ? 1 : 0); w--) {
+    const loom_buffer_region *rs = w ? b->writes : b->reads;
+    int n = w ? b->n_writes : b->n_reads;
+    for (int i = 0; i < n; i++)
+      if (!strcmp(rs[i].buffer->name, name)) {
+        *index = i;
+        *is_write = w;
+        return LOOM_OK;
+      }
+  }
+  return loom_diag_error(r->d, loc, "block '%s' %s no buffer named '%s'", b->name,
+                         which == 'r' ? "reads" : which == 'w' ? "writes" : "accesses", name);
 }
 
 /* Checks one argument against its parameter and stores it. */
@@ -272,10 +301,23 @@ static loom_status take(reader *r, args *g, const sched_param *q,
     if (v->kind != LOOM_TV_STR && v->kind != LOOM_TV_NONE)
       return bad_arg(r, q, v, "a string", loc);
     break;
-  case 'i':
+  case 'i': {
+    char which = !strcmp(q->name, "read_buffer_index")    ? 'r'
+                 : !strcmp(q->name, "write_buffer_index") ? 'w'
+                 : !strcmp(q->name, "buffer_index") && g->kind != LOOM_INST_ANNOTATE_BUFFER_ACCESS
+                     ? 'w'
+                     : 0;
+    if (which && v->kind == LOOM_TV_STR) {
+      int64_t index;
+      bool is_write;
+      TRY(buffer_by_name(r, g, v->s, which, &index, &is_write, loc));
+      g->attrs[g->n_attrs++] = loom_tval_int(index);
+      return LOOM_OK;
+    }
     if (v->kind != LOOM_TV_INT)
-      return bad_arg(r, q, v, "an integer", loc);
+      return bad_arg(r, q, v, which ? "an integer or a buffer's name" : "an integer", loc);
     break;
+  }
   case 'b':
   case 't':
     if (v->kind != LOOM_TV_BOOL && v->kind != LOOM_TV_INT)
@@ -306,14 +348,22 @@ static loom_status take(reader *r, args *g, const sched_param *q,
     break;
   case 'U': {
     /* ("read" | "write", index), recorded as TVM does: the index, then 0
-     * for read or 1 for write. */
+     * for read or 1 for write; or the buffer's name. */
+    if (v->kind == LOOM_TV_STR) {
+      int64_t index;
+      bool is_write;
+      TRY(buffer_by_name(r, g, v->s, 'a', &index, &is_write, loc));
+      g->attrs[g->n_attrs++] = loom_tval_int(index);
+      g->attrs[g->n_attrs++] = loom_tval_int(is_write);
+      return LOOM_OK;
+    }
     bool ok = v->kind == LOOM_TV_LIST && v->n == 2 &&
               v->items[0].kind == LOOM_TV_STR &&
               v->items[1].kind == LOOM_TV_INT &&
               (!strcmp(v->items[0].s, "read") ||
                !strcmp(v->items[0].s, "write"));
     if (!ok)
-      return bad_arg(r, q, v, "(\"read\" or \"write\", index)", loc);
+      return bad_arg(r, q, v, "(\"read\" or \"write\", index) or a buffer's name", loc);
     g->attrs[g->n_attrs++] = loom_tval_int(v->items[1].i);
     g->attrs[g->n_attrs++] = loom_tval_int(!strcmp(v->items[0].s, "write"));
     return LOOM_OK;
@@ -434,6 +484,7 @@ static loom_status run_call(reader *r, const py_expr *target,
   args *g = calloc(1, sizeof *g);
   if (!g)
     return nomem(r, call->loc);
+  g->kind = kind;
   loom_status st = match_args(r, kind, call, g);
   const loom_sched_rv *outs = NULL;
   int n_outs = 0;
