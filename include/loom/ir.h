@@ -290,9 +290,50 @@ struct loom_func {
   loom_loc loc;
 };
 
+/* ---- graph functions ---------------------------------------------------------
+ * A network: tensors flowing through calls of the module's prim funcs, as
+ * TVM prints a Relax function once its operators are TensorIR
+ * (`@R.function def main(...)`, each step `lv = R.call_tir(cls.f, (x, w),
+ * out_sinfo=R.Tensor((1, 128), dtype="float32"))`). Shapes are constants. A
+ * prim func called this way takes the call's arguments and then its result,
+ * in that order (destination passing). */
+typedef struct loom_tensor_info {
+  loom_dtype dtype;
+  int64_t *shape;
+  int ndim;
+} loom_tensor_info;
+
+typedef struct loom_graph_value {
+  const char *name;
+  loom_tensor_info info;
+} loom_graph_value;
+
+typedef struct loom_graph_call {
+  const char *func; /* the prim func of the module called */
+  int *args;        /* values, in order */
+  int n_args;
+  int out;          /* the value it defines */
+  loom_loc loc;     /* where the script wrote it; line 0 when made by a pass */
+} loom_graph_call;
+
+typedef struct loom_graph {
+  const char *name;
+  /* The parameters first, then the value call k defines at n_params + k. */
+  loom_graph_value *values;
+  int n_values;
+  int n_params;
+  loom_graph_call *calls;   /* in order: each reads values defined before it */
+  int n_calls;
+  int *outputs;             /* values returned (several: a tuple) */
+  int n_outputs;
+  loom_loc loc;
+} loom_graph;
+
 struct loom_module {
   loom_func **funcs;
   int n_funcs;
+  loom_graph **graphs; /* graph functions, printed after the prim funcs */
+  int n_graphs;
   loom_attr *attrs;
   int n_attrs;
   bool is_ir_module;  /* written as @I.ir_module rather than a lone prim_func */
@@ -572,5 +613,23 @@ LOOM_API bool loom_ir_scope_fits_inside(const char *scope, const char *thread);
  * offending statement's script location when it has one. */
 LOOM_API loom_status loom_ir_verify_func(const loom_func *f, loom_diag *d);
 LOOM_API loom_status loom_ir_verify_module(const loom_module *m, loom_diag *d);
+
+/* ---- graph functions (src/ir/graph.c) -------------------------------------- */
+
+LOOM_API const loom_graph *loom_ir_module_find_graph(const loom_module *m,
+                                                     const char *name);
+/* Each call names a prim func of m that takes its arguments and then its
+ * result, buffers of the values' dtypes and constant shapes; values are
+ * defined before they are read; something is returned. */
+LOOM_API loom_status loom_ir_verify_graph(const loom_module *m, const loom_graph *g,
+                                          loom_diag *d);
+/* The same graph: values, calls and outputs in the same order, with the same
+ * shapes and callees (value names aside). why gets the first difference. */
+LOOM_API bool loom_ir_equal_graph(const loom_graph *a, const loom_graph *b, char *why,
+                                  size_t n);
+LOOM_API bool loom_ir_tensor_info_equal(const loom_tensor_info *a,
+                                        const loom_tensor_info *b);
+/* "float32(1, 128)", for messages. */
+LOOM_API void loom_ir_tensor_info_str(const loom_tensor_info *t, char *buf, size_t n);
 
 #endif

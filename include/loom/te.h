@@ -210,6 +210,17 @@ LOOM_API loom_status loom_te_op_build(const loom_te_op *op,
                                       loom_arena *a, loom_func **out,
                                       loom_diag *d);
 
+/* Applies op with KEY=VALUE settings to tensors of te, as a TE script's
+ * topi call does: inputs are the tensors the builder takes, in its order,
+ * with the shapes and dtypes the settings describe; *out is the op's
+ * output, its stages now part of te, so that a caller can add stages after
+ * it (a bias, an activation) before loom_te_create_prim_func. */
+LOOM_API loom_status loom_te_op_apply(loom_te *te, const loom_te_op *op,
+                                      const char *const *settings, int n,
+                                      loom_te_tensor *const *inputs,
+                                      int n_inputs, loom_te_tensor **out,
+                                      loom_diag *d);
+
 /* For builders: a key's value as an integer, a dtype or text. Each records
  * an error in d when the text does not parse. */
 LOOM_API loom_status loom_te_args_int(const loom_te_args *args, const char *key,

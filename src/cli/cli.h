@@ -29,6 +29,7 @@ int cli_sched(int argc, char **argv);
 int cli_trace(int argc, char **argv);
 int cli_op(int argc, char **argv);
 int cli_te(int argc, char **argv);
+int cli_model(int argc, char **argv);
 int cli_space(int argc, char **argv);
 int cli_normalize(int argc, char **argv);
 int cli_dlight(int argc, char **argv);

@@ -42,6 +42,9 @@ static const cli_command commands[] = {
      "run module passes in order (dispatch, manual=DIR, apply-db, dlight, default, best)"},
     {"te", cli_te, "FILE [--dialect tir|tirx]",
      "run a TE script (te.compute ...) and print the TensorIR it defines"},
+    {"model", cli_model,
+     "import MODEL.onnx | run MODEL.onnx|MODULE.py [--input NAME=F.npy] [--verify]",
+     "import an ONNX model as a module; run a module's graph function"},
 };
 
 #define N_COMMANDS (int)(sizeof commands / sizeof *commands)

@@ -1107,6 +1107,12 @@ static bool eq_module(eq *q, const loom_module *a, const loom_module *b) {
     ok = eq_module_funcs(q, fa, na, fb, nb);
   free(fa);
   free(fb);
+  if (ok && a->n_graphs != b->n_graphs)
+    ok = FAIL(q, "%d graph functions vs %d", a->n_graphs, b->n_graphs);
+  char why[256];
+  for (int i = 0; ok && i < a->n_graphs; i++)
+    if (!loom_ir_equal_graph(a->graphs[i], b->graphs[i], why, sizeof why))
+      ok = FAIL(q, "%s", why);
   return ok;
 }
 

@@ -571,6 +571,13 @@ uint64_t loom_ir_hash_module(const loom_module *m) {
   }
   absorb_int(&h, m->n_funcs);
   absorb(&h, sum);
+  for (int i = 0; i < m->n_graphs; i++) {
+    const loom_graph *g = m->graphs[i];
+    absorb(&h, hash_name(g->name));
+    absorb_int(&h, g->n_params);
+    for (int k = 0; k < g->n_calls; k++)
+      absorb(&h, hash_name(g->calls[k].func));
+  }
   hash_attrs(&h, m->attrs, m->n_attrs);
   uint64_t r = hasher_result(&h);
   hasher_free(&h);

@@ -880,5 +880,7 @@ loom_status loom_ir_verify_module(const loom_module *m, loom_diag *d) {
   TRY(check_unique_names(m, d));
   for (int i = 0; i < m->n_funcs; i++)
     TRY(loom_ir_verify_func(m->funcs[i], d));
+  for (int i = 0; i < m->n_graphs; i++)
+    TRY(loom_ir_verify_graph(m, m->graphs[i], d));
   return LOOM_OK;
 }

@@ -389,7 +389,7 @@ static int compare_names(const void *a, const void *b) {
 
 /* The file header; TypeVar declarations, sorted and each once, come after
  * it with no blank line before the decorator, as TVM writes them. */
-static void print_header(loom_dialect dialect, bool is_ir_module,
+static void print_header(loom_dialect dialect, bool is_ir_module, bool has_graphs,
                          typevar_list *tv, loom_buf *out) {
   if (tv->names.n)
     loom_buf_puts(out, "# from typing import TypeVar\n");
@@ -400,6 +400,8 @@ static void print_header(loom_dialect dialect, bool is_ir_module,
                        "# from tvm.tirx.layout import Axis\n");
   else
     loom_buf_puts(out, "# from tvm.script import tir as T\n");
+  if (has_graphs)
+    loom_buf_puts(out, "# from tvm.script import relax as R\n");
   loom_buf_puts(out, "\n");
   const char **names = tv->names.items;
   if (tv->names.n)
@@ -437,10 +439,15 @@ static void print_file(const loom_module *m, const loom_func *lone,
         loom_buf_puts(&text, "\n");
       print_func(m->funcs[i], dialect, true, 1, &tv, &text);
     }
-    if (m->n_funcs == 0 && m->n_attrs == 0)
+    for (int i = 0; i < m->n_graphs; i++) {
+      if (i || m->n_funcs)
+        loom_buf_puts(&text, "\n");
+      pr_graph(m->graphs[i], dialect, &text);
+    }
+    if (m->n_funcs == 0 && m->n_graphs == 0 && m->n_attrs == 0)
       loom_buf_puts(&text, "    pass\n");
   }
-  print_header(dialect, !lone, &tv, out);
+  print_header(dialect, !lone, m && m->n_graphs > 0, &tv, out);
   if (text.data)
     loom_buf_puts(out, text.data);
   if (text.has_failed || !tv.keep || loom_arena_status(tv.keep) != LOOM_OK)
@@ -452,7 +459,7 @@ static void print_file(const loom_module *m, const loom_func *lone,
 
 void loom_script_print_module(const loom_module *m, const loom_print_opts *o,
                               loom_buf *out) {
-  bool as_module = m->is_ir_module || m->n_funcs != 1 || m->n_attrs > 0;
+  bool as_module = m->is_ir_module || m->n_funcs != 1 || m->n_attrs > 0 || m->n_graphs > 0;
   print_file(m, as_module ? NULL : m->funcs[0], dialect_of(o), out);
 }
 

@@ -135,4 +135,9 @@ int pr_stmts(printer *p, const loom_stmt *s, int indent);
 /* The block a function body elides as `# with T.block("root"):`, or NULL. */
 const loom_block *pr_implicit_root(const loom_stmt *body);
 
+/* ---- print_graph.c --------------------------------------------------------- */
+
+/* A graph function as a member of the module's class (indented once). */
+void pr_graph(const loom_graph *g, loom_dialect dialect, loom_buf *out);
+
 #endif

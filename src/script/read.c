@@ -365,13 +365,15 @@ static bool is_ignorable(const py_stmt *s) {
          (s->kind == PY_S_EXPR && s->u.expr && s->u.expr->kind == PY_STR);
 }
 
-static loom_status read_class(rd_ctx *c, const py_stmt *s, rd_vec *funcs) {
+/* The class's prim funcs, then its graph functions, which call them. */
+static loom_status read_class(rd_ctx *c, const py_stmt *s, loom_module *mod, rd_vec *funcs) {
   const char *name = s->u.cls.name ? s->u.cls.name : "";
   if (s->n_decorators != 1 ||
       !rd_is_dotted(s->decorators[0], ir_module_names, N_OF(ir_module_names)))
     return rd_error(c, s->loc, "class '%s' needs the decorator @I.ir_module "
                                "(or @tvm.script.ir_module)", name);
   TRY(check_unique_defs(c, &s->u.cls.body));
+  rd_vec graph_defs = {0};
   for (int i = 0; i < s->u.cls.body.n_stmts; i++) {
     const py_stmt *m = s->u.cls.body.stmts[i];
     if (!m || is_ignorable(m))
@@ -379,9 +381,22 @@ static loom_status read_class(rd_ctx *c, const py_stmt *s, rd_vec *funcs) {
     if (m->kind != PY_S_FUNCDEF)
       return rd_error(c, m->loc,
                       "an @I.ir_module class holds only @T.prim_func "
-                      "functions");
-    TRY(add_func(c, m, funcs));
+                      "and @R.function functions");
+    if (rd_is_graph_def(m))
+      TRY(rd_vec_push_ptr(c, &graph_defs, (void *)m));
+    else
+      TRY(add_func(c, m, funcs));
   }
+  mod->funcs = funcs->items;
+  mod->n_funcs = funcs->n;
+  rd_vec graphs = {0};
+  for (int i = 0; i < graph_defs.n; i++) {
+    loom_graph *g;
+    TRY(rd_read_graph(c, RD_AT(graph_defs, const py_stmt *, i), mod, &g));
+    TRY(rd_vec_push_ptr(c, &graphs, g));
+  }
+  mod->graphs = graphs.items;
+  mod->n_graphs = graphs.n;
   return LOOM_OK;
 }
 
@@ -416,7 +431,7 @@ static loom_status read_module(rd_ctx *c, const py_module *pm, loom_module *m) {
     first = s;
     if (s->kind == PY_S_CLASSDEF) {
       m->is_ir_module = true;
-      TRY(read_class(c, s, &funcs));
+      TRY(read_class(c, s, m, &funcs));
     } else {
       TRY(add_func(c, s, &funcs));
     }

@@ -262,4 +262,13 @@ loom_status rd_block_alloc(rd_ctx *c, loom_buffer *b);
 loom_status rd_block_match(rd_ctx *c, const py_stmt *s, loom_buffer *b,
                            const loom_buffer_region *source);
 
+/* ---- read_graph.c: graph functions ---------------------------------------- */
+
+/* Whether s is an @R.function definition. */
+bool rd_is_graph_def(const py_stmt *s);
+/* Reads it as a graph calling the prim funcs of m (the module's, all read
+ * before the graphs), and checks it (loom_ir_verify_graph). */
+loom_status rd_read_graph(rd_ctx *c, const py_stmt *s, const loom_module *m,
+                          loom_graph **out);
+
 #endif

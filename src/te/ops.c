@@ -155,10 +155,10 @@ loom_status loom_te_op_build(const loom_te_op *op, const char *const *settings,
   return op->build(te, &args, out, d);
 }
 
-loom_status te_op_apply(loom_te *te, const loom_te_op *op,
-                        const char *const *settings, int n,
-                        loom_te_tensor *const *inputs, int n_inputs,
-                        loom_te_tensor **out, loom_diag *d) {
+loom_status loom_te_op_apply(loom_te *te, const loom_te_op *op,
+                             const char *const *settings, int n,
+                             loom_te_tensor *const *inputs, int n_inputs,
+                             loom_te_tensor **out, loom_diag *d) {
   TRY(check_settings(op, settings, n, d));
   if (te->error)
     return loom_diag_error(d, (loom_loc){0}, "%s", te->error);

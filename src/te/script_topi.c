@@ -1,7 +1,7 @@
 /* topi calls inside TE scripts: each topi function the operator library
  * has a counterpart for maps its arguments (tensors, strides, paddings,
  * axes) onto the operator's KEY=VALUE settings, and the operator is built
- * on the script's tensors (te_op_apply), so that a script mixes te.compute
+ * on the script's tensors (loom_te_op_apply), so that a script mixes te.compute
  * stages and library operators, one block per stage. */
 #include "te_impl.h"
 
@@ -698,8 +698,8 @@ loom_status te_topi_call(loom_te *te, const char *name, const te_arg *args,
   const loom_te_op *op = loom_te_op_find(c->op);
   if (!op)
     return fail(c, "operator %s is missing (internal)", c->op);
-  loom_status s = te_op_apply(te, op, c->settings, c->n_settings, c->inputs,
-                              c->n_inputs, out, d);
+  loom_status s = loom_te_op_apply(te, op, c->settings, c->n_settings,
+                                   c->inputs, c->n_inputs, out, d);
   if (s == LOOM_OK && !strcmp(name, "matmul"))
     plain_matmul(*out);
   if (s == LOOM_ERROR && d->msg && strncmp(d->msg, "topi.", 5)) {

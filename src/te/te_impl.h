@@ -53,7 +53,7 @@ struct loom_te {
   int n_reduces;
   struct { loom_var *var; loom_expr *min, *extent; } axes[TE_MAX_AXES];
   int n_axes;
-  /* Set while a library operator runs inside a TE script (te_op_apply):
+  /* Set while a library operator runs inside a TE script (loom_te_op_apply):
    * the builder's inputs are these tensors, taken in order, and its output
    * is handed back in `applied` instead of becoming a function. */
   loom_te_tensor *const *given;
@@ -69,15 +69,6 @@ const te_reduce *te_find_reduce(const loom_te *te, const loom_expr *e);
 loom_expr *te_axis_extent(const loom_te *te, const loom_var *v);
 loom_expr *te_axis_min(const loom_te *te, const loom_var *v);
 loom_te_tensor *te_find_tensor(const loom_te *te, const loom_buffer *b);
-
-/* Applies library operator op with KEY=VALUE settings to the given input
- * tensors of te (in the order the builder takes its inputs, whose shapes
- * and dtypes must be the ones the settings describe); *out is its output
- * tensor, its stages now part of te. */
-loom_status te_op_apply(loom_te *te, const loom_te_op *op,
-                        const char *const *settings, int n,
-                        loom_te_tensor *const *inputs, int n_inputs,
-                        loom_te_tensor **out, loom_diag *d);
 
 /* A topi function called in a TE script (script_topi.c), its arguments
  * already evaluated: a tensor, a list of tensors, integers (one or a

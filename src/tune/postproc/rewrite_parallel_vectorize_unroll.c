@@ -176,6 +176,19 @@ static loom_status rewrite_block(loom_sched *s, loom_sched_rv brv,
     if (prod > mk->parallel || !is_chain(&sb, i))
       break;
   }
+  /* A loop the block's own properties allow may still carry a dependence
+   * of another block under it (a producer computed at it that writes
+   * overlapping regions each iteration): parallelize the loops before the
+   * first that may not run in parallel. Each loop of the band carrying
+   * none is the same as their fusion carrying none. */
+  for (int i = 0; i < n_par; i++)
+    if (!loom_sched_loop_is_parallel(s, loops[i])) {
+      n_par = i;
+      prod = 1;
+      for (int j = 0; j < i; j++)
+        prod *= is_plain(sb.loops[j], &ext) ? ext : 1;
+      break;
+    }
   if (prod == 1)
     n_par = 0;
   const loom_stmt *inner = sb.loops[n - 1];

@@ -1,4 +1,4 @@
-# error: 7:5: an @I.ir_module class holds only @T.prim_func functions
+# error: 7:5: an @I.ir_module class holds only @T.prim_func and @R.function functions
 # from tvm.script import ir as I
 # from tvm.script import tir as T
 

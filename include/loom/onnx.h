@@ -1,0 +1,49 @@
+/* ONNX import: a model file read into a module of TensorIR functions, one
+ * per distinct operator instance, and a graph function that calls them in
+ * the order of the model's nodes (include/loom/ir.h, loom_graph), as TVM's
+ * frontend and legalization would leave it. The model's inputs are the
+ * graph's first parameters, its initializers (the weights) the ones after
+ * them; their data are kept beside the module. Weights are the initializers
+ * then the Constant nodes' tensors, each only when a call takes it as an
+ * argument (or the graph returns it): a constant read as data at import,
+ * such as Reshape's shape, becomes part of the prim func instead. The
+ * schema is ONNX's own (onnx.proto from Debian's libonnx-dev), read with
+ * protobuf-c. docs/onnx.md has the operators and their attributes. */
+#ifndef LOOM_ONNX_H
+#define LOOM_ONNX_H
+
+#include "loom/ir.h"
+
+/* A tensor of data: an initializer, or a test's input or output. */
+typedef struct loom_onnx_tensor {
+  const char *name;
+  loom_tensor_info info;
+  void *data; /* dense, row-major, info.dtype's elements; NULL when empty */
+  size_t bytes;
+} loom_onnx_tensor;
+
+typedef struct loom_onnx_model {
+  loom_module *module; /* the prim funcs, then one graph named "main" */
+  const loom_graph *graph;
+  int n_inputs;        /* graph params [0, n_inputs): the model's inputs */
+  loom_onnx_tensor *weights; /* graph params [n_inputs, n_params), in order */
+  int n_weights;
+  int64_t opset;       /* of the default domain */
+} loom_onnx_model;
+
+/* Reads the model at path into arena a. Fails with d (located at the file,
+ * naming the node and its operator) on a file that is not a model, an
+ * operator or attribute Loom does not import (the message lists the
+ * operators it does), a shape that is not static, or a dtype it lacks. */
+LOOM_API loom_status loom_onnx_read(const char *path, loom_arena *a,
+                                    loom_onnx_model *out, loom_diag *d);
+
+/* Reads a serialized TensorProto (the input_0.pb and output_0.pb files of
+ * ONNX's test data) into arena a, from raw_data or the typed fields. */
+LOOM_API loom_status loom_onnx_read_tensor(const char *path, loom_arena *a,
+                                           loom_onnx_tensor *out, loom_diag *d);
+
+/* The operator types the importer takes, in a NULL-terminated list. */
+LOOM_API const char *const *loom_onnx_operators(void);
+
+#endif

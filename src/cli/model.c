@@ -1,0 +1,400 @@
+/* `loom model import MODEL.onnx [-o OUT] [--dialect tir|tirx]`: the module an
+ * ONNX model imports into (its prim funcs and the graph "main").
+ * `loom model run MODEL.onnx|MODULE.py [--graph NAME] [--target SPEC]
+ * [--input NAME=FILE.npy]... [--output DIR] [--seed N] [--repeat N]
+ * [--verify]`: builds the graph's functions, runs it on the inputs given
+ * (the others, and the weights of a module that has none, seeded random;
+ * an ONNX model's weights are its own), prints each output and the time of
+ * a run, writes the outputs as DIR/NAME.npy, and with --verify compares
+ * them with what the reference interpreter computes. */
+#include "cli/cli.h"
+
+#include "loom/interp.h"
+#include "loom/net.h"
+#include "loom/onnx.h"
+#include "loom/tune.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_INPUTS 64
+
+typedef struct model_opts {
+  const char *file, *graph, *target, *output;
+  const char *input_names[MAX_INPUTS], *input_files[MAX_INPUTS];
+  int n_inputs;
+  long long seed, repeat;
+  bool is_verify;
+  loom_target tg;
+} model_opts;
+
+/* A loaded model: the module and, for ONNX, the weights of its graph. */
+typedef struct model {
+  loom_arena *arena;
+  cli_program program; /* a module read from TVMScript */
+  loom_onnx_model onnx;
+  const loom_module *module;
+  const loom_graph *graph;
+  bool is_onnx;
+} model;
+
+static bool ends_with(const char *s, const char *tail) {
+  size_t n = strlen(s), k = strlen(tail);
+  return n >= k && !strcmp(s + n - k, tail);
+}
+
+static void model_free(model *m) {
+  if (!m->is_onnx && m->program.arena)
+    cli_program_free(&m->program);
+  loom_arena_free(m->arena);
+}
+
+static int load(const char *file, const char *graph, model *m) {
+  memset(m, 0, sizeof *m);
+  m->arena = loom_arena_new();
+  if (!m->arena)
+    return EXIT_USER;
+  m->is_onnx = ends_with(file, ".onnx");
+  if (m->is_onnx) {
+    loom_diag d;
+    loom_diag_init(&d);
+    loom_status st = loom_onnx_read(file, m->arena, &m->onnx, &d);
+    if (st != LOOM_OK) {
+      if (d.has_error)
+        cli_print_diag(&d);
+      else
+        fprintf(stderr, "%s: error: out of memory\n", file);
+    }
+    loom_diag_free(&d);
+    if (st != LOOM_OK)
+      return EXIT_USER;
+    m->module = m->onnx.module;
+  } else {
+    int rc = cli_load(file, &m->program);
+    if (rc)
+      return rc;
+    m->module = m->program.module;
+  }
+  const loom_module *mod = m->module;
+  m->graph = graph ? loom_ir_module_find_graph(mod, graph)
+             : mod->n_graphs == 1 ? mod->graphs[0]
+                                  : loom_ir_module_find_graph(mod, "main");
+  if (!m->graph) {
+    fprintf(stderr, "%s: error: %s\n", file,
+            graph ? "the module has no graph function of that name"
+            : mod->n_graphs ? "the module has several graph functions: name one with --graph"
+                            : "the module has no graph function (@R.function) to run");
+    return EXIT_USER;
+  }
+  return 0;
+}
+
+static int cmd_import(int argc, char **argv) {
+  const char *file = NULL, *out = NULL;
+  loom_print_opts opts = {LOOM_DIALECT_TIR};
+  for (int i = 0; i < argc; i++) {
+    int r = cli_dialect_option("model", argc, argv, &i, &opts.dialect);
+    if (r < 0)
+      return EXIT_USAGE;
+    if (r > 0)
+      continue;
+    if (!strcmp(argv[i], "-o") && i + 1 < argc)
+      out = argv[++i];
+    else if (argv[i][0] == '-')
+      return cli_usage_error("model", "unknown option '%s' for import", argv[i]);
+    else if (file)
+      return cli_usage_error("model", "one MODEL expected, got '%s' too", argv[i]);
+    else
+      file = argv[i];
+  }
+  if (!file || !ends_with(file, ".onnx"))
+    return cli_usage_error("model", "import takes an ONNX model (MODEL.onnx)");
+  model m;
+  int rc = load(file, NULL, &m);
+  if (rc == 0) {
+    loom_buf text;
+    loom_buf_init(&text);
+    loom_script_print_module(m.module, &opts, &text);
+    rc = cli_write_text("model", out, &text);
+    loom_buf_free(&text);
+  }
+  model_free(&m);
+  return rc;
+}
+
+static int parse_run(int argc, char **argv, model_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->repeat = 3;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--verify")) {
+      o->is_verify = true;
+      continue;
+    }
+    if (a[0] != '-') {
+      if (o->file)
+        return cli_usage_error("model", "one MODEL expected, got '%s' too", a);
+      o->file = a;
+      continue;
+    }
+    if (i + 1 >= argc)
+      return cli_usage_error("model", "%s needs a value", a);
+    const char *v = argv[++i];
+    if (!strcmp(a, "--graph")) {
+      o->graph = v;
+    } else if (!strcmp(a, "--target")) {
+      o->target = v;
+    } else if (!strcmp(a, "--output")) {
+      o->output = v;
+    } else if (!strcmp(a, "--seed") || !strcmp(a, "--repeat")) {
+      bool is_seed = a[2] == 's';
+      if (!cli_parse_int(v, is_seed ? 0 : 1, is_seed ? INT64_MAX : 1000000,
+                         is_seed ? &o->seed : &o->repeat))
+        return cli_usage_error("model", "bad %s '%s'", a, v);
+    } else if (!strcmp(a, "--input")) {
+      const char *eq = strchr(v, '=');
+      if (!eq || eq == v || !eq[1])
+        return cli_usage_error("model", "--input takes NAME=FILE.npy, not '%s'", v);
+      if (o->n_inputs == MAX_INPUTS)
+        return cli_usage_error("model", "at most %d --input", MAX_INPUTS);
+      o->input_names[o->n_inputs] = v;
+      o->input_files[o->n_inputs++] = eq + 1;
+    } else {
+      return cli_usage_error("model", "unknown option '%s' for run", a);
+    }
+  }
+  if (!o->file)
+    return cli_usage_error("model", "missing MODEL");
+  return cli_target("model", o->target, &o->tg);
+}
+
+/* Whether NAME= (up to '=') names parameter p: as written, or as printed
+ * (every character outside [A-Za-z0-9_] an underscore). */
+static bool names_param(const char *arg, const char *p) {
+  size_t n = (size_t)(strchr(arg, '=') - arg);
+  if (strlen(p) != n)
+    return false;
+  if (!strncmp(arg, p, n))
+    return true;
+  for (size_t i = 0; i < n; i++) {
+    char c = isalnum((unsigned char)p[i]) ? p[i] : '_';
+    if (arg[i] != c)
+      return false;
+  }
+  return true;
+}
+
+/* The data of every parameter: --input files, the model's weights, or
+ * seeded random values, in that order of preference. */
+static int gather_params(const model_opts *o, model *m, const void **params) {
+  const loom_graph *g = m->graph;
+  loom_rng rng;
+  loom_rng_seed(&rng, (uint64_t)o->seed);
+  for (int k = 0; k < o->n_inputs; k++) {
+    int p = 0;
+    while (p < g->n_params && !names_param(o->input_names[k], g->values[p].name))
+      p++;
+    if (p == g->n_params) {
+      fprintf(stderr, "%s: error: --input %.*s: the graph has no parameter of that name\n",
+              o->file, (int)(strchr(o->input_names[k], '=') - o->input_names[k]),
+              o->input_names[k]);
+      return EXIT_USER;
+    }
+  }
+  for (int p = 0; p < g->n_params; p++) {
+    const loom_tensor_info *want = &g->values[p].info;
+    params[p] = NULL;
+    for (int k = 0; k < o->n_inputs; k++)
+      if (names_param(o->input_names[k], g->values[p].name)) {
+        loom_diag d;
+        loom_diag_init(&d);
+        loom_tensor_info got;
+        void *data;
+        loom_status st = loom_net_npy_read(o->input_files[k], m->arena, &got, &data, &d);
+        if (st != LOOM_OK)
+          cli_print_diag(&d);
+        loom_diag_free(&d);
+        if (st != LOOM_OK)
+          return EXIT_USER;
+        if (!loom_ir_tensor_info_equal(&got, want)) {
+          char a[160], b[160];
+          loom_ir_tensor_info_str(&got, a, sizeof a);
+          loom_ir_tensor_info_str(want, b, sizeof b);
+          fprintf(stderr, "%s: error: parameter '%s' is %s; the file holds %s\n",
+                  o->input_files[k], g->values[p].name, b, a);
+          return EXIT_USER;
+        }
+        params[p] = data;
+      }
+    int w = p - m->onnx.n_inputs;
+    if (!params[p] && m->is_onnx && w >= 0 && w < m->onnx.n_weights)
+      params[p] = m->onnx.weights[w].data;
+    if (!params[p]) {
+      loom_interp_array *arr = loom_interp_array_new(want->dtype, want->shape, want->ndim);
+      void *data = arr ? loom_arena_alloc(m->arena, loom_net_bytes(want) + 1) : NULL;
+      if (!data) {
+        loom_interp_array_free(arr);
+        fprintf(stderr, "%s: error: out of memory\n", o->file);
+        return EXIT_USER;
+      }
+      loom_interp_fill_random(arr, &rng);
+      memcpy(data, arr->data, loom_net_bytes(want));
+      loom_interp_array_free(arr);
+      params[p] = data;
+    }
+  }
+  return 0;
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Prints output i and writes it to DIR/output_I.npy when asked. */
+static int report_output(const model_opts *o, const loom_graph *g, int i, void *data) {
+  const loom_tensor_info *t = &g->values[g->outputs[i]].info;
+  loom_interp_array *arr = loom_interp_array_new(t->dtype, t->shape, t->ndim);
+  if (!arr)
+    return EXIT_USER;
+  memcpy(arr->data, data, loom_net_bytes(t));
+  char info[160];
+  loom_ir_tensor_info_str(t, info, sizeof info);
+  loom_buf b;
+  loom_buf_init(&b);
+  loom_interp_array_print(arr, 8, &b);
+  printf("output %d: %s %s\n", i, info, b.data ? b.data : "");
+  loom_buf_free(&b);
+  loom_interp_array_free(arr);
+  if (!o->output)
+    return 0;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/output_%d.npy", o->output, i);
+  loom_diag d;
+  loom_diag_init(&d);
+  int rc = 0;
+  if (loom_net_npy_write(path, t, data, &d) != LOOM_OK) {
+    cli_print_diag(&d);
+    rc = EXIT_USER;
+  }
+  loom_diag_free(&d);
+  return rc;
+}
+
+/* Compares the outputs with the interpreter's. */
+static int verify(const model_opts *o, const model *m, const void **params, void **outs) {
+  const loom_graph *g = m->graph;
+  void **want = calloc((size_t)g->n_outputs, sizeof *want);
+  int rc = want ? 0 : EXIT_USER;
+  for (int i = 0; i < g->n_outputs && rc == 0; i++)
+    if (!(want[i] = malloc(loom_net_bytes(&g->values[g->outputs[i]].info) + 1)))
+      rc = EXIT_USER;
+  loom_diag d;
+  loom_diag_init(&d);
+  if (rc == 0 && loom_net_interp(m->module, g, params, want, &d) != LOOM_OK) {
+    cli_print_diag(&d);
+    rc = EXIT_USER;
+  }
+  loom_diag_free(&d);
+  for (int i = 0; i < g->n_outputs && rc == 0; i++) {
+    const loom_tensor_info *t = &g->values[g->outputs[i]].info;
+    loom_interp_array *a = loom_interp_array_new(t->dtype, t->shape, t->ndim);
+    loom_interp_array *b = loom_interp_array_new(t->dtype, t->shape, t->ndim);
+    char *why = NULL;
+    double tol = loom_tune_tolerance(t->dtype);
+    if (!a || !b) {
+      rc = EXIT_USER;
+    } else {
+      memcpy(a->data, outs[i], loom_net_bytes(t));
+      memcpy(b->data, want[i], loom_net_bytes(t));
+      if (!loom_interp_compare(a, b, tol, tol, &why)) {
+        fprintf(stderr, "%s: error: output %d differs from the interpreter's %s\n", o->file,
+                i, why ? why : "");
+        rc = EXIT_USER;
+      }
+    }
+    free(why);
+    loom_interp_array_free(a);
+    loom_interp_array_free(b);
+  }
+  if (rc == 0)
+    printf("verified: %d output%s match the interpreter\n", g->n_outputs,
+           g->n_outputs == 1 ? "" : "s");
+  for (int i = 0; want && i < g->n_outputs; i++)
+    free(want[i]);
+  free(want);
+  return rc;
+}
+
+static int cmd_run(int argc, char **argv) {
+  model_opts o;
+  int rc = parse_run(argc, argv, &o);
+  if (rc)
+    return rc;
+  model m;
+  if ((rc = load(o.file, o.graph, &m))) {
+    model_free(&m);
+    return rc;
+  }
+  const loom_graph *g = m.graph;
+  const void **params = calloc((size_t)g->n_params + 1, sizeof *params);
+  void **outs = calloc((size_t)g->n_outputs + 1, sizeof *outs);
+  double *ms = calloc((size_t)o.repeat, sizeof *ms);
+  rc = params && outs && ms ? gather_params(&o, &m, params) : EXIT_USER;
+  for (int i = 0; i < g->n_outputs && rc == 0; i++)
+    if (!(outs[i] = loom_arena_alloc(m.arena, loom_net_bytes(&g->values[g->outputs[i]].info) + 1)))
+      rc = EXIT_USER;
+  loom_net *net = NULL;
+  loom_diag d;
+  loom_diag_init(&d);
+  if (rc == 0 && loom_net_build(m.module, g, &o.tg, &net, &d) != LOOM_OK) {
+    cli_print_diag(&d);
+    rc = EXIT_USER;
+  }
+  for (int r = 0; r < o.repeat && rc == 0; r++) {
+    double t0 = now_ms();
+    if (loom_net_run(net, params, outs, &d) != LOOM_OK) {
+      cli_print_diag(&d);
+      rc = EXIT_USER;
+    }
+    ms[r] = now_ms() - t0;
+  }
+  loom_diag_free(&d);
+  for (int i = 0; i < g->n_outputs && rc == 0; i++)
+    rc = report_output(&o, g, i, outs[i]);
+  if (rc == 0) {
+    size_t planned, unplanned;
+    loom_net_memory(net, &planned, &unplanned);
+    qsort(ms, (size_t)o.repeat, sizeof *ms, cmp_double);
+    printf("%d calls of %d functions; run %.4f ms (median of %lld); intermediates %.1f KiB "
+           "planned, %.1f KiB one buffer each\n", g->n_calls, m.module->n_funcs,
+           ms[o.repeat / 2], o.repeat, planned / 1024.0, unplanned / 1024.0);
+  }
+  if (rc == 0 && o.is_verify)
+    rc = verify(&o, &m, params, outs);
+  loom_net_free(net);
+  free(params);
+  free(outs);
+  free(ms);
+  model_free(&m);
+  return rc;
+}
+
+int cli_model(int argc, char **argv) {
+  if (argc < 1)
+    return cli_usage_error("model", "missing import or run");
+  if (!strcmp(argv[0], "import"))
+    return cmd_import(argc - 1, argv + 1);
+  if (!strcmp(argv[0], "run"))
+    return cmd_run(argc - 1, argv + 1);
+  return cli_usage_error("model", "unknown action '%s' (import or run)", argv[0]);
+}

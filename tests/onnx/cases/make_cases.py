@@ -1,0 +1,222 @@
+#!/usr/bin/python3
+"""Writes the ONNX models tests/onnx/test_onnx.c reads, and the NumPy
+reference results of the two networks, beside this script. Run it again
+after changing a case; the outputs are committed. Needs python3-onnx and
+python3-numpy (Debian's)."""
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OPSET = [helper.make_opsetid("", 13)]
+rng = np.random.default_rng(20240601)
+
+
+def save(model, name, check=True):
+    if check:
+        onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(HERE, name))
+
+
+def save_tensor(array, name):
+    with open(os.path.join(HERE, name), "wb") as f:
+        f.write(numpy_helper.from_array(array).SerializeToString())
+
+
+def weight(name, shape, scale=0.5):
+    a = (rng.standard_normal(shape) * scale).astype(np.float32)
+    return a, numpy_helper.from_array(a, name)
+
+
+def model(nodes, inputs, outputs, inits=()):
+    graph = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    return helper.make_model(graph, opset_imports=OPSET,
+                             producer_name="make_cases.py")
+
+
+def vinfo(name, shape, elem=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+# ---- refusals ---------------------------------------------------------------
+
+def refusals():
+    save(model([helper.make_node("LeakyRelu", ["x"], ["y"], name="leaky")],
+               [vinfo("x", [2, 3])], [vinfo("y", [2, 3])]),
+         "unsupported_op.onnx")
+    save(model([helper.make_node("MaxPool", ["x"], ["y"], name="pool",
+                                 kernel_shape=[2, 2], ceil_mode=1)],
+               [vinfo("x", [1, 1, 5, 5])], [vinfo("y", [1, 1, 3, 3])]),
+         "unsupported_attr_value.onnx")
+    save(model([helper.make_node("Transpose", ["x"], ["y"], name="t",
+                                 perm=[1, 0], note=1)],
+               [vinfo("x", [2, 3])], [vinfo("y", [3, 2])]),
+         "unsupported_attr.onnx", check=False)  # ONNX's checker refuses it too
+    save(model([helper.make_node("Relu", ["x"], ["y"], name="r")],
+               [vinfo("x", ["batch", 3])], [vinfo("y", ["batch", 3])]),
+         "dynamic_shape.onnx")
+
+
+# ---- networks and their NumPy references -----------------------------------
+
+def conv2d(x, w, b, pad):
+    n, c, h, wd = x.shape
+    k, _, r, s = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh, ow = h + 2 * pad - r + 1, wd + 2 * pad - s + 1
+    y = np.zeros((n, k, oh, ow), np.float64)
+    for i in range(r):
+        for j in range(s):
+            patch = xp[:, :, i:i + oh, j:j + ow]
+            y += np.einsum("nchw,kc->nkhw", patch, w[:, :, i, j])
+    return (y + b[None, :, None, None]).astype(np.float32)
+
+
+def batch_norm(x, scale, bias, mean, var, eps=1e-5):
+    c = (None, slice(None), None, None)
+    return ((x - mean[c]) / np.sqrt(var[c] + eps) * scale[c] + bias[c]).astype(np.float32)
+
+
+def max_pool(x, k, stride, pad):
+    n, c, h, w = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)),
+                constant_values=-np.inf)
+    oh, ow = (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
+    y = np.full((n, c, oh, ow), -np.inf, np.float32)
+    for i in range(k):
+        for j in range(k):
+            y = np.maximum(y, xp[:, :, i:i + stride * oh:stride, j:j + stride * ow:stride])
+    return y
+
+
+def mlp():
+    sizes = [16, 32, 24, 10]
+    nodes, inits, ws = [], [], []
+    x = (rng.standard_normal((4, 16))).astype(np.float32)
+    name, y = "x", x.astype(np.float64)
+    for i in range(3):
+        w, wt = weight("fc%d.weight" % i, (sizes[i + 1], sizes[i]))
+        b, bt = weight("fc%d.bias" % i, (sizes[i + 1],))
+        inits += [wt, bt]
+        out = "gemm%d" % i
+        nodes.append(helper.make_node("Gemm", [name, wt.name, bt.name], [out],
+                                      name="fc%d" % i, transB=1))
+        y = y @ w.T.astype(np.float64) + b
+        name = out
+        if i < 2:
+            nodes.append(helper.make_node("Relu", [out], ["relu%d" % i],
+                                          name="relu%d" % i))
+            y = np.maximum(y, 0)
+            name = "relu%d" % i
+    nodes[-1].output[0] = "y"
+    save(model(nodes, [vinfo("x", [4, 16])], [vinfo("y", [4, 10])], inits),
+         "mlp.onnx")
+    save_tensor(x, "mlp_input_0.pb")
+    save_tensor(y.astype(np.float32), "mlp_output_0.pb")
+
+
+def convnet():
+    """A residual block: conv-bn-relu, max pool, two conv-bn with a skip
+    connection, global average pool, flatten, a classifier."""
+    nodes, inits = [], []
+    x = rng.standard_normal((1, 3, 12, 12)).astype(np.float32)
+
+    def add_init(name, shape, scale=0.5, positive=False):
+        a, t = weight(name, shape, scale)
+        if positive:
+            a = np.abs(a) + 0.5
+            t = numpy_helper.from_array(a, name)
+        inits.append(t)
+        return a
+
+    def conv_bn(src, dst, cin, cout, tag):
+        w = add_init(tag + ".w", (cout, cin, 3, 3), 0.3)
+        b = add_init(tag + ".b", (cout,), 0.1)
+        bn = [add_init(tag + ".bn.scale", (cout,)),
+              add_init(tag + ".bn.bias", (cout,)),
+              add_init(tag + ".bn.mean", (cout,), 0.1),
+              add_init(tag + ".bn.var", (cout,), 0.5, positive=True)]
+        nodes.append(helper.make_node("Conv", [src, tag + ".w", tag + ".b"],
+                                      [tag + ".conv"], name=tag + ".conv",
+                                      kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+        nodes.append(helper.make_node(
+            "BatchNormalization",
+            [tag + ".conv"] + [tag + s for s in (".bn.scale", ".bn.bias",
+                                                 ".bn.mean", ".bn.var")],
+            [dst], name=tag + ".bn", epsilon=1e-5))
+        return lambda v: batch_norm(conv2d(v, w, b, 1), *bn)
+
+    f1 = conv_bn("x", "bn1", 3, 8, "c1")
+    nodes.append(helper.make_node("Relu", ["bn1"], ["r1"], name="relu1"))
+    nodes.append(helper.make_node("MaxPool", ["r1"], ["p1"], name="pool",
+                                  kernel_shape=[3, 3], strides=[2, 2],
+                                  pads=[1, 1, 1, 1]))
+    f2 = conv_bn("p1", "bn2", 8, 8, "c2")
+    nodes.append(helper.make_node("Relu", ["bn2"], ["r2"], name="relu2"))
+    f3 = conv_bn("r2", "bn3", 8, 8, "c3")
+    nodes.append(helper.make_node("Add", ["bn3", "p1"], ["sum"], name="skip"))
+    nodes.append(helper.make_node("Relu", ["sum"], ["r3"], name="relu3"))
+    nodes.append(helper.make_node("GlobalAveragePool", ["r3"], ["gap"],
+                                  name="gap"))
+    nodes.append(helper.make_node("Flatten", ["gap"], ["flat"], name="flat"))
+    fw = add_init("fc.w", (10, 8))
+    fb = add_init("fc.b", (10,))
+    nodes.append(helper.make_node("Gemm", ["flat", "fc.w", "fc.b"], ["y"],
+                                  name="fc", transB=1))
+    save(model(nodes, [vinfo("x", [1, 3, 12, 12])], [vinfo("y", [1, 10])],
+               inits), "convnet.onnx")
+
+    r1 = np.maximum(f1(x), 0)
+    p1 = max_pool(r1, 3, 2, 1)
+    r2 = np.maximum(f2(p1), 0)
+    r3 = np.maximum(f3(r2) + p1, 0)
+    gap = r3.mean(axis=(2, 3), dtype=np.float64)
+    y = gap @ fw.T.astype(np.float64) + fb
+    save_tensor(x, "convnet_input_0.pb")
+    save_tensor(y.astype(np.float32), "convnet_output_0.pb")
+
+
+def misc():
+    """The forms the node tests leave out: MatMul with a 1-D operand and
+    with batches that broadcast, Reshape's shape from an initializer, a
+    Constant node's tensor as an argument, Concat of three, Clip with
+    initializer bounds, two outputs."""
+    a = rng.standard_normal((2, 1, 3, 4)).astype(np.float32)
+    b = rng.standard_normal((5, 4, 2)).astype(np.float32)
+    v = rng.standard_normal((4,)).astype(np.float32)
+    c = rng.standard_normal((5, 2)).astype(np.float32)
+    inits = [numpy_helper.from_array(np.array([0, -1], np.int64), "shape"),
+             numpy_helper.from_array(np.array(-0.5, np.float32), "lo"),
+             numpy_helper.from_array(np.array(0.5, np.float32), "hi")]
+    nodes = [
+        helper.make_node("MatMul", ["a", "b"], ["mm"], name="mm"),
+        helper.make_node("MatMul", ["v", "b"], ["mv"], name="mv"),
+        helper.make_node("Reshape", ["mm", "shape"], ["r"], name="reshape"),
+        helper.make_node("Constant", [], ["c"], name="c",
+                         value=numpy_helper.from_array(c)),
+        helper.make_node("Add", ["mv", "c"], ["s"], name="add"),
+        helper.make_node("Concat", ["s", "s", "mv"], ["cat"], name="cat",
+                         axis=0),
+        helper.make_node("Clip", ["cat", "lo", "hi"], ["clip"], name="clip"),
+    ]
+    save(model(nodes, [vinfo("a", [2, 1, 3, 4]), vinfo("b", [5, 4, 2]),
+                       vinfo("v", [4])],
+               [vinfo("r", [2, 30]), vinfo("clip", [15, 2])], inits),
+         "misc.onnx")
+    mm = np.matmul(a.astype(np.float64), b)
+    mv = np.matmul(v.astype(np.float64), b)
+    s_ = mv + c
+    cat = np.concatenate([s_, s_, mv], axis=0)
+    for i, x in enumerate((a, b, v)):
+        save_tensor(x, "misc_input_%d.pb" % i)
+    save_tensor(mm.reshape(2, -1).astype(np.float32), "misc_output_0.pb")
+    save_tensor(np.clip(cat, -0.5, 0.5).astype(np.float32), "misc_output_1.pb")
+
+
+if __name__ == "__main__":
+    refusals()
+    mlp()
+    convnet()
+    misc()

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# `loom model import` and `loom model run`: an imported MLP and conv net
+# print, read back and print the same; run compiled, they match the
+# interpreter (--verify) and, given the inputs the cases were made with, the
+# NumPy results make_cases.py stored; bad models and inputs are errors with
+# their reasons.
+#   usage: model_cli.sh LOOM SOURCE_ROOT
+set -u
+loom=$1 root=$2
+cases=$root/tests/onnx/cases
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+check() { # description condition-command...
+  local what=$1; shift
+  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $what"; fi
+}
+
+for m in mlp convnet; do
+  "$loom" model import "$cases/$m.onnx" >"$tmp/$m.py"
+  check "$m imports" test -s "$tmp/$m.py"
+  "$loom" fmt "$tmp/$m.py" >"$tmp/$m.2.py"
+  check "$m prints as it reads" cmp -s "$tmp/$m.py" "$tmp/$m.2.py"
+  check "$m runs and verifies" "$loom" model run "$cases/$m.onnx" --verify
+  check "$m as a module runs and verifies" "$loom" model run "$tmp/$m.py" --verify
+done
+
+# The stored inputs give the stored NumPy outputs (Debian's python3-onnx
+# reads the .pb files; without it this part is skipped).
+py=/usr/bin/python3
+if "$py" -c "import onnx, numpy" 2>/dev/null; then
+  for m in mlp convnet; do
+    "$py" - "$cases" "$m" "$tmp" <<'PY'
+import sys, numpy as np, onnx
+from onnx import numpy_helper
+cases, m, tmp = sys.argv[1:]
+def load(path):
+    t = onnx.TensorProto()
+    t.ParseFromString(open(path, "rb").read())
+    return numpy_helper.to_array(t)
+np.save("%s/%s_in.npy" % (tmp, m), load("%s/%s_input_0.pb" % (cases, m)))
+np.save("%s/%s_want.npy" % (tmp, m), load("%s/%s_output_0.pb" % (cases, m)))
+
+PY
+    name=$("$py" -c "import onnx; print(onnx.load('$cases/$m.onnx').graph.input[0].name)")
+    mkdir -p "$tmp/$m.out"
+    "$loom" model run "$cases/$m.onnx" --input "$name=$tmp/${m}_in.npy" --output "$tmp/$m.out" >/dev/null
+    check "$m matches NumPy" "$py" -c "
+import numpy as np, sys
+got, want = np.load('$tmp/$m.out/output_0.npy'), np.load('$tmp/${m}_want.npy')
+sys.exit(0 if np.allclose(got, want, rtol=1e-4, atol=1e-4) else 1)"
+  done
+else
+  echo "model_cli: python3-onnx missing: the NumPy comparison is skipped"
+fi
+
+# Errors: exit 1 with the reason.
+"$loom" model import "$cases/unsupported_op.onnx" >/dev/null 2>"$tmp/err"
+check "unsupported operator exits 1" test $? = 1
+check "unsupported operator named" grep -q "operator not supported" "$tmp/err"
+"$loom" model run "$cases/mlp.onnx" --input nope=/dev/null >/dev/null 2>"$tmp/err"
+check "unknown input exits 1" test $? = 1
+check "unknown input named" grep -q "no parameter of that name" "$tmp/err"
+printf 'not a model' >"$tmp/bad.onnx"
+"$loom" model run "$tmp/bad.onnx" >/dev/null 2>"$tmp/err"
+check "a file that is not a model exits 1" test $? = 1
+"$loom" model run "$cases/mlp.onnx" --input "x=$tmp/bad.onnx" >/dev/null 2>"$tmp/err"
+check "a bad .npy exits 1" test $? = 1
+check "a bad .npy named" grep -q "not a .npy file" "$tmp/err"
+"$loom" model run "$root/examples/matmul_16.py" >/dev/null 2>"$tmp/err"
+check "a module without a graph exits 1" test $? = 1
+check "a module without a graph said" grep -q "no graph function" "$tmp/err"
+"$loom" model frobnicate >/dev/null 2>&1
+check "unknown action exits 2" test $? = 2
+
+echo "model_cli: $pass passed, $fail failed"
+[ $fail = 0 ]
