@@ -31,15 +31,19 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$root/python" "$work/python"
+echo "pytest.sh: installing the package for $build/libloom.so into $venv"
 LOOM_BUILD_DIR="$build" "$venv/bin/pip" install -q --no-build-isolation --no-deps \
   --force-reinstall "$work/python"
 
 export LOOM_TEST_ROOT="$root"
-if ldd "$build/libloom.so" | grep -q libasan; then
+# (grep reads all of ldd's output: with -q it may stop early, and pipefail
+# would take ldd's broken pipe for no match.)
+if ldd "$build/libloom.so" | grep libasan >/dev/null; then
   # Python itself is not instrumented: its own allocations would be
   # reported as leaks, so only libloom's errors stop the run.
   export LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
   export ASAN_OPTIONS=detect_leaks=0
 fi
 cd "$work"
+echo "pytest.sh: running python/tests${LD_PRELOAD:+ with the sanitizer runtime preloaded}"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider "$work/python/tests"
