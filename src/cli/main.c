@@ -43,7 +43,8 @@ static const cli_command commands[] = {
     {"te", cli_te, "FILE [--dialect tir|tirx]",
      "run a TE script (te.compute ...) and print the TensorIR it defines"},
     {"model", cli_model,
-     "import MODEL.onnx | run MODEL.onnx|MODULE.py [--input NAME=F.npy] [--verify]",
+     "import MODEL.onnx | run MODEL.onnx|MODULE.py [--input NAME=F.npy] [--verify] "
+     "[--pipeline P1,...]",
      "import an ONNX model as a module; run a module's graph function"},
 };
 

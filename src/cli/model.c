@@ -2,7 +2,9 @@
  * ONNX model imports into (its prim funcs and the graph "main").
  * `loom model run MODEL.onnx|MODULE.py [--graph NAME] [--target SPEC]
  * [--input NAME=FILE.npy]... [--output DIR] [--seed N] [--repeat N]
- * [--verify]`: builds the graph's functions, runs it on the inputs given
+ * [--verify] [--pipeline P1,... [--db PATH] [--explain]]`: builds the
+ * graph's functions (after the module passes of --pipeline, as `loom
+ * compile` runs them: dispatch, apply-db, ...), runs it on the inputs given
  * (the others, and the weights of a module that has none, seeded random;
  * an ONNX model's weights are its own), prints each output and the time of
  * a run, writes the outputs as DIR/NAME.npy, and with --verify compares
@@ -23,7 +25,8 @@
 #define MAX_INPUTS 64
 
 typedef struct model_opts {
-  const char *file, *graph, *target, *output;
+  const char *file, *graph, *target, *output, *pipeline, *db;
+  bool is_explain;
   const char *input_names[MAX_INPUTS], *input_files[MAX_INPUTS];
   int n_inputs;
   long long seed, repeat;
@@ -130,8 +133,8 @@ static int parse_run(int argc, char **argv, model_opts *o) {
   o->repeat = 3;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--verify")) {
-      o->is_verify = true;
+    if (!strcmp(a, "--verify") || !strcmp(a, "--explain")) {
+      *(a[2] == 'v' ? &o->is_verify : &o->is_explain) = true;
       continue;
     }
     if (a[0] != '-') {
@@ -149,6 +152,10 @@ static int parse_run(int argc, char **argv, model_opts *o) {
       o->target = v;
     } else if (!strcmp(a, "--output")) {
       o->output = v;
+    } else if (!strcmp(a, "--pipeline")) {
+      o->pipeline = v;
+    } else if (!strcmp(a, "--db")) {
+      o->db = v;
     } else if (!strcmp(a, "--seed") || !strcmp(a, "--repeat")) {
       bool is_seed = a[2] == 's';
       if (!cli_parse_int(v, is_seed ? 0 : 1, is_seed ? INT64_MAX : 1000000,
@@ -168,6 +175,8 @@ static int parse_run(int argc, char **argv, model_opts *o) {
   }
   if (!o->file)
     return cli_usage_error("model", "missing MODEL");
+  if ((o->db || o->is_explain) && !o->pipeline)
+    return cli_usage_error("model", "--db and --explain go with --pipeline");
   return cli_target("model", o->target, &o->tg);
 }
 
@@ -345,6 +354,16 @@ static int cmd_run(int argc, char **argv) {
     model_free(&m);
     return rc;
   }
+  /* The module passes keep the graphs, and the functions' names they call. */
+  cli_program piped_program = {.module = (loom_module *)m.module};
+  cli_pipeline_result piped = {0};
+  if (o.pipeline && (rc = cli_pipeline("model", o.pipeline, o.db, &o.tg, o.is_explain,
+                                       &piped_program, &piped))) {
+    cli_pipeline_free(&piped);
+    model_free(&m);
+    return rc;
+  }
+  m.module = piped_program.module;
   const loom_graph *g = m.graph;
   const void **params = calloc((size_t)g->n_params + 1, sizeof *params);
   void **outs = calloc((size_t)g->n_outputs + 1, sizeof *outs);
@@ -385,6 +404,7 @@ static int cmd_run(int argc, char **argv) {
   free(params);
   free(outs);
   free(ms);
+  cli_pipeline_free(&piped);
   model_free(&m);
   return rc;
 }

@@ -53,6 +53,19 @@ else
   echo "model_cli: python3-onnx missing: the NumPy comparison is skipped"
 fi
 
+# Tuned end to end: the imported module's tasks tuned into a database, whose
+# records the model's run applies through the pipeline (the products to
+# BLAS first), checked against the interpreter.
+"$loom" tune "$tmp/mlp.py" --trials 4 --model random --db "$tmp/t.db" >"$tmp/tune.out" 2>/dev/null
+check "the imported module tunes" grep -q "^relu: best" "$tmp/tune.out"
+"$loom" model run "$cases/mlp.onnx" --pipeline dispatch,apply-db,default --db "$tmp/t.db" \
+  --explain --verify >"$tmp/run.out" 2>"$tmp/explain"
+check "the pipeline's run verifies" grep -q "verified: 1 output" "$tmp/run.out"
+check "dispatch takes the products" grep -Eq "^gemm +dispatch" "$tmp/explain"
+check "apply-db takes the rest" grep -Eq "^relu +apply-db" "$tmp/explain"
+"$loom" model run "$cases/mlp.onnx" --db "$tmp/t.db" >/dev/null 2>&1
+check "--db without --pipeline exits 2" test $? = 2
+
 # Errors: exit 1 with the reason.
 "$loom" model import "$cases/unsupported_op.onnx" >/dev/null 2>"$tmp/err"
 check "unsupported operator exits 1" test $? = 1
