@@ -422,7 +422,7 @@ LOOM_API loom_status loom_tune_task(const loom_task *task, const char *space,
                                     loom_tune_result *out, loom_diag *d);
 LOOM_API void loom_tune_result_free(loom_tune_result *r);
 /* r as one JSON object, the line `loom tune --json` prints for task t:
- * task, weight, trials, failures, rejected, disqualified, resumed, best_ms,
+ * task, weight, trials, failures, rejected, stopped, disqualified, resumed, best_ms,
  * baseline_ms, gflops (0 when not a float computation or none succeeded)
  * and trace (the best schedule's script, or null). */
 LOOM_API void loom_tune_result_json(const loom_task *t, const loom_tune_result *r,

@@ -31,6 +31,8 @@ class TuneResult:
     gflops: Optional[float]
     trace: str
     disqualified: int = 0
+    # Trials stopped in their first call, far slower than the best so far.
+    stopped: int = 0
     # (trials measured, seconds elapsed, best ms so far) after each batch:
     # the tuning curve.
     history: List[Tuple[int, float, float]] = field(default_factory=list)
@@ -190,6 +192,6 @@ def tune(mod, target=None, trials=64, db="loom.db", strategy="evolutionary",
             failures=o.get("failures", 0), rejected=o.get("rejected", 0),
             best_ms=o.get("best_ms"), baseline_ms=o.get("baseline_ms"),
             gflops=o.get("gflops"), trace=o.get("trace"),
-            disqualified=o.get("disqualified", 0),
+            disqualified=o.get("disqualified", 0), stopped=o.get("stopped", 0),
             history=history.get(o.get("task"), [])))
     return results

@@ -164,10 +164,10 @@ void loom_tune_result_json(const loom_task *t, const loom_tune_result *r, loom_b
   loom_buf_puts(out, "{\"task\": ");
   loom_json_print_str(t->func->name, out);
   loom_buf_printf(out, ", \"weight\": %d, \"trials\": %d, \"failures\": %d, "
-                  "\"rejected\": %d, \"disqualified\": %d, \"resumed\": %d, "
+                  "\"rejected\": %d, \"stopped\": %d, \"disqualified\": %d, \"resumed\": %d, "
                   "\"best_ms\": %.17g, \"baseline_ms\": %.17g, \"gflops\": %.17g, "
                   "\"trace\": ",
-                  t->weight, r->trials, r->failures, r->rejected, r->disqualified,
+                  t->weight, r->trials, r->failures, r->rejected, r->stopped, r->disqualified,
                   r->resumed, r->best_ms, r->baseline_ms,
                   r->best_ms > 0 ? flops / (r->best_ms * 1e6) : 0.0);
   if (r->best_trace)
