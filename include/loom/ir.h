@@ -511,6 +511,13 @@ LOOM_API bool loom_ir_expr_uses(const loom_expr *e, const loom_var *v);
 LOOM_API bool loom_ir_stmt_uses(const loom_stmt *s, const loom_var *v);
 /* Does s hold a statement of kind k (s itself included)? */
 LOOM_API bool loom_ir_stmt_has(const loom_stmt *s, loom_stmt_kind k);
+/* The loads of the buffer whose data pointer is data under s (a use of the
+ * pointer itself counts as a load: a call may read through it) and the
+ * stores to it, whatever buffer views the same pointer. */
+typedef struct loom_ir_uses {
+  int loads, stores;
+} loom_ir_uses;
+LOOM_API loom_ir_uses loom_ir_buffer_uses(const loom_stmt *s, const loom_var *data);
 
 /* ---- structural equality and hashing ------------------------------------- */
 

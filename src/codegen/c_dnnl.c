@@ -257,26 +257,6 @@ static loom_visit find_next(void *ctx, loom_stmt *s) {
   return LOOM_VISIT_GO;
 }
 
-typedef struct reads_ctx {
-  const loom_var *data;
-  int n;
-} reads_ctx;
-
-static loom_visit count_read(void *ctx, loom_expr *e) {
-  reads_ctx *r = ctx;
-  r->n += (e->kind == LOOM_EXPR_LOAD && e->u.load.buffer->data == r->data) ||
-          (e->kind == LOOM_EXPR_VAR && e->u.var == r->data);
-  return LOOM_VISIT_GO;
-}
-
-/* The reads of the buffer whose pointer is data under s. */
-static int reads_of(const loom_stmt *s, const loom_var *data) {
-  reads_ctx r = {data, 0};
-  loom_ir_visitor v = {.expr_pre = count_read, .ctx = &r};
-  loom_ir_visit_stmt(&v, s);
-  return r.n;
-}
-
 /* A pad nest the dispatch pass gave to the conv after it: printed only
  * where the conv is not a call (no oneDNN header), and only when the conv
  * nest follows it, is printed as the call, and is the only reader of what
@@ -291,7 +271,8 @@ bool emit_pad_taken(emitter *E, const loom_stmt *loop) {
   loom_ir_visitor v = {.stmt_pre = find_next, .ctx = &p};
   loom_ir_visit_stmt(&v, E->func->body);
   if (!p.next || !is_conv_call(E, p.next, &c) || !c.pad || !emit_stores_only(loop, c.pad) ||
-      reads_of(E->func->body, c.pad->data) != reads_of(p.next, c.pad->data))
+      loom_ir_buffer_uses(E->func->body, c.pad->data).loads !=
+          loom_ir_buffer_uses(p.next, c.pad->data).loads)
     return false;
   put(E, "#ifndef LOOM_DNNL\n");
   const loom_stmt *outer = E->as_loops;

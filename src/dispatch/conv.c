@@ -132,34 +132,6 @@ static bool shape4(const loom_buffer *b, int64_t *shape) {
 
 /* ---- the pad nest --------------------------------------------------------------- */
 
-typedef struct uses_ctx {
-  const loom_var *data;
-  int loads, stores;
-} uses_ctx;
-
-static loom_visit count_store(void *ctx, loom_stmt *s) {
-  uses_ctx *u = ctx;
-  if (s->kind == LOOM_STMT_STORE && s->u.store.buffer->data == u->data)
-    u->stores++;
-  return LOOM_VISIT_GO;
-}
-
-static loom_visit count_load(void *ctx, loom_expr *e) {
-  uses_ctx *u = ctx;
-  if ((e->kind == LOOM_EXPR_LOAD && e->u.load.buffer->data == u->data) ||
-      (e->kind == LOOM_EXPR_VAR && e->u.var == u->data))
-    u->loads++;
-  return LOOM_VISIT_GO;
-}
-
-/* The loads (and other reads of its pointer) and stores of b under s. */
-static uses_ctx uses(const loom_stmt *s, const loom_buffer *b) {
-  uses_ctx u = {b->data, 0, 0};
-  loom_ir_visitor v = {.stmt_pre = count_store, .expr_pre = count_load, .ctx = &u};
-  loom_ir_visit_stmt(&v, s);
-  return u;
-}
-
 /* Narrows [lo[i], hi[i]) by one comparison of the iter var v[i] with a
  * constant, either side: false when cond is not such a comparison. */
 static bool narrow(const loom_expr *cond, const loom_var *const *v, int64_t *lo, int64_t *hi) {
@@ -267,7 +239,9 @@ static bool match_pad(const loom_func *f, const loom_stmt *pad_loop, const loom_
                            b->name);
   /* The call replaces both nests: P must be the function's own, written
    * here and read by the conv alone. */
-  uses_ctx all = uses(f->body, p), in_pad = uses(pad_loop, p), in_conv = uses(conv_loop, p);
+  loom_ir_uses all = loom_ir_buffer_uses(f->body, p->data),
+               in_pad = loom_ir_buffer_uses(pad_loop, p->data),
+               in_conv = loom_ir_buffer_uses(conv_loop, p->data);
   if (dispatch_is_param(f, p))
     return dispatch_refuse(why, n, "the padded '%s' is a parameter", p->name);
   if (all.loads != in_conv.loads || all.stores != in_pad.stores)
@@ -450,7 +424,7 @@ bool loom_dispatch_match_conv(const loom_func *f, const loom_stmt *pad_loop,
                                    "constant shape", b->name);
   /* The padding: the nest before writes P, or P is the input. */
   c.x = bp;
-  if (pad_loop && uses(pad_loop, bp).stores) {
+  if (pad_loop && loom_ir_buffer_uses(pad_loop, bp->data).stores) {
     if (!match_pad(f, pad_loop, loop, L, bp, ps, &c, why, n))
       return false;
   }

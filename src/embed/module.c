@@ -93,30 +93,6 @@ bool loom_embed_module_equal(const loom_embed_module *a, const loom_embed_module
 
 /* ---- signatures -------------------------------------------------------------- */
 
-typedef struct writes {
-  const loom_var *data; /* the parameter buffer's pointer */
-  bool found;
-} writes;
-
-static loom_visit find_store(void *ctx, loom_stmt *s) {
-  writes *w = ctx;
-  if (s->kind == LOOM_STMT_STORE && s->u.store.buffer->data == w->data) {
-    w->found = true;
-    return LOOM_VISIT_STOP;
-  }
-  return LOOM_VISIT_GO;
-}
-
-/* Whether f stores to b. Blocks may view the parameter through
- * match_buffer, but a store reaches memory through the same data
- * pointer. */
-static bool is_written(const loom_func *f, const loom_buffer *b) {
-  writes w = {b->data, false};
-  loom_ir_visitor v = {.stmt_pre = find_store, .ctx = &w};
-  loom_ir_visit_stmt(&v, f->body);
-  return w.found;
-}
-
 static void put_dim(loom_buf *b, const loom_expr *e) {
   if (e->kind == LOOM_EXPR_INT) {
     loom_buf_printf(b, "%lld", (long long)e->u.int_value);
@@ -150,7 +126,8 @@ static void put_param(loom_buf *b, const loom_func *f, const loom_param *p) {
       loom_buf_puts(b, ", ");
     put_dim(b, buf->shape[k]);
   }
-  loom_buf_printf(b, "], \"written\": %s}", is_written(f, buf) ? "true" : "false");
+  bool is_written = loom_ir_buffer_uses(f->body, buf->data).stores > 0;
+  loom_buf_printf(b, "], \"written\": %s}", is_written ? "true" : "false");
 }
 
 char *loom_embed_module_signature(const loom_embed_module *m) {

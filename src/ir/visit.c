@@ -159,3 +159,28 @@ bool loom_ir_stmt_has(const loom_stmt *s, loom_stmt_kind k) {
   loom_ir_visitor w = {.stmt_pre = find_kind, .ctx = &k};
   return !loom_ir_visit_stmt(&w, s);
 }
+
+typedef struct uses_ctx {
+  const loom_var *data;
+  loom_ir_uses n;
+} uses_ctx;
+
+static loom_visit count_store(void *ctx, loom_stmt *s) {
+  uses_ctx *u = ctx;
+  u->n.stores += s->kind == LOOM_STMT_STORE && s->u.store.buffer->data == u->data;
+  return LOOM_VISIT_GO;
+}
+
+static loom_visit count_load(void *ctx, loom_expr *e) {
+  uses_ctx *u = ctx;
+  u->n.loads += (e->kind == LOOM_EXPR_LOAD && e->u.load.buffer->data == u->data) ||
+                (e->kind == LOOM_EXPR_VAR && e->u.var == u->data);
+  return LOOM_VISIT_GO;
+}
+
+loom_ir_uses loom_ir_buffer_uses(const loom_stmt *s, const loom_var *data) {
+  uses_ctx u = {data, {0, 0}};
+  loom_ir_visitor w = {.stmt_pre = count_store, .expr_pre = count_load, .ctx = &u};
+  loom_ir_visit_stmt(&w, s);
+  return u.n;
+}
