@@ -9,7 +9,9 @@
  * their raw 16 bits) or, for scalar parameter i, a pointer to an int64_t
  * (integers) or a double (floats); shapes[i] is the shape of buffer
  * parameter i, read for its symbolic dimensions. It returns 0, -1 when a
- * T.assert fails, -2 when two parameters disagree on a symbolic dimension.
+ * T.assert fails, -2 when two parameters disagree on a symbolic dimension,
+ * -3 when its memory pool cannot grow, -4 when a library routine it calls
+ * cannot be opened, -5 when the library refuses the call.
  * The file also defines loom_set_num_threads(int), which sets the OpenMP
  * thread count of parallel loops. Compile it with LOOM_CODEGEN_CFLAGS, and
  * -fopenmp for parallel loops. */
@@ -27,6 +29,10 @@
  * "loom_" followed by the name with every character outside [A-Za-z0-9]
  * written as _XX (hex), into buf. Returns buf, or NULL when n is too small. */
 LOOM_API char *loom_codegen_c_symbol(const char *name, char *buf, size_t n);
+
+/* What a kernel's return code means, for messages ("a T.assert failed");
+ * "unknown" for a code no kernel returns. */
+LOOM_API const char *loom_codegen_rc_str(int32_t rc);
 
 /* Lowers every function of m and appends the C file to out. Fails with d on
  * what the C backend cannot express (an extern call, a vector let). */

@@ -152,3 +152,12 @@ loom_status loom_codegen_c_module(const loom_module *m, loom_buf *out,
   free(symbols);
   return st;
 }
+
+const char *loom_codegen_rc_str(int32_t rc) {
+  return rc == -1 ? "a T.assert failed" : rc == -2 ? "arrays disagree on a symbolic dimension"
+         : rc == -3 ? "out of memory"
+         : rc == -4 ? "a library routine it calls (BLAS: libopenblas.so.0; oneDNN: "
+                      "libdnnl.so.2) cannot be opened"
+         : rc == -5 ? "the library (oneDNN) refused or failed the call it was given"
+                    : "unknown";
+}

@@ -3,6 +3,7 @@
  * called in order on the caller's tensors and the planned arena. */
 #include "net/net_impl.h"
 
+#include "loom/codegen.h"
 #include "loom/tune.h"
 
 #include <stdlib.h>
@@ -104,14 +105,6 @@ static void *where(loom_net *n, int v, const void *const *params, void *const *o
                                 : n->arena + h.offset;
 }
 
-static const char *rc_meaning(int32_t rc) {
-  return rc == -1 ? "an assertion of the program failed"
-         : rc == -3 ? "out of memory"
-         : rc == -4 ? "a library it calls cannot be opened"
-         : rc == -5 ? "the library refused the call"
-                    : "its kernel failed";
-}
-
 loom_status loom_net_run(loom_net *n, const void *const *params, void *const *outputs,
                          loom_diag *d) {
   const loom_graph *g = n->g;
@@ -131,7 +124,7 @@ loom_status loom_net_run(loom_net *n, const void *const *params, void *const *ou
     int32_t rc = kernel(args, shapes);
     if (rc)
       return loom_diag_error(d, g->loc, "graph '%s', call %d (%s): %s (code %d)", g->name, k,
-                             c->func, rc_meaning(rc), (int)rc);
+                             c->func, loom_codegen_rc_str(rc), (int)rc);
   }
   /* Outputs that are parameters, or that another output holds already (a
    * value returned twice). */

@@ -3,6 +3,7 @@
  * checks, then times it on private copies of the inputs, so a kernel that
  * updates in place is checked after exactly one call. */
 #define _GNU_SOURCE /* dladdr */
+#include "loom/codegen.h"
 #include "loom/interp.h"
 #include "tune/tune_impl.h"
 
@@ -220,15 +221,6 @@ char *tune_runner_check(tune_runner_state *r) {
   return NULL;
 }
 
-static const char *rc_meaning(int32_t rc) {
-  return rc == -1 ? "a T.assert failed" : rc == -2 ? "arrays disagree on a symbolic dimension"
-         : rc == -3 ? "out of memory"
-         : rc == -4 ? "a library routine it calls (BLAS: libopenblas.so.0; oneDNN: "
-                      "libdnnl.so.2) cannot be opened"
-         : rc == -5 ? "the library (oneDNN) refused or failed the call it was given"
-                    : "unknown";
-}
-
 static char *measure(tune_runner_state *r, loom_measured *m) {
   const loom_func *f = r->f;
   for (int i = 0; i < f->n_params; i++)
@@ -248,7 +240,8 @@ static char *measure(tune_runner_state *r, loom_measured *m) {
     err = heap_printf("%s%s", "the kernel failed: ",
                       loom_runtime_child_describe(&child, buf, sizeof buf));
   else if (r->rep->kernel_rc) {
-    snprintf(buf, sizeof buf, "%d (%s)", r->rep->kernel_rc, rc_meaning(r->rep->kernel_rc));
+    snprintf(buf, sizeof buf, "%d (%s)", r->rep->kernel_rc,
+             loom_codegen_rc_str(r->rep->kernel_rc));
     err = heap_printf("%s%s", "the kernel returned ", buf);
   } else if (!r->rep->is_timed)
     err = heap_printf("%s%s", "timing failed: ", r->rep->message);
