@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_INPUTS 64
 
@@ -258,15 +257,17 @@ static int gather_params(const model_opts *o, model *m, const void **params) {
   return 0;
 }
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
+/* One run of the graph, as the runtime's timer calls it. */
+typedef struct run_ctx {
+  loom_net *net;
+  const void *const *params;
+  void *const *outs;
+  loom_diag *d;
+} run_ctx;
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
+static int run_once(void *ctx) {
+  run_ctx *r = ctx;
+  return loom_net_run(r->net, r->params, r->outs, r->d) != LOOM_OK;
 }
 
 /* Prints output i and writes it to DIR/output_I.npy when asked. */
@@ -367,8 +368,7 @@ static int cmd_run(int argc, char **argv) {
   const loom_graph *g = m.graph;
   const void **params = calloc((size_t)g->n_params + 1, sizeof *params);
   void **outs = calloc((size_t)g->n_outputs + 1, sizeof *outs);
-  double *ms = calloc((size_t)o.repeat, sizeof *ms);
-  rc = params && outs && ms ? gather_params(&o, &m, params) : EXIT_USER;
+  rc = params && outs ? gather_params(&o, &m, params) : EXIT_USER;
   for (int i = 0; i < g->n_outputs && rc == 0; i++)
     if (!(outs[i] = loom_arena_alloc(m.arena, loom_net_bytes(&g->values[g->outputs[i]].info) + 1)))
       rc = EXIT_USER;
@@ -379,13 +379,13 @@ static int cmd_run(int argc, char **argv) {
     cli_print_diag(&d);
     rc = EXIT_USER;
   }
-  for (int r = 0; r < o.repeat && rc == 0; r++) {
-    double t0 = now_ms();
-    if (loom_net_run(net, params, outs, &d) != LOOM_OK) {
-      cli_print_diag(&d);
-      rc = EXIT_USER;
-    }
-    ms[r] = now_ms() - t0;
+  /* Each run timed alone, none before: --repeat runs in all. */
+  loom_runtime_timer_config cfg = {.warmup = 0, .repeat = (int)o.repeat, .number = 1};
+  loom_runtime_timing timing = {0};
+  run_ctx run = {net, params, outs, &d};
+  if (rc == 0 && loom_runtime_time(run_once, &run, &cfg, &timing, &d) != LOOM_OK) {
+    cli_print_diag(&d);
+    rc = EXIT_USER;
   }
   loom_diag_free(&d);
   for (int i = 0; i < g->n_outputs && rc == 0; i++)
@@ -393,17 +393,15 @@ static int cmd_run(int argc, char **argv) {
   if (rc == 0) {
     size_t planned, unplanned;
     loom_net_memory(net, &planned, &unplanned);
-    qsort(ms, (size_t)o.repeat, sizeof *ms, cmp_double);
     printf("%d calls of %d functions; run %.4f ms (median of %lld); intermediates %.1f KiB "
            "planned, %.1f KiB one buffer each\n", g->n_calls, m.module->n_funcs,
-           ms[o.repeat / 2], o.repeat, planned / 1024.0, unplanned / 1024.0);
+           timing.median_ms, o.repeat, planned / 1024.0, unplanned / 1024.0);
   }
   if (rc == 0 && o.is_verify)
     rc = verify(&o, &m, params, outs);
   loom_net_free(net);
   free(params);
   free(outs);
-  free(ms);
   cli_pipeline_free(&piped);
   model_free(&m);
   return rc;

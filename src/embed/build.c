@@ -12,7 +12,7 @@ struct loom_embed_built {
   loom_build_set set;
 };
 
-static loom_status target_of(const char *spec, loom_target *t, loom_diag *d) {
+loom_status embed_target(const char *spec, loom_target *t, loom_diag *d) {
   if (!spec) {
     loom_target_detect(t);
     return LOOM_OK;
@@ -67,7 +67,7 @@ loom_embed_module *loom_embed_compile(const loom_embed_module *m, const char *ta
   if (explain)
     *explain = NULL;
   loom_target t;
-  if (target_of(target, &t, d) != LOOM_OK)
+  if (embed_target(target, &t, d) != LOOM_OK)
     return NULL;
   loom_compiled c;
   loom_embed_module *out = NULL;
@@ -90,7 +90,7 @@ loom_embed_module *loom_embed_compile(const loom_embed_module *m, const char *ta
 loom_embed_built *loom_embed_build(const loom_embed_module *m, const char *target,
                                    loom_diag *d) {
   loom_target t;
-  if (target_of(target, &t, d) != LOOM_OK)
+  if (embed_target(target, &t, d) != LOOM_OK)
     return NULL;
   if (t.kind != LOOM_TARGET_CPU) {
     loom_diag_error(d, (loom_loc){0}, "a %s target cannot be built for calls from here: "

@@ -3,6 +3,7 @@
 #define LOOM_EMBED_IMPL_H
 
 #include "loom/embed.h"
+#include "loom/target.h"
 
 struct loom_embed_module {
   loom_arena *arena; /* the nodes, and the copy of the text they came from */
@@ -16,5 +17,9 @@ loom_embed_module *embed_module_new(void);
  * structural equality cannot tell from it. what names it in diagnostics. */
 loom_embed_module *embed_module_copy(const loom_module *m, const char *what,
                                      loom_diag *d);
+
+/* The target a spec names (NULL: this machine); a bad one fails with d
+ * located in spec. */
+loom_status embed_target(const char *spec, loom_target *t, loom_diag *d);
 
 #endif

@@ -38,14 +38,7 @@ static loom_status strategy_of(const char *name, loom_search_strategy *out, loom
 static loom_status options_of(const loom_embed_tune_options *o, loom_target *t,
                               loom_tune_options *out, loom_diag *d) {
   memset(out, 0, sizeof *out);
-  if (o->target) {
-    if (loom_target_parse(o->target, t, d) != LOOM_OK) {
-      loom_diag_set_source(d, o->target, strlen(o->target));
-      return LOOM_ERROR;
-    }
-  } else {
-    loom_target_detect(t);
-  }
+  TRY(embed_target(o->target, t, d));
   TRY(strategy_of(o->strategy ? o->strategy : "evolutionary", &out->strategy, d));
   bool is_fast = out->strategy == LOOM_SEARCH_FAST;
   if (is_fast && t->kind != LOOM_TARGET_CUDA)

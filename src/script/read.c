@@ -119,7 +119,6 @@ static const char *const prim_func_names[] = {"T.prim_func", "tvm.script.tir.pri
                                               "tir.prim_func", "tvm.script.prim_func"};
 static const char *const ir_module_names[] = {"I.ir_module", "tvm.script.ir_module",
                                               "tvm.script.ir.ir_module", "ir_module"};
-#define N_OF(a) (int)(sizeof a / sizeof *a)
 
 static bool is_prim_func(const py_expr *e) {
   return rd_is_dotted(e, prim_func_names, N_OF(prim_func_names));

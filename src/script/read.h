@@ -122,6 +122,8 @@ const char *rd_t_name(const py_expr *e, char *buf, size_t size);
 bool rd_is_t(const py_expr *e, const char *name);
 /* Whether e is one of the dotted names (a.b.c) names[0..n). */
 bool rd_is_dotted(const py_expr *e, const char *const *names, int n);
+/* The number of elements of a static array, for rd_is_dotted's n. */
+#define N_OF(a) (int)(sizeof a / sizeof *a)
 
 /* Binds a call's positional and keyword arguments to named parameters:
  * out[i] gets the argument for params[i] or NULL. Reports unknown and

@@ -17,8 +17,6 @@
  * place. */
 #include "script/read.h"
 
-#define N_OF(a) (int)(sizeof a / sizeof *a)
-
 #include <string.h>
 
 typedef struct gname {
