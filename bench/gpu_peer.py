@@ -55,6 +55,10 @@ def main():
     m16b = m32b.half()
     m16c = torch.empty((4096, 4096), dtype=torch.float16, device=dev)
     cases["matmul_f16"] = lambda: torch.matmul(m16a, m16b, out=m16c)
+    k16a = torch.rand((8192, 8192), dtype=torch.float16, device=dev)
+    k16b = torch.rand((8192, 8192), dtype=torch.float16, device=dev)
+    k16c = torch.empty((8192, 8192), dtype=torch.float16, device=dev)
+    cases["matmul8k_f16"] = lambda: torch.matmul(k16a, k16b, out=k16c)
     print("# device", torch.cuda.get_device_name(0), "torch", torch.__version__)
     for name, fn in cases.items():
         print(name, "%.6f" % timed(fn, repeat), flush=True)

@@ -17,7 +17,8 @@ CARRY=build/gpu-carry
 if [ "${1:-}" = "--prepare" ]; then
   mkdir -p $CARRY/debs $CARRY/programs
   (cd $CARRY/debs && apt-get download libisl23 libisl-dev libsqlite3-0 \
-    libsqlite3-dev libxgboost0 libxgboost-dev libdmlc0) || exit 1
+    libsqlite3-dev libxgboost0 libxgboost-dev libdmlc0 protobuf-c-compiler \
+    libprotobuf-c1 libprotobuf-c-dev libprotoc32 libprotobuf32 libonnx-dev) || exit 1
   if [ -d ../shared ]; then
     for f in ../shared/corpus/*.py; do
       case $f in *.sched.py) ;; *) cp "$f" $CARRY/programs/corpus_"$(basename "$f")" ;; esac
@@ -42,7 +43,8 @@ say() { echo "== [$(elapsed)s] $*" | tee -a "$OUT/log.txt"; }
 
 # ---- dependencies ------------------------------------------------------------
 has_header() { echo "#include <$1>" | cc -E - >/dev/null 2>&1; }
-if ! has_header isl/ctx.h || ! has_header sqlite3.h || ! has_header xgboost/c_api.h; then
+if ! has_header isl/ctx.h || ! has_header sqlite3.h || ! has_header xgboost/c_api.h ||
+   ! command -v protoc-c >/dev/null; then
   say "unpacking the carried packages"
   for deb in $CARRY/debs/*.deb; do dpkg -x "$deb" $CARRY/prefix; done
   P=$PWD/$CARRY/prefix/usr
@@ -50,6 +52,7 @@ if ! has_header isl/ctx.h || ! has_header sqlite3.h || ! has_header xgboost/c_ap
   export LIBRARY_PATH=$P/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}
   export LD_LIBRARY_PATH=$P/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   export CMAKE_PREFIX_PATH=$P
+  export PATH=$P/bin:$PATH
   # The -dev packages' unversioned links point at the runtime packages' files.
   for so in $P/lib/x86_64-linux-gnu/lib*.so.[0-9]*; do
     base=${so%%.so.*}.so
@@ -115,7 +118,7 @@ echo "exit $?" >>"$OUT/fault.txt"
 echo "tune exit $?" >>"$OUT/fault.txt"
 "$LOOM" db export --db "$W/fault.db" 2>&1 | grep -o '"error": "[^"]*"' >>"$OUT/fault.txt"
 say "tuning on the GPU"
-small() { sed -e 's/16384, 16384/1024, 1024/g; s/16384, 1024/1024, 256/g; s/(16384,)/(1024,)/g; s/4096/256/g' "$1"; }
+small() { sed -e 's/16384, 16384/1024, 1024/g; s/16384, 1024/1024, 256/g; s/(16384,)/(1024,)/g; s/4096/256/g; s/8192/256/g' "$1"; }
 small bench/gpu/add_f16.py >"$W/add_small.py"
 timeout 120 "$LOOM" tune "$W/add_small.py" --target cuda --space bench/gpu/elementwise.space.py \
   --trials 16 --db "$W/tune.db" >"$W/tune.txt" 2>&1
@@ -140,24 +143,29 @@ done
 # ---- benchmarks, side by side with PyTorch ------------------------------------
 say "benchmarks"
 : >"$OUT/bench_raw.txt"
-# NAME:SCHEDULE, timed as dlight schedules it and by the hand schedule
+# NAME:SCHEDULE, timed as dlight schedules it (the first time NAME comes,
+# unless SCHEDULE ends in !) and by the hand schedule
 # bench/gpu/SCHEDULE.sched.py (- for none).
+seen=" "
 for p in copy_f16:copy add_f16:elementwise rowsum_f16:rowreduce_threads rowmax_f16:rowreduce_threads \
-         softmax_f16:- gemv_f16:- matmul_f32:matmul matmul_f16:matmul; do
-  name=${p%%:*}; sched=bench/gpu/${p##*:}.sched.py
+         softmax_f16:- gemv_f16:- matmul_f32:matmul matmul_f16:matmul matmul_f16:matmul_wmma \
+         matmul8k_f16:matmul_wmma!; do
+  name=${p%%:*}; s=${p##*:}; s=${s%!}; sched=bench/gpu/$s.sched.py
   small bench/gpu/$name.py >"$W/$name.small.py"
-  kinds=dlight
-  if [ "${p##*:}" != - ]; then
-    kinds="dlight hand"
+  kinds=
+  case "$seen" in *" $name "*) ;; *) [ "${p%!}" = "$p" ] && kinds=dlight ;; esac
+  seen="$seen$name "
+  if [ "$s" != - ]; then
+    kinds="$kinds hand"
     "$LOOM" sched "$W/$name.small.py" "$sched" >"$W/$name.small.hand.py" 2>>"$OUT/log.txt"
     "$LOOM" sched bench/gpu/$name.py "$sched" >"$W/$name.hand.py" 2>>"$OUT/log.txt"
   fi
   for kind in $kinds; do
-    small_f=$W/$name.small.py; full_f=bench/gpu/$name.py
-    [ $kind = hand ] && { small_f=$W/$name.small.hand.py; full_f=$W/$name.hand.py; }
+    small_f=$W/$name.small.py; full_f=bench/gpu/$name.py; label=dlight
+    [ $kind = hand ] && { small_f=$W/$name.small.hand.py; full_f=$W/$name.hand.py; label=$s; }
     v=$(timeout 60 "$LOOM" run "$small_f" --target cuda --verify --repeat 3 2>&1 | tail -1)
     t=$(timeout 60 "$LOOM" run "$full_f" --target cuda --repeat 20 2>&1 | tail -1)
-    echo "$name $kind | $t | small: $v" >>"$OUT/bench_raw.txt"
+    echo "$name $label | $t | small: $v" >>"$OUT/bench_raw.txt"
   done
 done
 cat "$W/fast_raw.txt" >>"$OUT/bench_raw.txt"
@@ -187,8 +195,9 @@ for line in open(out + "/bench_raw.txt"):
         continue
     ms = float(m.group(1))
     ref = peer.get(name)
+    n = 8192 if name.startswith("matmul8k") else 4096
     rate = ("%.0f GB/s" % (bytes_moved[name] / ms / 1e6)) if name in bytes_moved else \
-           ("%.1f TFLOP/s" % (2 * 4096 ** 3 / ms / 1e9))
+           ("%.1f TFLOP/s" % (2 * n ** 3 / ms / 1e9))
     rows.append("| %s | %s | %.4f | %s | %s | %s | %s |" % (
         name, kind, ms, "%.4f" % ref if ref else "-", "%.2f" % (ref / ms) if ref else "-", rate, ok))
 open(out + "/bench.md", "w").write("\n".join(rows) + "\n")

@@ -383,6 +383,10 @@ static void emit_call(emitter *E, const loom_expr *e) {
   const loom_expr *const *x = (const loom_expr *const *)e->u.call.args;
   int n = e->u.call.n_args;
   loom_dtype t = n > 0 ? x[0]->dtype : e->dtype;
+  if (E->is_cuda && emit_is_wmma(op)) {
+    emit_wmma_call(E, e);
+    return;
+  }
   switch (op) {
   case LOOM_OP_IF_THEN_ELSE:
     put(E, "(");

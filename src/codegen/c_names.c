@@ -10,6 +10,7 @@ void emit_free(emitter *E) {
   loom_ptrmap_free(&E->names);
   loom_ptrmap_free(&E->data_vars);
   loom_ptrmap_free(&E->locals);
+  loom_ptrmap_free(&E->fragments);
   loom_ptrmap_free(&E->nonneg);
   for (int i = 0; i < E->n_idents; i++)
     free(E->idents[i]);

@@ -242,6 +242,8 @@ static void emit_store(emitter *E, const loom_stmt *s) {
 }
 
 static void emit_alloc(emitter *E, const loom_stmt *s) {
+  if (E->is_cuda && emit_fragment_alloc(E, s))
+    return;
   const loom_buffer *b = s->u.alloc.buffer;
   const char *name = emit_name(E, b->data);
   const char *ty = emit_elem_type(b->dtype);

@@ -19,6 +19,7 @@ typedef struct emitter {
   loom_ptrmap names;   /* variable -> position in idents */
   loom_ptrmap data_vars; /* let variables whose values come from memory */
   loom_ptrmap locals;  /* data variables of the function's own allocations */
+  loom_ptrmap fragments; /* data variables of wmma fragment buffers (CUDA) */
   loom_ptrmap nonneg;  /* loop variables that count up from 0 or more */
   char **idents;       /* C identifiers, unique within the function */
   int n_idents, cap_idents;
@@ -88,6 +89,13 @@ bool emit_stores_only(const loom_stmt *loop, const loom_buffer *out);
  * emitted, when s is not such a loop. */
 bool emit_register_tile(emitter *E, const loom_stmt *s);
 
+/* CUDA's warp matrix operations (cuda_wmma.c): is op one; the call; a
+ * fragment buffer's declaration and body (false, with nothing printed, for
+ * a buffer of another scope); does s make such calls. */
+bool emit_is_wmma(loom_op op);
+void emit_wmma_call(emitter *E, const loom_expr *e);
+bool emit_fragment_alloc(emitter *E, const loom_stmt *s);
+bool emit_uses_wmma(const loom_stmt *s);
 void emit_expr(emitter *E, const loom_expr *e);
 void emit_stmt(emitter *E, const loom_stmt *s);
 void emit_line_start(emitter *E);

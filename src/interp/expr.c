@@ -593,8 +593,13 @@ static enode *compile_call(compiler *c, const loom_expr *e, int depth) {
     name = m > 0 ? e->u.call.args[0] : NULL;
     return errorf_node(c, e, "cannot run extern call '%s'",
                        name && name->kind == LOOM_EXPR_STR ? name->u.str : "?");
+  case LOOM_OP_TVM_FILL_FRAGMENT: case LOOM_OP_TVM_LOAD_MATRIX_SYNC:
+  case LOOM_OP_TVM_STORE_MATRIX_SYNC: case LOOM_OP_TVM_MMA_SYNC:
+    /* wmma.c runs them as statements (T.evaluate) of their own. */
+    return errorf_node(c, e, "T.%s runs in the interpreter only as a "
+                       "statement of its own", loom_op_table[op].name);
   case LOOM_OP_TYPE_ANNOTATION: case LOOM_OP_TVM_ACCESS_PTR:
-  case LOOM_OP_TVM_FILL_FRAGMENT: case LOOM_OP_ADDRESS_OF: case LOOM_OP_RET:
+  case LOOM_OP_ADDRESS_OF: case LOOM_OP_RET:
   case LOOM_OP_Q_MULTIPLY_SHIFT_PER_AXIS:
     return errorf_node(c, e, "T.%s is not supported by the interpreter",
                        loom_op_table[op].name);

@@ -229,6 +229,7 @@ get_scalar(const enode *n, frame *fr, ilane *out) {
 
 typedef struct snode snode;
 typedef loom_status (*exec_fn)(const snode *n, frame *fr);
+typedef struct wmma_call wmma_call; /* wmma.c's */
 
 /* Where a view's storage comes from. */
 typedef enum {
@@ -287,6 +288,7 @@ struct snode {
   int64_t *dom_lo, *dom_n; /* the domains when all are constants, else NULL */
   enode *predicate;
   snode *init, *body;
+  const wmma_call *wmma;   /* a warp matrix call */
   const char *error;       /* an error node's message */
 };
 
@@ -320,12 +322,29 @@ int scope_bind(compiler *c, const loom_var *v, int slot, bool is_scalar,
                loom_dtype t);
 const scope_var *scope_find_var(const compiler *c, const loom_var *v);
 int scope_find_view(const compiler *c, const loom_buffer *b);
+/* The view slot of the innermost buffer whose data variable is data; -1 if
+ * none. */
+int scope_find_data(const compiler *c, const loom_var *data);
 int scope_add_view(compiler *c, const loom_buffer *b);
 /* Restores the scope to marks taken from n_vars/n_var_slots and n_views. */
 void scope_pop(compiler *c, int n_vars, int n_var_slots, int n_views);
 
 enode *compile_expr(compiler *c, const loom_expr *e, int depth);
 snode *compile_stmt(compiler *c, const loom_stmt *s, const loom_loc *loc,
+                    int depth);
+/* A statement node with room for n_kids statements and n_exprs expressions;
+ * NULL when out of memory. */
+snode *new_stmt(compiler *c, const loom_stmt *s, const loom_loc *loc,
+                int n_kids, int n_exprs);
+/* A statement node that fails with msg when run (NULL msg: out of memory). */
+snode *error_stmt(compiler *c, const loom_stmt *s, const loom_loc *loc,
+                  const char *msg);
+/* Whether e is a call of a warp matrix (wmma) operation, which the
+ * interpreter runs as a statement: T.tvm_fill_fragment,
+ * T.tvm_load_matrix_sync, T.tvm_store_matrix_sync or T.tvm_mma_sync. */
+bool is_wmma_call(const loom_expr *e);
+/* The node running T.evaluate s of a wmma call on the fragments (wmma.c). */
+snode *compile_wmma(compiler *c, const loom_stmt *s, const loom_loc *loc,
                     int depth);
 /* The site making a view of b (region: the source of a match_buffer) and
  * adding it to the scope. */

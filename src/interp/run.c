@@ -51,6 +51,13 @@ int scope_find_view(const compiler *c, const loom_buffer *b) {
   return -1;
 }
 
+int scope_find_data(const compiler *c, const loom_var *data) {
+  for (int i = c->n_views - 1; i >= 0; i--)
+    if (c->views[i].buf->data == data)
+      return c->views[i].slot;
+  return -1;
+}
+
 int scope_add_view(compiler *c, const loom_buffer *b) {
   if (c->n_views == c->cap_views) {
     int cap = c->cap_views ? c->cap_views * 2 : 8;

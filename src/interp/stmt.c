@@ -337,8 +337,8 @@ static loom_status exec_assert(const snode *n, frame *fr) {
 
 /* ---- compiling ----------------------------------------------------------- */
 
-static snode *new_stmt(compiler *c, const loom_stmt *s, const loom_loc *loc,
-                       int n_kids, int n_exprs) {
+snode *new_stmt(compiler *c, const loom_stmt *s, const loom_loc *loc,
+                int n_kids, int n_exprs) {
   snode *n = cnew(c, sizeof *n);
   if (!n)
     return NULL;
@@ -354,8 +354,8 @@ static snode *new_stmt(compiler *c, const loom_stmt *s, const loom_loc *loc,
   return c->is_nomem ? NULL : n;
 }
 
-static snode *error_stmt(compiler *c, const loom_stmt *s, const loom_loc *loc,
-                         const char *msg) {
+snode *error_stmt(compiler *c, const loom_stmt *s, const loom_loc *loc,
+                  const char *msg) {
   snode *n = msg ? new_stmt(c, s, loc, 0, 0) : NULL;
   if (!n) {
     c->is_nomem = true;
@@ -672,6 +672,8 @@ static snode *compile_kind(compiler *c, const loom_stmt *s,
       n->run = exec_seq;
     return n;
   case LOOM_STMT_EVALUATE:
+    if (is_wmma_call(s->u.evaluate.value))
+      return compile_wmma(c, s, loc, depth);
     n = new_stmt(c, s, loc, 0, 1);
     if (!n || !expr_at(c, n, 0, s->u.evaluate.value, depth + 1))
       return NULL;

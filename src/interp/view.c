@@ -23,14 +23,6 @@ static int compile_field(compiler *c, const loom_expr *e, enode **node,
   return -1;
 }
 
-/* The view slot whose buffer has b's data, innermost first; -1 if none. */
-static int find_data(const compiler *c, const loom_buffer *b) {
-  for (int i = c->n_views - 1; i >= 0; i--)
-    if (c->views[i].buf->data == b->data)
-      return c->views[i].slot;
-  return -1;
-}
-
 static bool compile_region(compiler *c, layout *l,
                            const loom_buffer_region *r, int depth) {
   l->n_ranges = r->n_ranges;
@@ -54,7 +46,7 @@ layout *compile_layout(compiler *c, site_kind kind, const loom_buffer *b,
   l->buf = b;
   l->source = -1;
   l->offset_bind = -1;
-  if (kind == SITE_ALIAS && (l->source = find_data(c, b)) < 0)
+  if (kind == SITE_ALIAS && (l->source = scope_find_data(c, b->data)) < 0)
     l->error = loom_arena_printf(c->arena, "buffer '%s' is declared over data "
                                  "the interpreter does not know", b->name);
   if (kind == SITE_MATCH && (l->source = scope_find_view(c, region->buffer)) < 0)

@@ -244,7 +244,10 @@ static loom_status view_layout(lower *L, const loom_match_buffer *m) {
                                                n->dtype)));
   }
   TRY(bind_layout_vars(L, v, strides, offset));
-  return add_layout(L, v, (layout){NULL, src->flat, strides, offset, t});
+  TRY(add_layout(L, v, (layout){NULL, src->flat, strides, offset, t}));
+  /* A view's data is the storage it views (its offset is elem_offset), as
+   * the tensor intrinsics' calls use it. */
+  return loom_ptrmap_put(&L->index, v->data, L->n_layouts - 1);
 }
 
 /* offset + sum(idx_k * stride_k): the flat index of an access to b with
@@ -347,6 +350,15 @@ static loom_expr *lower_access(lower *L, const loom_buffer *b,
 
 static loom_expr *expr_hook(void *ctx, loom_expr *e) {
   lower *L = ctx;
+  if (e->kind == LOOM_EXPR_VAR) {
+    int i = loom_ptrmap_get(&L->index, e->u.var);
+    if (i < 0 || L->layouts[i].flat->data == e->u.var)
+      return NULL;
+    loom_expr *r = loom_ir_ref(L->a, L->layouts[i].flat->data);
+    if (!r)
+      fail(L, LOOM_NOMEM);
+    return r ? r : e;
+  }
   if (e->kind != LOOM_EXPR_LOAD)
     return NULL;
   loom_buffer *flat;

@@ -545,6 +545,62 @@ static loom_gpu_kernel *new_kernel(gpu_ctx *G) {
   return k;
 }
 
+/* ---- warp matrix operations --------------------------------------------------
+ * A wmma call is made by the 32 lanes of a warp together. The lanes are
+ * threadIdx.x (the warps threadIdx.y and z), so a call must stand outside
+ * every loop bound to threadIdx.x, and threadIdx.x must have the warp's
+ * extent; a kernel that binds no threadIdx.x gets it implicitly, as TVM's
+ * warp execution does. */
+
+static loom_visit find_warp_call(void *ctx, loom_expr *e) {
+  (void)ctx;
+  loom_op op = e->kind == LOOM_EXPR_CALL ? e->u.call.op : LOOM_OP_COUNT_;
+  bool is_warp = op == LOOM_OP_TVM_FILL_FRAGMENT || op == LOOM_OP_TVM_LOAD_MATRIX_SYNC ||
+                 op == LOOM_OP_TVM_STORE_MATRIX_SYNC || op == LOOM_OP_TVM_MMA_SYNC;
+  return is_warp ? LOOM_VISIT_STOP : LOOM_VISIT_GO;
+}
+
+static bool has_warp_call(const loom_stmt *s) {
+  loom_ir_visitor v = {.expr_pre = find_warp_call};
+  return !loom_ir_visit_stmt(&v, s);
+}
+
+static loom_visit check_lanes(void *ctx, loom_stmt *s) {
+  kernel_ctx *K = ctx;
+  if (!is_bound(s) || axis_of(s->u.loop.thread) != LOOM_GPU_THREAD_X ||
+      !has_warp_call(s->u.loop.body))
+    return LOOM_VISIT_GO;
+  fail(K->G, s->loc, "the GPU lowering does not support a wmma call inside the loop "
+       "'%s' bound to threadIdx.x: the warp's 32 lanes (threadIdx.x) make each call "
+       "together, so bind threadIdx.x elsewhere (the copies) and leave the tensorized "
+       "blocks outside it",
+       s->u.loop.var->name);
+  return LOOM_VISIT_STOP;
+}
+
+static void warp_lanes(kernel_ctx *K, loom_stmt *s) {
+  gpu_ctx *G = K->G;
+  loom_gpu_kernel *k = K->k;
+  if (!has_warp_call(s))
+    return;
+  loom_ir_visitor v = {.stmt_pre = check_lanes, .ctx = K};
+  loom_ir_visit_stmt(&v, s);
+  int warp = G->t->gpu.warp_size > 0 ? G->t->gpu.warp_size : 32;
+  int64_t e;
+  if (G->st != LOOM_OK)
+    return;
+  if (!k->axes[LOOM_GPU_THREAD_X]) {
+    k->axes[LOOM_GPU_THREAD_X] = loom_ir_var(G->a, axis_names[LOOM_GPU_THREAD_X], LOOM_INT32);
+    k->extents[LOOM_GPU_THREAD_X] = loom_ir_int(G->a, LOOM_INT32, warp);
+    if (!k->axes[LOOM_GPU_THREAD_X] || !k->extents[LOOM_GPU_THREAD_X])
+      G->st = LOOM_NOMEM;
+  } else if (!loom_ir_is_const_int(k->extents[LOOM_GPU_THREAD_X], &e) || e != warp) {
+    fail(G, K->first[LOOM_GPU_THREAD_X], "threadIdx.x is bound here to a loop of "
+         "extent other than %d in a kernel that makes wmma calls; threadIdx.x is the "
+         "warp's lanes there, so every loop bound to it must have extent %d", warp, warp);
+  }
+}
+
 /* The launch of a new kernel whose body is s. */
 static loom_stmt *make_kernel(gpu_ctx *G, loom_stmt *s) {
   loom_gpu_kernel *k = new_kernel(G);
@@ -560,6 +616,8 @@ static loom_stmt *make_kernel(gpu_ctx *G, loom_stmt *s) {
   loom_ir_visitor axes = {.stmt_pre = collect_axes, .ctx = &K};
   if (G->st == LOOM_OK)
     loom_ir_visit_stmt(&axes, s);
+  if (G->st == LOOM_OK)
+    warp_lanes(&K, s);
   if (G->st == LOOM_OK)
     k->body = rewrite(&K, s, 0);
   loom_ir_visitor shared = {.stmt_pre = count_shared, .ctx = &K};
@@ -630,7 +688,16 @@ static loom_stmt *split_host(gpu_ctx *G, loom_stmt *s) {
   case LOOM_STMT_ALLOCATE:
     /* Memory that outlives a kernel is global memory, whatever scope the
      * program gave it: a shared buffer used by two kernels, or outside the
-     * loops bound to blockIdx, is one buffer in TensorIR's meaning. */
+     * loops bound to blockIdx, is one buffer in TensorIR's meaning. A
+     * fragment lives in a warp's registers and cannot. */
+    if (loom_ir_scope_kind(s->u.alloc.buffer->scope) == LOOM_SCOPE_FRAGMENT &&
+        has_bound_loop(s->u.alloc.body)) {
+      fail(G, s->loc, "fragment buffer '%s' (scope %s) is used by more than one kernel "
+           "or outside the loops bound to threads; a fragment belongs to one warp: "
+           "compute it under the loop bound to threadIdx.y (compute_at, "
+           "reverse_compute_at)", s->u.alloc.buffer->name, s->u.alloc.buffer->scope);
+      return s;
+    }
     n->u.alloc.body = split(G, s->u.alloc.body);
     return n;
   case LOOM_STMT_DECL_BUFFER: n->u.alloc.body = split(G, s->u.alloc.body); return n;

@@ -17,6 +17,7 @@
 
 typedef struct sync_ctx {
   loom_arena *a;
+  loom_ptrmap shared; /* data variables of the kernel's shared buffers */
   loom_ptrmap varying; /* variables whose value differs between threads */
   loom_status st;
 } sync_ctx;
@@ -29,6 +30,7 @@ typedef struct access_set {
   const loom_var *read[MAX_TRACKED], *written[MAX_TRACKED];
   int n_read, n_written;
   bool is_over; /* more buffers than tracked: assume every conflict */
+  const loom_ptrmap *shared; /* the kernel's shared data variables */
 } access_set;
 
 static bool is_shared(const loom_buffer *b) {
@@ -55,14 +57,33 @@ static loom_visit access_stmt(void *ctx, loom_stmt *s) {
   return LOOM_VISIT_GO;
 }
 
+/* T.tvm_access_ptr(t, data, offset, extent, rw) into shared memory: a
+ * wmma load (rw 1) or store (rw 2) reads or writes through it. */
+static void access_ptr(access_set *s, const loom_expr *e) {
+  const loom_expr *data = e->u.call.args[1], *rw = e->u.call.args[4];
+  int64_t mask = 3;
+  if (e->u.call.n_args != 5 || data->kind != LOOM_EXPR_VAR)
+    return;
+  if (loom_ptrmap_get(s->shared, data->u.var) < 0)
+    return;
+  loom_ir_is_const_int(rw, &mask);
+  if (mask & 1)
+    add(s, data->u.var, false);
+  if (mask & 2)
+    add(s, data->u.var, true);
+}
+
 static loom_visit access_expr(void *ctx, loom_expr *e) {
   if (e->kind == LOOM_EXPR_LOAD && is_shared(e->u.load.buffer))
     add(ctx, e->u.load.buffer->data, false);
+  if (e->kind == LOOM_EXPR_CALL && e->u.call.op == LOOM_OP_TVM_ACCESS_PTR)
+    access_ptr(ctx, e);
   return LOOM_VISIT_GO;
 }
 
-static void accesses(const loom_stmt *s, access_set *out) {
+static void accesses(const sync_ctx *S, const loom_stmt *s, access_set *out) {
   memset(out, 0, sizeof *out);
+  out->shared = &S->shared;
   loom_ir_visitor v = {.stmt_pre = access_stmt, .expr_pre = access_expr, .ctx = out};
   loom_ir_visit_stmt(&v, s);
 }
@@ -137,7 +158,7 @@ static loom_stmt *place_seq(sync_ctx *S, loom_stmt *s) {
   int k = 0;
   bool is_changed = false;
   for (int i = 0; i < n; i++) {
-    accesses(s->u.seq.stmts[i], &next);
+    accesses(S, s->u.seq.stmts[i], &next);
     if (conflicts(&since, &next)) {
       kids[k++] = barrier(S);
       memset(&since, 0, sizeof since);
@@ -172,7 +193,7 @@ static loom_stmt *place_loop(sync_ctx *S, loom_stmt *s) {
   *n = *s;
   n->u.loop.body = place(S, s->u.loop.body);
   access_set body;
-  accesses(s->u.loop.body, &body);
+  accesses(S, s->u.loop.body, &body);
   int64_t ext;
   bool is_once = loom_ir_is_const_int(s->u.loop.extent, &ext) && ext <= 1;
   bool is_carried = body.is_over ? body.n_written > 0
@@ -256,17 +277,29 @@ static loom_stmt *place(sync_ctx *S, loom_stmt *s) {
   return s;
 }
 
+static loom_visit note_shared(void *ctx, loom_stmt *s) {
+  sync_ctx *S = ctx;
+  if (s->kind == LOOM_STMT_ALLOCATE && is_shared(s->u.alloc.buffer) &&
+      loom_ptrmap_put(&S->shared, s->u.alloc.buffer->data, 1) != LOOM_OK)
+    S->st = LOOM_NOMEM;
+  return LOOM_VISIT_GO;
+}
+
 loom_status lower_gpu_sync(loom_arena *a, loom_gpu_kernel *k, loom_diag *d) {
   (void)d;
   if (k->shared_bytes == 0)
     return LOOM_OK;
   sync_ctx S = {.a = a};
   loom_ptrmap_init(&S.varying);
+  loom_ptrmap_init(&S.shared);
+  loom_ir_visitor v = {.stmt_pre = note_shared, .ctx = &S};
+  loom_ir_visit_stmt(&v, k->body);
   for (int i = LOOM_GPU_THREAD_X; i <= LOOM_GPU_THREAD_Z; i++)
     if (k->axes[i])
       mark_varying(&S, k->axes[i]);
   loom_stmt *body = place(&S, k->body);
   loom_ptrmap_free(&S.varying);
+  loom_ptrmap_free(&S.shared);
   if (S.st == LOOM_OK)
     k->body = body;
   return S.st;

@@ -142,27 +142,49 @@ static void walk_expr(walker *W, loom_expr *e) {
 
 static void walk(walker *W, const loom_stmt *s);
 
-/* A region of b a block views through match_buffer: both ends joined. */
-static void view(walker *W, const loom_buffer_region *r) {
+static bool lists(const loom_buffer_region *rs, int n, const loom_buffer *b) {
+  for (int i = 0; i < n; i++)
+    if (rs[i].buffer == b)
+      return true;
+  return false;
+}
+
+/* A region of b that block blk views through match_buffer: both ends
+ * joined, as a write where the block's regions say it writes b (a
+ * tensorized block writes all its view: a fragment filled, a tile
+ * stored), as a read where they say it reads b or say nothing. */
+static void view(walker *W, const loom_block *blk, const loom_buffer_region *r) {
   if (r->buffer != W->b)
     return;
-  /* The block may read or write through the view: it counts as a read
-   * (never as a sure write) and, under a carrying block, as carried. */
-  if (W->n_carrying > 0)
-    W->out->is_carried = true;
-  if (!(W->mask & LOWER_TOUCH_READ))
+  loom_expr **ends = loom_arena_alloc(W->a, 2 * (size_t)r->n_ranges * sizeof *ends + 1);
+  if (!ends) {
+    W->st = LOOM_NOMEM;
     return;
-  W->out->is_found = true;
-  for (int k = 0; k < r->n_ranges && k < W->b->ndim; k++) {
+  }
+  int n = r->n_ranges;
+  for (int k = 0; k < n; k++) {
     loom_range g = r->ranges[k];
-    join(W, k, g.min);
-    loom_expr *last = loom_ir_binary(W->a, LOOM_EXPR_SUB,
-                                     loom_ir_binary(W->a, LOOM_EXPR_ADD, g.min, g.extent),
-                                     loom_ir_int(W->a, g.min->dtype, 1));
-    if (!last)
+    ends[k] = g.min;
+    ends[n + k] = loom_ir_binary(W->a, LOOM_EXPR_SUB,
+                                 loom_ir_binary(W->a, LOOM_EXPR_ADD, g.min, g.extent),
+                                 loom_ir_int(W->a, g.min->dtype, 1));
+    if (!ends[n + k]) {
       W->st = LOOM_NOMEM;
-    else
-      join(W, k, last);
+      return;
+    }
+  }
+  bool is_written = lists(blk->writes, blk->n_writes, W->b);
+  bool is_read = lists(blk->reads, blk->n_reads, W->b);
+  if (is_read || !is_written) {
+    /* A view the regions do not describe may be written too. */
+    if (!is_read && W->n_carrying > 0)
+      W->out->is_carried = true;
+    access(W, ends, n, LOWER_TOUCH_READ);
+    access(W, ends + n, n, LOWER_TOUCH_READ);
+  }
+  if (is_written) {
+    access(W, ends, n, LOWER_TOUCH_WRITE);
+    access(W, ends + n, n, LOWER_TOUCH_WRITE);
   }
 }
 
@@ -194,7 +216,7 @@ static void walk_realize(walker *W, const loom_stmt *s) {
     W->n_carrying++;
   W->n_cond += is_cond;
   for (int k = 0; k < b->n_match_buffers; k++)
-    view(W, &b->match_buffers[k].source);
+    view(W, b, &b->match_buffers[k].source);
   W->n_cond++;
   walk(W, b->init);
   W->n_cond--;

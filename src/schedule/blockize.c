@@ -29,20 +29,41 @@ static int loop_index(const loop_set *s, const loom_var *v) {
   return -1;
 }
 
-/* e as sum(coef * loop) over the loops of in and out. */
+/* A binding as sum(coef * loop) over the inner loops plus outer terms:
+ * loops outside, and any other expression of them alone (a fused loop's
+ * `f // 4 * 64` under a warp's threadIdx.y), each with its coefficient. */
+#define MAX_OPAQUE 8
+typedef struct linear {
+  int64_t cin[MAX_LOOPS], cout[MAX_LOOPS];
+  const loom_expr *opaque[MAX_OPAQUE];
+  int64_t copaque[MAX_OPAQUE];
+  int n_opaque;
+} linear;
+
+static bool uses_loop_of(const loom_expr *e, const loop_set *s) {
+  switch (e->kind) {
+  case LOOM_EXPR_VAR: return loop_index(s, e->u.var) >= 0;
+  case LOOM_EXPR_INT: return false;
+  case LOOM_EXPR_ADD: case LOOM_EXPR_SUB: case LOOM_EXPR_MUL:
+  case LOOM_EXPR_FLOORDIV: case LOOM_EXPR_FLOORMOD:
+    return uses_loop_of(e->u.bin.a, s) || uses_loop_of(e->u.bin.b, s);
+  default: return true; /* unknown: counted as inner, so not divided */
+  }
+}
+
 static bool terms(const loom_expr *e, const loop_set *in, const loop_set *out,
-                  int64_t scale, int64_t *cin, int64_t *cout) {
+                  int64_t scale, linear *l) {
   int64_t k;
   switch (e->kind) {
   case LOOM_EXPR_VAR: {
     int i = loop_index(in, e->u.var);
     if (i >= 0) {
-      cin[i] += scale;
+      l->cin[i] += scale;
       return true;
     }
     i = loop_index(out, e->u.var);
     if (i >= 0) {
-      cout[i] += scale;
+      l->cout[i] += scale;
       return true;
     }
     return false;
@@ -50,17 +71,22 @@ static bool terms(const loom_expr *e, const loop_set *in, const loop_set *out,
   case LOOM_EXPR_INT:
     return e->u.int_value == 0;
   case LOOM_EXPR_ADD:
-    return terms(e->u.bin.a, in, out, scale, cin, cout) &&
-           terms(e->u.bin.b, in, out, scale, cin, cout);
+    return terms(e->u.bin.a, in, out, scale, l) &&
+           terms(e->u.bin.b, in, out, scale, l);
   case LOOM_EXPR_MUL:
     if (loom_ir_is_const_int(e->u.bin.b, &k))
-      return terms(e->u.bin.a, in, out, scale * k, cin, cout);
+      return terms(e->u.bin.a, in, out, scale * k, l);
     if (loom_ir_is_const_int(e->u.bin.a, &k))
-      return terms(e->u.bin.b, in, out, scale * k, cin, cout);
-    return false;
+      return terms(e->u.bin.b, in, out, scale * k, l);
+    break;
   default:
-    return false;
+    break;
   }
+  if (uses_loop_of(e, in) || l->n_opaque == MAX_OPAQUE)
+    return false;
+  l->opaque[l->n_opaque] = e;
+  l->copaque[l->n_opaque++] = scale;
+  return true;
 }
 
 /* sum(coef[i] * loop i), larger coefficients first; NULL when empty. */
@@ -92,9 +118,11 @@ static loom_expr *rebuild(loom_arena *a, const loop_set *s, const int64_t *coef,
 static bool divide(loom_arena *a, const loom_expr *bind, int64_t dom,
                    const loop_set *in, const loop_set *out, division *d,
                    bool *oom) {
-  int64_t cin[MAX_LOOPS] = {0}, cout[MAX_LOOPS] = {0};
-  if (!terms(bind, in, out, 1, cin, cout))
+  linear l;
+  memset(&l, 0, sizeof l);
+  if (!terms(bind, in, out, 1, &l))
     return false;
+  const int64_t *cin = l.cin, *cout = l.cout;
   /* The inner terms must be a mixed-radix number of their loops. */
   int64_t next = 1;
   bool used[MAX_LOOPS] = {false};
@@ -118,12 +146,22 @@ static bool divide(loom_arena *a, const loom_expr *bind, int64_t dom,
   for (int i = 0; i < out->n; i++)
     if (cout[i] % next)
       return false;
+  for (int i = 0; i < l.n_opaque; i++)
+    if (l.copaque[i] % next)
+      return false;
   if (dom % next)
     return false;
   d->outer_ext = dom / next;
   loom_dtype t = bind->dtype;
   d->inner = rebuild(a, in, cin, 1, t, oom);
   d->outer = rebuild(a, out, cout, next, t, oom);
+  for (int i = 0; i < l.n_opaque && !*oom; i++) {
+    int64_t c = l.copaque[i] / next;
+    loom_expr *x = (loom_expr *)l.opaque[i];
+    loom_expr *term = c == 1 ? x : loom_ir_binary(a, LOOM_EXPR_MUL, x, loom_ir_int(a, t, c));
+    d->outer = !term ? NULL : d->outer ? loom_ir_binary(a, LOOM_EXPR_ADD, d->outer, term) : term;
+    *oom = !d->outer;
+  }
   return !*oom;
 }
 

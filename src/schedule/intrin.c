@@ -107,7 +107,7 @@ void loom_sched_intrins_free(loom_intrin_set *set) {
 }
 
 int loom_sched_intrin_count(const loom_intrin_set *set) {
-  return N_BUILTINS + (set ? set->n : 0);
+  return N_BUILTINS + sched_n_intrins_wmma + (set ? set->n : 0);
 }
 
 const loom_sched_intrin *loom_sched_intrin_at(const loom_intrin_set *set,
@@ -115,6 +115,9 @@ const loom_sched_intrin *loom_sched_intrin_at(const loom_intrin_set *set,
   if (i >= 0 && i < N_BUILTINS)
     return &builtins[i];
   i -= N_BUILTINS;
+  if (i >= 0 && i < sched_n_intrins_wmma)
+    return &sched_intrins_wmma[i];
+  i -= sched_n_intrins_wmma;
   return set && i >= 0 && i < set->n ? &set->items[i] : NULL;
 }
 

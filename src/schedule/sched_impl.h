@@ -349,5 +349,8 @@ loom_status sched_intrin_read(const loom_sched_intrin *t, bool is_impl,
                               loom_diag *d);
 /* Both texts read and agree on their parameters. */
 loom_status sched_intrin_check(const loom_sched_intrin *t, loom_diag *d);
+/* The tensor-core intrinsics (intrin_wmma.c). */
+extern const loom_sched_intrin sched_intrins_wmma[];
+extern const int sched_n_intrins_wmma;
 
 #endif

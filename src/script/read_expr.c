@@ -590,10 +590,16 @@ static loom_status eval_attribute(rd_ctx *c, const py_expr *e, rd_val *out) {
     if (s && s->kind == SYM_BUFFER) {
       if (!strcmp(attr, "data"))
         return rd_ir_val(loom_ir_ref(c->a, s->buffer->data), e->loc, out);
+      /* A view's offset in elements, as the tensor intrinsics' fragment
+       * indices and access pointers use it (0 for a buffer of its own). */
+      if (!strcmp(attr, "elem_offset"))
+        return rd_ir_val(s->buffer->elem_offset ? s->buffer->elem_offset
+                                                : loom_ir_int(c->a, LOOM_INT32, 0),
+                         e->loc, out);
       return rd_error(c, e->u.attr.name_loc,
                       "buffer '%s' has no field '%s' usable here; only "
-                      "%s.data is",
-                      v->u.name, attr, v->u.name);
+                      "%s.data and %s.elem_offset are",
+                      v->u.name, attr, v->u.name, v->u.name);
     }
   }
   char buf[96];

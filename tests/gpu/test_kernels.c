@@ -145,6 +145,81 @@ static void take_file(const char *path, const char *label) {
   loom_arena_free(a);
 }
 
+/* bench/gpu's hand schedules of tensor-core kernels: each applied to its
+ * program at a size the interpreter checks against the program (every
+ * occurrence of `size` in the text becomes `small`) and at full size, both
+ * lowered and compiled. */
+static const struct hand {
+  const char *program, *script, *size, *small;
+} hands[] = {
+    {"matmul_f16.py", "matmul_wmma.sched.py", "4096", "256"},
+};
+
+static char *replace_all(const char *text, const char *from, const char *to) {
+  size_t n = strlen(text), nf = strlen(from), nt = strlen(to);
+  char *out = malloc(n * (nt > nf ? nt : nf) / nf + n + 1), *o = out;
+  for (const char *p = text; *p;)
+    if (!strncmp(p, from, nf)) {
+      memcpy(o, to, nt);
+      o += nt, p += nf;
+    } else {
+      *o++ = *p++;
+    }
+  *o = 0;
+  return out;
+}
+
+static void take_hand(const char *root, const struct hand *h) {
+  char path[2048], label[600];
+  char *text, *script;
+  size_t len;
+  loom_diag d;
+  loom_diag_init(&d);
+  snprintf(path, sizeof path, "%s/bench/gpu/%s", root, h->program);
+  CHECK(loom_read_file(path, &text, &len, &d) == LOOM_OK);
+  snprintf(path, sizeof path, "%s/bench/gpu/%s", root, h->script);
+  CHECK(loom_read_file(path, &script, &len, &d) == LOOM_OK);
+  loom_target t;
+  CHECK(loom_target_parse("cuda -arch=sm_90", &t, &d) == LOOM_OK);
+  for (int small = 1; small >= 0 && text && script; small--) {
+    loom_arena *a = loom_arena_new();
+    char *prog = small ? replace_all(text, h->size, h->small) : strdup(text);
+    loom_module *m = program_read(a, prog);
+    loom_sched *s = m ? program_schedule(m, 1, script, h->script) : NULL;
+    CHECK(s != NULL);
+    snprintf(label, sizeof label, "bench/%s by %s%s", h->program, h->script,
+             small ? " (small)" : "");
+    const loom_func *g = s ? loom_sched_module(s)->funcs[0] : NULL;
+    if (g && small) {
+      bool same = interp_compare_results(m->funcs[0], g, 1, true, true);
+      if (!same)
+        fprintf(stderr, "%s: the schedule changed the result\n", label);
+      CHECK(same);
+      n_checked++;
+    }
+    loom_gpu_func gf;
+    loom_buf out;
+    loom_buf_init(&out);
+    if (g && (loom_lower_gpu(a, g, &t, &gf, &d) != LOOM_OK ||
+              loom_codegen_cuda(&gf, &out, &d) != LOOM_OK)) {
+      fprintf(stderr, "%s: %s (line %d)\n", label, d.msg ? d.msg : "?", d.loc.line);
+      CHECK(false);
+    } else if (g) {
+      loom_buf_putc(&out, 0);
+      add_source(label, out.data, 80);
+      add_source(label, out.data, 90);
+    }
+    loom_buf_free(&out);
+    if (s)
+      loom_sched_free(s);
+    free(prog);
+    loom_arena_free(a);
+  }
+  free(text);
+  free(script);
+  loom_diag_free(&d);
+}
+
 static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -257,6 +332,8 @@ int main(int argc, char **argv) {
   CHECK(take_dir(dir, "bench/", false));
   snprintf(dir, sizeof dir, "%s/tests/dlight/cases", root);
   CHECK(take_dir(dir, "dlight/", false));
+  for (size_t i = 0; i < sizeof hands / sizeof *hands; i++)
+    take_hand(root, &hands[i]);
   snprintf(dir, sizeof dir, "%s/../shared/corpus", root);
   bool has_shared = take_dir(dir, "corpus/", false);
   snprintf(dir, sizeof dir, "%s/../shared/conformance", root);
