@@ -3,6 +3,8 @@
 # k in steps of 32 through shared memory, 16 at a time through A and B
 # fragments. threadIdx.x is the warp's 32 lanes: the copies into shared
 # memory are spread over them, and every wmma call is made by all of them.
+# The loops over fragments are unrolled: CUDA keeps a fragment array in
+# registers only where every index into it is a constant.
 b = sch.get_block("C")
 i, j, k = sch.get_loops(b)
 i0, i1, i2, i3 = sch.split(i, [None, 2, 4, 16])
@@ -48,7 +50,16 @@ b10, b11 = sch.split(b1, [None, 16])
 sch.reorder(b10, b0, b11)
 sch.tensorize(a01, "wmma_load_16x16x16_f16_a_shared")
 sch.tensorize(b0, "wmma_load_16x16x16_f16_b_shared")
-_, _, _, _, _, f0, _ = sch.get_loops(init)
+_, _, _, fi, fj, f0, _ = sch.get_loops(init)
 sch.tensorize(f0, "wmma_fill_16x16x16_f32")
 sch.tensorize(i3, "wmma_sync_16x16x16_f16f16f32")
 sch.tensorize(s01, "wmma_store_16x16x16_f32_global")
+sch.unroll(fi)
+sch.unroll(fj)
+sch.unroll(a00)
+sch.unroll(b10)
+sch.unroll(i2)
+sch.unroll(j2)
+sch.unroll(k1)
+sch.unroll(s00)
+sch.unroll(s10)

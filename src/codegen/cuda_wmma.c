@@ -21,6 +21,7 @@ typedef struct frag_info {
   int64_t m, n, k;
   const char *layout; /* of a matrix_a or matrix_b load; NULL: not seen */
   const char *why;    /* the first contradiction */
+  loom_loc at;        /* where, when a statement shows it */
 } frag_info;
 
 static bool const_arg(const loom_expr *e, int64_t *v) {
@@ -33,6 +34,7 @@ static loom_visit scan_store(void *ctx, loom_stmt *s) {
     return LOOM_VISIT_GO;
   F->why = "its elements are written one by one, where only wmma calls may touch a "
            "fragment (tensorize the blocks that write it)";
+  F->at = s->loc;
   return LOOM_VISIT_STOP;
 }
 
@@ -116,6 +118,8 @@ bool emit_fragment_alloc(emitter *E, const loom_stmt *s) {
   if (!F.why && (size <= 0 || size % tile))
     F.why = "its size is not a whole number of fragments";
   if (F.why) {
+    if (F.at.line)
+      E->loc = F.at;
     emit_error(E, "the CUDA backend does not support fragment buffer '%s' (scope %s) "
                "here: %s", b->name, scope, F.why);
     return true;

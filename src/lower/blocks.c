@@ -348,8 +348,50 @@ static loom_expr *lower_access(lower *L, const loom_buffer *b,
   return flat_index(L, lay, idx, n);
 }
 
+static loom_expr *lower_expr(lower *L, loom_expr *e);
+
+/* A wmma call's fragment index in the loops' terms, simplified: from a
+ * tile's elem_offset and strides it comes to a constant once its loops
+ * are unrolled, and CUDA keeps a fragment array in registers only when
+ * every index into it is one. */
+static loom_expr *fold_index(lower *L, loom_expr *i) {
+  loom_arena *a = L->a;
+  for (int k = L->lets.n - 1; k >= 0 && i; k--)
+    i = loom_ir_substitute_expr(a, i, &L->lets.vars[k], &L->lets.values[k], 1);
+  if (i && L->iters.n > 0)
+    i = loom_ir_substitute_expr(a, i, L->iters.vars, L->iters.values, L->iters.n);
+  return i && L->ctx ? loom_arith_simplify(a, L->ctx, i) : i;
+}
+
+static loom_expr *lower_wmma(lower *L, loom_expr *e) {
+  int n = e->u.call.n_args;
+  loom_expr **args = loom_arena_alloc(L->a, (size_t)(n + 1) * sizeof *args);
+  if (!args) {
+    fail(L, LOOM_NOMEM);
+    return e;
+  }
+  bool is_mma = e->u.call.op == LOOM_OP_TVM_MMA_SYNC;
+  for (int k = 0; k < n; k++) {
+    args[k] = lower_expr(L, e->u.call.args[k]);
+    if (args[k] && (is_mma ? k % 2 == 1 : k == 4))
+      args[k] = fold_index(L, args[k]);
+    if (!args[k]) {
+      fail(L, LOOM_NOMEM);
+      return e;
+    }
+  }
+  loom_expr *r = loom_ir_call(L->a, e->dtype, e->u.call.op, args, n);
+  if (!r)
+    fail(L, LOOM_NOMEM);
+  return r ? r : e;
+}
+
 static loom_expr *expr_hook(void *ctx, loom_expr *e) {
   lower *L = ctx;
+  loom_op op = e->kind == LOOM_EXPR_CALL ? e->u.call.op : LOOM_OP_COUNT_;
+  if (op == LOOM_OP_TVM_FILL_FRAGMENT || op == LOOM_OP_TVM_LOAD_MATRIX_SYNC ||
+      op == LOOM_OP_TVM_STORE_MATRIX_SYNC || op == LOOM_OP_TVM_MMA_SYNC)
+    return lower_wmma(L, e);
   if (e->kind == LOOM_EXPR_VAR) {
     int i = loom_ptrmap_get(&L->index, e->u.var);
     if (i < 0 || L->layouts[i].flat->data == e->u.var)
