@@ -9,6 +9,7 @@
  * (Fallback takes them). */
 #include "tune/dlight/dlight_impl.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* 16 x 16 threads a block, as for SIMT cores since sm_70. */
@@ -222,6 +223,166 @@ static loom_status tile(loom_sched *s, const char *name, const matmul *mm, loom_
   return loom_sched_for_kind(s, LOOM_INST_UNROLL, js[2], why);
 }
 
+/* ---- tensor cores ------------------------------------------------------------
+ * A float16 matmul into float32, A[i, k] and B[k, j], on a GPU with float16
+ * tensor cores: bench/gpu/matmul_wmma.sched.py's schedule. A 128 x 128 tile
+ * of C per block of eight warps (threadIdx.y), 64 x 32 per warp as 4 x 2
+ * accumulator fragments, k in steps of 32 through shared memory and 16
+ * through A and B fragments; the loops over fragments unrolled, so that
+ * every fragment index is a constant and the fragments stay in registers. */
+
+static bool is_dtype(const loom_buffer *b, loom_dtype_code code, int bits) {
+  return b && b->dtype.code == code && b->dtype.bits == bits && b->dtype.lanes == 1;
+}
+
+static const loom_buffer *read_buffer(const loom_block *b, const char *name) {
+  for (int i = 0; i < b->n_reads; i++)
+    if (!strcmp(b->reads[i].buffer->name, name))
+      return b->reads[i].buffer;
+  return NULL;
+}
+
+static bool fits_wmma(const space_block *sb, const matmul *mm, const loom_target *t) {
+  const loom_block *b = sb->block;
+  return (t->gpu.tensor_cores & LOOM_TC_F16) && mm->shape.a_k_last && mm->shape.b_j_last &&
+         is_dtype(read_buffer(b, mm->a), LOOM_DT_FLOAT, 16) &&
+         is_dtype(read_buffer(b, mm->b), LOOM_DT_FLOAT, 16) &&
+         is_dtype(b->writes[0].buffer, LOOM_DT_FLOAT, 32) && mm->shape.m % 128 == 0 &&
+         mm->shape.n % 128 == 0 && mm->shape.k % 32 == 0;
+}
+
+static loom_status split4(loom_sched *s, loom_sched_rv loop, int64_t f1, int64_t f2,
+                          int64_t f3, loom_sched_rv *out, loom_diag *why) {
+  loom_tval factors[4] = {loom_tval_none(), loom_tval_int(f1), loom_tval_int(f2),
+                          loom_tval_int(f3)};
+  const loom_sched_rv *parts;
+  TRY(loom_sched_split(s, loop, factors, 4, true, false, &parts, why));
+  memcpy(out, parts, 4 * sizeof *out);
+  return LOOM_OK;
+}
+
+/* The block's read `index` cached in scope at loop `at`; its loops. */
+static loom_status cache_at(loom_sched *s, loom_sched_rv block, int index, const char *scope,
+                            loom_sched_rv at, loom_sched_rv *cache,
+                            const loom_sched_rv **loops, int *n, loom_diag *why) {
+  loom_tval in[2] = {loom_tval_rv(block), {.kind = LOOM_TV_LIST}};
+  loom_tval attrs[2] = {loom_tval_int(index), loom_tval_str(scope)};
+  const loom_sched_rv *out;
+  TRY(space_apply(s, LOOM_INST_CACHE_READ, in, 2, attrs, 2, &out, NULL, why));
+  *cache = out[0];
+  loom_tval at_in[2] = {loom_tval_rv(*cache), loom_tval_rv(at)};
+  loom_tval at_attrs[2] = {loom_tval_bool(false), loom_tval_int(-1)};
+  TRY(space_apply(s, LOOM_INST_COMPUTE_AT, at_in, 2, at_attrs, 2, NULL, NULL, why));
+  return loom_sched_get_loops(s, *cache, loops, n, why);
+}
+
+static loom_status unroll_all(loom_sched *s, const loom_sched_rv *loops, int n, loom_diag *why) {
+  for (int i = 0; i < n; i++)
+    TRY(loom_sched_for_kind(s, LOOM_INST_UNROLL, loops[i], why));
+  return LOOM_OK;
+}
+
+static loom_status tile_wmma(loom_sched *s, const char *name, const matmul *mm, loom_diag *why) {
+  loom_sched_rv block, is[4], js[4], ks[4], w, parts[4];
+  const loom_sched_rv *loops;
+  int n;
+  TRY(loom_sched_get_block(s, name, NULL, &block, why));
+  TRY(loom_sched_get_loops(s, block, &loops, &n, why));
+  loom_sched_rv i = loops[mm->loop_i], j = loops[mm->loop_j], k = loops[mm->loop_k];
+  TRY(split4(s, i, 2, 4, 16, is, why));
+  TRY(split4(s, j, 4, 2, 16, js, why));
+  TRY(split(s, k, 2, 16, 3, ks, why));
+  loom_sched_rv order[11] = {is[0], js[0], is[1], js[1], ks[0], ks[1],
+                             is[2], js[2], is[3], js[3], ks[2]};
+  TRY(loom_sched_reorder(s, order, 11, why));
+  TRY(loom_sched_bind(s, is[0], "blockIdx.y", why));
+  TRY(loom_sched_bind(s, js[0], "blockIdx.x", why));
+  loom_sched_rv warp[2] = {is[1], js[1]};
+  TRY(loom_sched_fuse(s, warp, 2, true, &w, why));
+  TRY(loom_sched_bind(s, w, "threadIdx.y", why));
+  /* The warp's accumulators, stored a fragment at a time at its end. */
+  loom_tval in[2] = {loom_tval_rv(block), {.kind = LOOM_TV_LIST}};
+  loom_tval attrs[2] = {loom_tval_int(0), loom_tval_str("wmma.accumulator")};
+  const loom_sched_rv *out;
+  TRY(space_apply(s, LOOM_INST_CACHE_WRITE, in, 2, attrs, 2, &out, NULL, why));
+  loom_sched_rv acc = out[0];
+  loom_tval at_in[2] = {loom_tval_rv(acc), loom_tval_rv(w)};
+  loom_tval at_attrs[2] = {loom_tval_bool(false), loom_tval_int(-1)};
+  TRY(space_apply(s, LOOM_INST_REVERSE_COMPUTE_AT, at_in, 2, at_attrs, 2, NULL, NULL, why));
+  TRY(loom_sched_get_loops(s, acc, &loops, &n, why));
+  loom_sched_rv st[4], s0 = loops[n - 2], s1 = loops[n - 1];
+  TRY(split(s, s0, 16, 0, 2, st, why));
+  TRY(split(s, s1, 16, 0, 2, st + 2, why));
+  loom_sched_rv st_order[4] = {st[0], st[2], st[1], st[3]};
+  TRY(loom_sched_reorder(s, st_order, 4, why));
+  loom_tval dr[2] = {loom_tval_rv(block), loom_tval_rv(ks[0])};
+  TRY(space_apply(s, LOOM_INST_DECOMPOSE_REDUCTION, dr, 2, NULL, 0, &out, NULL, why));
+  loom_sched_rv init = out[0];
+  /* A and B tiles into shared memory, by all 256 threads. */
+  loom_sched_rv cache, fused;
+  for (int x = 0; x < 2; x++) {
+    int index = read_index(s, block, x ? mm->b : mm->a);
+    TRY(cache_at(s, block, index, "shared", ks[0], &cache, &loops, &n, why));
+    loom_sched_rv two[2] = {loops[n - 2], loops[n - 1]};
+    TRY(loom_sched_fuse(s, two, 2, true, &fused, why));
+    TRY(split(s, fused, 8, 32, 3, parts, why));
+    TRY(loom_sched_bind(s, parts[1], "threadIdx.y", why));
+    TRY(loom_sched_bind(s, parts[2], "threadIdx.x", why));
+  }
+  /* Fragments of A and B for each 16-deep step of k. */
+  loom_sched_rv a_split[2], b_split[2];
+  char a_shared[256], b_shared[256];
+  snprintf(a_shared, sizeof a_shared, "%s_shared", mm->a);
+  snprintf(b_shared, sizeof b_shared, "%s_shared", mm->b);
+  int a_index = read_index(s, block, a_shared), b_index = read_index(s, block, b_shared);
+  if (a_index < 0 || b_index < 0)
+    return dlight_not_taken(why, name, "lost a shared read on the way");
+  TRY(cache_at(s, block, a_index, "wmma.matrix_a", ks[1], &cache, &loops, &n, why));
+  TRY(split(s, loops[n - 2], 16, 0, 2, a_split, why));
+  TRY(cache_at(s, block, b_index, "wmma.matrix_b", ks[1], &cache, &loops, &n, why));
+  loom_sched_rv b0 = loops[n - 2];
+  TRY(split(s, loops[n - 1], 16, 0, 2, b_split, why));
+  loom_sched_rv b_order[3] = {b_split[0], b0, b_split[1]};
+  TRY(loom_sched_reorder(s, b_order, 3, why));
+  TRY(loom_sched_get_loops(s, init, &loops, &n, why));
+  loom_sched_rv fill = loops[n - 2], init_tiles[2] = {loops[n - 4], loops[n - 3]};
+  TRY(loom_sched_tensorize(s, a_split[1], "wmma_load_16x16x16_f16_a_shared", true, why));
+  TRY(loom_sched_tensorize(s, b0, "wmma_load_16x16x16_f16_b_shared", true, why));
+  TRY(loom_sched_tensorize(s, fill, "wmma_fill_16x16x16_f32", true, why));
+  TRY(loom_sched_tensorize(s, is[3], "wmma_sync_16x16x16_f16f16f32", true, why));
+  TRY(loom_sched_tensorize(s, st[1], "wmma_store_16x16x16_f32_global", true, why));
+  loom_sched_rv unrolled[9] = {init_tiles[0], init_tiles[1], a_split[0], b_split[0], is[2],
+                            js[2], ks[1], st[0], st[2]};
+  return unroll_all(s, unrolled, 9, why);
+}
+
+/* Tiles block name of *s on a copy, which replaces *s when every step
+ * succeeds (a step refused half-way leaves nothing behind): with tensor
+ * cores where they fit and may be used, else, or where refused, the SIMT
+ * tiling. */
+static loom_status take(loom_sched **s, const char *name, const space_block *sb,
+                        const matmul *mm, const loom_target *t, bool may_wmma, loom_diag *d) {
+  loom_status st = LOOM_ERROR;
+  for (int pass = may_wmma && fits_wmma(sb, mm, t) ? 0 : 1; pass < 2; pass++) {
+    loom_sched *c = loom_sched_copy(*s);
+    if (!c)
+      return LOOM_NOMEM;
+    loom_diag tc;
+    loom_diag_init(&tc);
+    st = pass ? tile(c, name, mm, d) : tile_wmma(c, name, mm, &tc);
+    loom_diag_free(&tc);
+    if (st == LOOM_OK) {
+      loom_sched_free(*s);
+      *s = c;
+      return LOOM_OK;
+    }
+    loom_sched_free(c);
+    if (st != LOOM_ERROR)
+      return st;
+  }
+  return st;
+}
+
 loom_status dlight_matmul_apply(loom_sched **s, const loom_target *t,
                                 const loom_matmul_config *config, loom_diag *why) {
   char *names[SPACE_MAX_BLOCKS];
@@ -245,16 +406,8 @@ loom_status dlight_matmul_apply(loom_sched **s, const loom_target *t,
       st = default_config(names[i], &mm, &mm.c, &d);
     if (st == LOOM_OK)
       st = check_config(names[i], &mm, &mm.c, t, &d);
-    /* On a copy: a step refused half-way leaves nothing behind. */
-    loom_sched *c = st == LOOM_OK ? loom_sched_copy(*s) : NULL;
-    if (st == LOOM_OK && !c)
-      st = LOOM_NOMEM;
-    if (c && (st = tile(c, names[i], &mm, &d)) == LOOM_OK) {
-      loom_sched_free(*s);
-      *s = c;
-    } else if (c) {
-      loom_sched_free(c);
-    }
+    if (st == LOOM_OK)
+      st = take(s, names[i], &sb, &mm, t, !config, &d);
     if (st == LOOM_ERROR && !first.has_error && d.msg)
       loom_diag_error(&first, (loom_loc){0}, "%s", d.msg);
     if (st == LOOM_OK)
