@@ -1,5 +1,5 @@
-# Tensor cores through wmma: a 128 x 128 tile of C per block of eight warps
-# (threadIdx.y), each warp a 64 x 32 tile as 4 x 2 accumulator fragments,
+# Tensor cores through wmma: a 128 x 128 tile of C per block of four warps
+# (threadIdx.y), each warp a 64 x 64 tile as 4 x 4 accumulator fragments,
 # k in steps of 32 through shared memory, 16 at a time through A and B
 # fragments. threadIdx.x is the warp's 32 lanes: the copies into shared
 # memory are spread over them, and every wmma call is made by all of them.
@@ -8,7 +8,7 @@
 b = sch.get_block("C")
 i, j, k = sch.get_loops(b)
 i0, i1, i2, i3 = sch.split(i, [None, 2, 4, 16])
-j0, j1, j2, j3 = sch.split(j, [None, 4, 2, 16])
+j0, j1, j2, j3 = sch.split(j, [None, 2, 4, 16])
 k0, k1, k2 = sch.split(k, [None, 2, 16])
 sch.reorder(i0, j0, i1, j1, k0, k1, i2, j2, i3, j3, k2)
 sch.bind(i0, "blockIdx.y")
@@ -23,19 +23,19 @@ s00, s01 = sch.split(s0, [None, 16])
 s10, s11 = sch.split(s1, [None, 16])
 sch.reorder(s00, s10, s01, s11)
 init = sch.decompose_reduction(b, k0)
-# A and B tiles into shared memory, by all 256 threads.
+# A and B tiles into shared memory, by all 128 threads.
 a_sh = sch.cache_read(b, 1, "shared")
 sch.compute_at(a_sh, k0)
 b_sh = sch.cache_read(b, 2, "shared")
 sch.compute_at(b_sh, k0)
 _, _, _, _, r0, r1 = sch.get_loops(a_sh)
 f = sch.fuse(r0, r1)
-_, ty, tx = sch.split(f, [None, 8, 32])
+_, ty, tx = sch.split(f, [None, 4, 32])
 sch.bind(ty, "threadIdx.y")
 sch.bind(tx, "threadIdx.x")
 _, _, _, _, r0, r1 = sch.get_loops(b_sh)
 f = sch.fuse(r0, r1)
-_, ty, tx = sch.split(f, [None, 8, 32])
+_, ty, tx = sch.split(f, [None, 4, 32])
 sch.bind(ty, "threadIdx.y")
 sch.bind(tx, "threadIdx.x")
 # Fragments of A and B for each 16-deep step of k.

@@ -42,13 +42,13 @@ check "registers for the accumulator" grep -q 'float C_local\[64\]' "$tmp/mm.cu"
 sed -e 's/4096/256/g' "$root/bench/gpu/matmul_f16.py" >"$tmp/mm16.py"
 "$loom" sched "$tmp/mm16.py" "$root/bench/gpu/matmul_wmma.sched.py" >"$tmp/mm16_wmma.py"
 "$loom" build "$tmp/mm16_wmma.py" --emit cuda >"$tmp/wmma.cu"
-check "wmma: a warp's 8 accumulators" \
-  grep -q 'fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> C_wmma_accumulator\[8\]' "$tmp/wmma.cu"
+check "wmma: a warp's 16 accumulators" \
+  grep -q 'fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> C_wmma_accumulator\[16\]' "$tmp/wmma.cu"
 check "wmma: 4 A fragments per k step" grep -q 'matrix_a, 16, 16, 16, half, nvcuda::wmma::row_major> A_shared_wmma_matrix_a\[4\]' "$tmp/wmma.cu"
 check "wmma: fragment indices in the loops' terms" \
-  test "$(grep -c 'mma_sync(C_wmma_accumulator\[((i_2 \* 2) + j_2)\], A_shared_wmma_matrix_a\[i_2\], B_shared_wmma_matrix_b\[j_2\]' "$tmp/wmma.cu")" = 1
+  test "$(grep -c 'mma_sync(C_wmma_accumulator\[((i_2 \* 4) + j_2)\], A_shared_wmma_matrix_a\[i_2\], B_shared_wmma_matrix_b\[j_2\]' "$tmp/wmma.cu")" = 1
 check "wmma: two barriers" test "$(grep -c '__syncthreads()' "$tmp/wmma.cu")" = 2
-check "wmma: lanes and warps" grep -q '__launch_bounds__(256)' "$tmp/wmma.cu"
+check "wmma: lanes and warps" grep -q '__launch_bounds__(128)' "$tmp/wmma.cu"
 
 "$loom" build "$here/programs/once_per_block.py" --emit cuda >"$tmp/once.cu"
 check "store outside threadIdx runs in thread 0" grep -q 'if ((threadIdx_x == 0))' "$tmp/once.cu"

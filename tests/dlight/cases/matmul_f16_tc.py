@@ -3,7 +3,7 @@
 # trace: tensor_intrin="wmma_store_16x16x16_f32_global"
 # trace: sch.cache_read(block=b0, read_buffer_index=1, storage_scope="wmma.matrix_a")
 # C = A B in float16 accumulated in float32, A[i, k] and B[k, j], on a GPU with
-# float16 tensor cores: tiles of 128 x 128 by eight warps, each a 64 x 32 tile
+# float16 tensor cores: tiles of 128 x 128 by four warps, each a 64 x 64 tile
 # of wmma accumulators (bench/gpu/matmul_wmma.sched.py's schedule).
 from tvm.script import tir as T
 

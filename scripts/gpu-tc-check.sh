@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Tensor cores on the GPU machine, in about two minutes: builds Loom (the
+# carried packages unpacked as gpu-check.sh does), checks and times the
+# float16 matmuls as dlight schedules them (wmma) and the top 4 of fast
+# tuning, beside PyTorch in the same run.
+#   usage: scripts/gpu-tc-check.sh OUT   (after scripts/gpu-check.sh --prepare)
+set -u
+cd "$(dirname "$0")/.."
+OUT=${1:?usage: scripts/gpu-tc-check.sh OUT}
+mkdir -p "$OUT"
+CARRY=build/gpu-carry P=$PWD/build/gpu-carry/prefix/usr
+for deb in $CARRY/debs/*.deb; do dpkg -x "$deb" $CARRY/prefix; done
+export CPATH=$P/include LIBRARY_PATH=$P/lib/x86_64-linux-gnu LD_LIBRARY_PATH=$P/lib/x86_64-linux-gnu
+export CMAKE_PREFIX_PATH=$P PATH=$P/bin:$PATH
+for so in $P/lib/x86_64-linux-gnu/lib*.so.[0-9]*; do
+  base=${so%%.so.*}.so; [ -e "$base" ] || ln -sf "$(basename "$so")" "$base"
+done
+B=build-gpu W=build-gpu/tc
+cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release >"$OUT/build.txt" 2>&1 &&
+  make -C $B -j16 loom >>"$OUT/build.txt" 2>&1 || { tail -20 "$OUT/build.txt"; exit 1; }
+L=$B/loom
+mkdir -p $W
+for n in matmul_f16 matmul8k_f16; do
+  sed -e 's/4096/256/g; s/8192/256/g' bench/gpu/$n.py >$W/$n.small.py
+  echo "$n dlight verify: $(timeout 60 $L run $W/$n.small.py --target cuda --verify --repeat 3 2>&1 | tail -1)"
+  echo "$n dlight: $(timeout 60 $L run bench/gpu/$n.py --target cuda --repeat 20 2>&1 | tail -1)"
+done
+# The hand schedule with four warps of 64 x 64 (4 x 4 accumulators each)
+# beside it: fewer fragment loads per mma, more registers.
+sed -e 's/sch.split(j, \[None, 4, 2, 16\])/sch.split(j, [None, 2, 4, 16])/; s/\[None, 8, 32\]/[None, 4, 32]/' \
+  bench/gpu/matmul_wmma.sched.py >$W/w64.sched.py
+$L sched $W/matmul8k_f16.small.py $W/w64.sched.py >$W/w64.small.py &&
+  $L sched bench/gpu/matmul8k_f16.py $W/w64.sched.py >$W/w64.py &&
+  echo "matmul8k_f16 64x64 warps verify: $(timeout 60 $L run $W/w64.small.py --target cuda --verify --repeat 3 2>&1 | tail -1)" &&
+  echo "matmul8k_f16 64x64 warps: $(timeout 60 $L run $W/w64.py --target cuda --repeat 20 2>&1 | tail -1)"
+t0=$(date +%s.%N)
+timeout 100 $L tune bench/gpu/matmul_f16.py --target cuda --strategy fast --topk 4 --db $W/fast.db \
+  >$W/fast.txt 2>&1
+echo "matmul_f16 fast top 4: $(grep -o 'main: best [0-9.]* ms' $W/fast.txt) in $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}") s"
+$L dlight bench/gpu/matmul_f16.py --target cuda >$W/dl.py && $L build $W/dl.py --emit cuda --target cuda >"$OUT/matmul_f16.cu" 2>&1
+timeout 100 python3 bench/gpu_peer.py 20 2>&1 | grep -E "device|matmul"
