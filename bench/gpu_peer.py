@@ -55,6 +55,7 @@ def main():
     m16b = m32b.half()
     m16c = torch.empty((4096, 4096), dtype=torch.float16, device=dev)
     cases["matmul_f16"] = lambda: torch.matmul(m16a, m16b, out=m16c)
+    cases["matmul_nt_f16"] = lambda: torch.matmul(m16a, m16b.t(), out=m16c)
     k16a = torch.rand((8192, 8192), dtype=torch.float16, device=dev)
     k16b = torch.rand((8192, 8192), dtype=torch.float16, device=dev)
     k16c = torch.empty((8192, 8192), dtype=torch.float16, device=dev)

@@ -20,7 +20,7 @@ cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release >"$OUT/build.txt" 2>&1 &&
   make -C $B -j16 loom >>"$OUT/build.txt" 2>&1 || { tail -20 "$OUT/build.txt"; exit 1; }
 L=$B/loom
 mkdir -p $W
-for n in matmul_f16 matmul8k_f16; do
+for n in matmul_f16 matmul_nt_f16 matmul8k_f16; do
   sed -e 's/4096/256/g; s/8192/256/g' bench/gpu/$n.py >$W/$n.small.py
   echo "$n dlight verify: $(timeout 60 $L run $W/$n.small.py --target cuda --verify --repeat 3 2>&1 | tail -1)"
   echo "$n dlight: $(timeout 60 $L run bench/gpu/$n.py --target cuda --repeat 20 2>&1 | tail -1)"

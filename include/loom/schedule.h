@@ -238,8 +238,8 @@ LOOM_API loom_status loom_trace_simplify(const loom_trace *t, loom_arena *a,
  *   loom_f32_dot_16       C[0] += A[k] * B[k] over k < 16 (A, B: (16,); C: (1,))
  *   loom_f32_gemm_4x16x4  C[i, j] += A[i, k] * B[k, j] over a 4x16x4 tile
  * and so are CUDA's warp matrix operations on 16x16x16 tiles, named as TVM
- * names them (docs/gpu.md): wmma_load_16x16x16_f16_{a,b}_shared,
- * wmma_fill_16x16x16_f32, wmma_sync_16x16x16_f16f16f32 and
+ * names them (docs/gpu.md): wmma_load_16x16x16_f16_{a,b,b_trans}_shared,
+ * wmma_fill_16x16x16_f32, wmma_sync_16x16x16_f16f16f32{,_trans} and
  * wmma_store_16x16x16_f32_{global,shared}.
  * Others are registered in a set the caller owns and attaches to
  * schedules; nothing global changes. */

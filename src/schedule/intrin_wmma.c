@@ -44,13 +44,13 @@
   "                T.writes(C[vi, vj])\n"                                    \
   "                C[vi, vj] = A[vi, vj]\n"
 
-#define LOAD_IMPL(NAME, DT, FROM, TO)                                        \
+#define LOAD_IMPL(NAME, DT, FROM, TO, LAYOUT)                                \
   "@T.prim_func\n"                                                           \
   "def " NAME "_impl(a: T.handle, c: T.handle):\n"                           \
   VIEW("A", "a", DT, FROM) VIEW("C", "c", DT, TO)                            \
   ROOT("A[0:16, 0:16]", "C[0:16, 0:16]")                                     \
   "        T.evaluate(T.tvm_load_matrix_sync(C.data, 16, 16, 16, " FRAG("C")  \
-  ", " PTR("A", DT, "1") ", A_s0, \"row_major\"))\n"
+  ", " PTR("A", DT, "1") ", A_s0, \"" LAYOUT "\"))\n"
 
 #define STORE_IMPL(NAME, DT, FROM, TO)                                       \
   "@T.prim_func\n"                                                           \
@@ -80,45 +80,51 @@ static const char fill_impl[] =
     "        T.evaluate(T.tvm_fill_fragment(C.data, 16, 16, 16, " FRAG("C")
     ", T.float32(0)))\n";
 
-static const char sync_desc[] =
-    "@T.prim_func\n"
-    "def wmma_sync_16x16x16_f16f16f32_desc(a: T.handle, b: T.handle, "
-    "c: T.handle):\n"
-    VIEW("A", "a", "float16", "wmma.matrix_a")
-    VIEW("B", "b", "float16", "wmma.matrix_b")
-    VIEW("C", "c", "float32", "wmma.accumulator")
-    ROOT("C[0:16, 0:16], A[0:16, 0:16], B[0:16, 0:16]", "C[0:16, 0:16]")
-    "        for i, j, k in T.grid(16, 16, 16):\n"
-    "            with T.block(\"update\"):\n"
-    "                vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
-    "                T.reads(C[vi, vj], A[vi, vk], B[vk, vj])\n"
-    "                T.writes(C[vi, vj])\n"
-    "                C[vi, vj] = C[vi, vj] + T.Cast(\"float32\", A[vi, vk]) * "
-    "T.Cast(\"float32\", B[vk, vj])\n";
+/* C[i, j] += A[i, k] * B[k, j], or B[j, k] where B is transposed: a B
+ * tile stored n by k, loaded column-major, is the k by n fragment. */
+#define SYNC_DESC(NAME, B_AT)                                                \
+  "@T.prim_func\n"                                                           \
+  "def " NAME "_desc(a: T.handle, b: T.handle, c: T.handle):\n"              \
+  VIEW("A", "a", "float16", "wmma.matrix_a")                                 \
+  VIEW("B", "b", "float16", "wmma.matrix_b")                                 \
+  VIEW("C", "c", "float32", "wmma.accumulator")                              \
+  ROOT("C[0:16, 0:16], A[0:16, 0:16], B[0:16, 0:16]", "C[0:16, 0:16]")       \
+  "        for i, j, k in T.grid(16, 16, 16):\n"                             \
+  "            with T.block(\"update\"):\n"                                  \
+  "                vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"          \
+  "                T.reads(C[vi, vj], A[vi, vk], B[" B_AT "])\n"             \
+  "                T.writes(C[vi, vj])\n"                                    \
+  "                C[vi, vj] = C[vi, vj] + T.Cast(\"float32\", A[vi, vk]) * " \
+  "T.Cast(\"float32\", B[" B_AT "])\n"
 
-static const char sync_impl[] =
-    "@T.prim_func\n"
-    "def wmma_sync_16x16x16_f16f16f32_impl(a: T.handle, b: T.handle, "
-    "c: T.handle):\n"
-    VIEW("A", "a", "float16", "wmma.matrix_a")
-    VIEW("B", "b", "float16", "wmma.matrix_b")
-    VIEW("C", "c", "float32", "wmma.accumulator")
-    ROOT("C[0:16, 0:16], A[0:16, 0:16], B[0:16, 0:16]", "C[0:16, 0:16]")
-    "        T.evaluate(T.tvm_mma_sync(C.data, " FRAG("C") ", A.data, " FRAG("A")
-    ", B.data, " FRAG("B") ", C.data, " FRAG("C") "))\n";
+#define SYNC_IMPL(NAME)                                                      \
+  "@T.prim_func\n"                                                           \
+  "def " NAME "_impl(a: T.handle, b: T.handle, c: T.handle):\n"              \
+  VIEW("A", "a", "float16", "wmma.matrix_a")                                 \
+  VIEW("B", "b", "float16", "wmma.matrix_b")                                 \
+  VIEW("C", "c", "float32", "wmma.accumulator")                              \
+  ROOT("C[0:16, 0:16], A[0:16, 0:16], B[0:16, 0:16]", "C[0:16, 0:16]")       \
+  "        T.evaluate(T.tvm_mma_sync(C.data, " FRAG("C") ", A.data, "         \
+  FRAG("A") ", B.data, " FRAG("B") ", C.data, " FRAG("C") "))\n"
 
 #define LOAD_A "wmma_load_16x16x16_f16_a_shared"
 #define LOAD_B "wmma_load_16x16x16_f16_b_shared"
+#define LOAD_BT "wmma_load_16x16x16_f16_b_trans_shared"
+#define SYNC "wmma_sync_16x16x16_f16f16f32"
+#define SYNC_T "wmma_sync_16x16x16_f16f16f32_trans"
 #define STORE_G "wmma_store_16x16x16_f32_global"
 #define STORE_S "wmma_store_16x16x16_f32_shared"
 
 const loom_sched_intrin sched_intrins_wmma[] = {
     {LOAD_A, COPY_DESC(LOAD_A, "float16", "shared", "wmma.matrix_a"),
-     LOAD_IMPL(LOAD_A, "float16", "shared", "wmma.matrix_a")},
+     LOAD_IMPL(LOAD_A, "float16", "shared", "wmma.matrix_a", "row_major")},
     {LOAD_B, COPY_DESC(LOAD_B, "float16", "shared", "wmma.matrix_b"),
-     LOAD_IMPL(LOAD_B, "float16", "shared", "wmma.matrix_b")},
+     LOAD_IMPL(LOAD_B, "float16", "shared", "wmma.matrix_b", "row_major")},
+    {LOAD_BT, COPY_DESC(LOAD_BT, "float16", "shared", "wmma.matrix_b"),
+     LOAD_IMPL(LOAD_BT, "float16", "shared", "wmma.matrix_b", "col_major")},
     {"wmma_fill_16x16x16_f32", fill_desc, fill_impl},
-    {"wmma_sync_16x16x16_f16f16f32", sync_desc, sync_impl},
+    {SYNC, SYNC_DESC(SYNC, "vk, vj"), SYNC_IMPL(SYNC)},
+    {SYNC_T, SYNC_DESC(SYNC_T, "vj, vk"), SYNC_IMPL(SYNC_T)},
     {STORE_G, COPY_DESC(STORE_G, "float32", "wmma.accumulator", "global"),
      STORE_IMPL(STORE_G, "float32", "wmma.accumulator", "global")},
     {STORE_S, COPY_DESC(STORE_S, "float32", "wmma.accumulator", "shared"),

@@ -153,6 +153,7 @@ static const struct hand {
   const char *program, *script, *size, *small;
 } hands[] = {
     {"matmul_f16.py", "matmul_wmma.sched.py", "4096", "256"},
+    {"matmul_nt_f16.py", "matmul_wmma_nt.sched.py", "4096", "256"},
 };
 
 static char *replace_all(const char *text, const char *from, const char *to) {

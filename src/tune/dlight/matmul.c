@@ -224,8 +224,9 @@ static loom_status tile(loom_sched *s, const char *name, const matmul *mm, loom_
 }
 
 /* ---- tensor cores ------------------------------------------------------------
- * A float16 matmul into float32, A[i, k] and B[k, j], on a GPU with float16
- * tensor cores: bench/gpu/matmul_wmma.sched.py's schedule. A 128 x 128 tile
+ * A float16 matmul into float32, A[i, k] and B[k, j] or B[j, k], on a GPU
+ * with float16 tensor cores: bench/gpu/matmul_wmma.sched.py's schedule (or
+ * matmul_wmma_nt.sched.py's). A 128 x 128 tile
  * of C per block of four warps (threadIdx.y), 64 x 64 per warp as 4 x 4
  * accumulator fragments (on an H200 1.24x faster than eight warps of
  * 64 x 32, at 217 registers a thread), k in steps of 32 through shared
@@ -246,7 +247,7 @@ static const loom_buffer *read_buffer(const loom_block *b, const char *name) {
 
 static bool fits_wmma(const space_block *sb, const matmul *mm, const loom_target *t) {
   const loom_block *b = sb->block;
-  return (t->gpu.tensor_cores & LOOM_TC_F16) && mm->shape.a_k_last && mm->shape.b_j_last &&
+  return (t->gpu.tensor_cores & LOOM_TC_F16) && mm->shape.a_k_last &&
          is_dtype(read_buffer(b, mm->a), LOOM_DT_FLOAT, 16) &&
          is_dtype(read_buffer(b, mm->b), LOOM_DT_FLOAT, 16) &&
          is_dtype(b->writes[0].buffer, LOOM_DT_FLOAT, 32) && mm->shape.m % 128 == 0 &&
@@ -342,16 +343,24 @@ static loom_status tile_wmma(loom_sched *s, const char *name, const matmul *mm, 
   TRY(cache_at(s, block, a_index, "wmma.matrix_a", ks[1], &cache, &loops, &n, why));
   TRY(split(s, loops[n - 2], 16, 0, 2, a_split, why));
   TRY(cache_at(s, block, b_index, "wmma.matrix_b", ks[1], &cache, &loops, &n, why));
+  /* B[k, j] tiles split along j; B[j, k] (matmul_wmma_nt.sched.py) loaded
+   * column-major, along its rows. */
+  bool is_nn = mm->shape.b_j_last;
   loom_sched_rv b0 = loops[n - 2];
-  TRY(split(s, loops[n - 1], 16, 0, 2, b_split, why));
+  TRY(split(s, loops[n - (is_nn ? 1 : 2)], 16, 0, 2, b_split, why));
   loom_sched_rv b_order[3] = {b_split[0], b0, b_split[1]};
-  TRY(loom_sched_reorder(s, b_order, 3, why));
+  if (is_nn)
+    TRY(loom_sched_reorder(s, b_order, 3, why));
   TRY(loom_sched_get_loops(s, init, &loops, &n, why));
   loom_sched_rv fill = loops[n - 2], init_tiles[2] = {loops[n - 4], loops[n - 3]};
   TRY(loom_sched_tensorize(s, a_split[1], "wmma_load_16x16x16_f16_a_shared", true, why));
-  TRY(loom_sched_tensorize(s, b0, "wmma_load_16x16x16_f16_b_shared", true, why));
+  TRY(loom_sched_tensorize(s, is_nn ? b0 : b_split[1],
+                           is_nn ? "wmma_load_16x16x16_f16_b_shared"
+                                 : "wmma_load_16x16x16_f16_b_trans_shared", true, why));
   TRY(loom_sched_tensorize(s, fill, "wmma_fill_16x16x16_f32", true, why));
-  TRY(loom_sched_tensorize(s, is[3], "wmma_sync_16x16x16_f16f16f32", true, why));
+  TRY(loom_sched_tensorize(s, is[3],
+                           is_nn ? "wmma_sync_16x16x16_f16f16f32"
+                                 : "wmma_sync_16x16x16_f16f16f32_trans", true, why));
   TRY(loom_sched_tensorize(s, st[1], "wmma_store_16x16x16_f32_global", true, why));
   loom_sched_rv unrolled[9] = {init_tiles[0], init_tiles[1], a_split[0], b_split[0], is[2],
                             js[2], ks[1], st[0], st[2]};

@@ -1,6 +1,9 @@
 # dlight: Matmul
+# trace: tensor_intrin="wmma_load_16x16x16_f16_b_trans_shared"
+# trace: tensor_intrin="wmma_sync_16x16x16_f16f16f32_trans"
 # C = A Bᵀ in float16 accumulated in float32, followed by a relu: the
-# matmul tiled, the relu by Fallback's step.
+# matmul on tensor cores (B's n-by-k tiles loaded column-major), the relu by
+# Fallback's step.
 from tvm.script import tir as T
 
 @T.prim_func
