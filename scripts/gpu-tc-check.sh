@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Tensor cores on the GPU machine, in about two minutes: builds Loom (the
 # carried packages unpacked as gpu-check.sh does), checks and times the
-# float16 matmuls as dlight schedules them (wmma) and the top 4 of fast
-# tuning, beside PyTorch in the same run.
+# float16 matmuls (A B and A Bᵀ) as dlight schedules them (wmma) and the
+# top 4 of fast tuning, beside PyTorch in the same run.
 #   usage: scripts/gpu-tc-check.sh OUT   (after scripts/gpu-check.sh --prepare)
 set -u
 cd "$(dirname "$0")/.."
@@ -25,14 +25,6 @@ for n in matmul_f16 matmul_nt_f16 matmul8k_f16; do
   echo "$n dlight verify: $(timeout 60 $L run $W/$n.small.py --target cuda --verify --repeat 3 2>&1 | tail -1)"
   echo "$n dlight: $(timeout 60 $L run bench/gpu/$n.py --target cuda --repeat 20 2>&1 | tail -1)"
 done
-# The hand schedule with four warps of 64 x 64 (4 x 4 accumulators each)
-# beside it: fewer fragment loads per mma, more registers.
-sed -e 's/sch.split(j, \[None, 4, 2, 16\])/sch.split(j, [None, 2, 4, 16])/; s/\[None, 8, 32\]/[None, 4, 32]/' \
-  bench/gpu/matmul_wmma.sched.py >$W/w64.sched.py
-$L sched $W/matmul8k_f16.small.py $W/w64.sched.py >$W/w64.small.py &&
-  $L sched bench/gpu/matmul8k_f16.py $W/w64.sched.py >$W/w64.py &&
-  echo "matmul8k_f16 64x64 warps verify: $(timeout 60 $L run $W/w64.small.py --target cuda --verify --repeat 3 2>&1 | tail -1)" &&
-  echo "matmul8k_f16 64x64 warps: $(timeout 60 $L run $W/w64.py --target cuda --repeat 20 2>&1 | tail -1)"
 t0=$(date +%s.%N)
 timeout 100 $L tune bench/gpu/matmul_f16.py --target cuda --strategy fast --topk 4 --db $W/fast.db \
   >$W/fast.txt 2>&1
