@@ -160,6 +160,21 @@ static loom_status split(loom_sched *s, loom_sched_rv loop, int64_t f1, int64_t 
   return LOOM_OK;
 }
 
+/* The block's read `index` cached in scope at loop `at`; its loops. */
+static loom_status cache_at(loom_sched *s, loom_sched_rv block, int index, const char *scope,
+                            loom_sched_rv at, loom_sched_rv *cache,
+                            const loom_sched_rv **loops, int *n, loom_diag *why) {
+  loom_tval in[2] = {loom_tval_rv(block), {.kind = LOOM_TV_LIST}};
+  loom_tval attrs[2] = {loom_tval_int(index), loom_tval_str(scope)};
+  const loom_sched_rv *out;
+  TRY(space_apply(s, LOOM_INST_CACHE_READ, in, 2, attrs, 2, &out, NULL, why));
+  *cache = out[0];
+  loom_tval at_in[2] = {loom_tval_rv(*cache), loom_tval_rv(at)};
+  loom_tval at_attrs[2] = {loom_tval_bool(false), loom_tval_int(-1)};
+  TRY(space_apply(s, LOOM_INST_COMPUTE_AT, at_in, 2, at_attrs, 2, NULL, NULL, why));
+  return loom_sched_get_loops(s, *cache, loops, n, why);
+}
+
 /* A shared copy of input name of the block, fetched at loop at by every
  * thread of the block: its two loops fused and spread over the threads. */
 static loom_status fetch(loom_sched *s, loom_sched_rv block, const char *block_name,
@@ -168,17 +183,10 @@ static loom_status fetch(loom_sched *s, loom_sched_rv block, const char *block_n
   int index = read_index(s, block, name);
   if (index < 0)
     return dlight_not_taken(why, block_name, "lost a read on the way");
-  loom_tval in[2] = {loom_tval_rv(block), {.kind = LOOM_TV_LIST}};
-  loom_tval attrs[2] = {loom_tval_int(index), loom_tval_str("shared")};
-  const loom_sched_rv *cache;
-  TRY(space_apply(s, LOOM_INST_CACHE_READ, in, 2, attrs, 2, &cache, NULL, why));
-  loom_sched_rv copy = cache[0];
-  loom_tval at_in[2] = {loom_tval_rv(copy), loom_tval_rv(at)};
-  loom_tval at_attrs[2] = {loom_tval_bool(false), loom_tval_int(-1)};
-  TRY(space_apply(s, LOOM_INST_COMPUTE_AT, at_in, 2, at_attrs, 2, NULL, NULL, why));
+  loom_sched_rv copy;
   const loom_sched_rv *loops;
   int n;
-  TRY(loom_sched_get_loops(s, copy, &loops, &n, why));
+  TRY(cache_at(s, block, index, "shared", at, &copy, &loops, &n, why));
   if (n < 2)
     return dlight_not_taken(why, block_name, "has a shared copy with fewer than two loops");
   loom_sched_rv inner[2] = {loops[n - 2], loops[n - 1]}, fused, parts[3];
@@ -262,21 +270,6 @@ static loom_status split4(loom_sched *s, loom_sched_rv loop, int64_t f1, int64_t
   TRY(loom_sched_split(s, loop, factors, 4, true, false, &parts, why));
   memcpy(out, parts, 4 * sizeof *out);
   return LOOM_OK;
-}
-
-/* The block's read `index` cached in scope at loop `at`; its loops. */
-static loom_status cache_at(loom_sched *s, loom_sched_rv block, int index, const char *scope,
-                            loom_sched_rv at, loom_sched_rv *cache,
-                            const loom_sched_rv **loops, int *n, loom_diag *why) {
-  loom_tval in[2] = {loom_tval_rv(block), {.kind = LOOM_TV_LIST}};
-  loom_tval attrs[2] = {loom_tval_int(index), loom_tval_str(scope)};
-  const loom_sched_rv *out;
-  TRY(space_apply(s, LOOM_INST_CACHE_READ, in, 2, attrs, 2, &out, NULL, why));
-  *cache = out[0];
-  loom_tval at_in[2] = {loom_tval_rv(*cache), loom_tval_rv(at)};
-  loom_tval at_attrs[2] = {loom_tval_bool(false), loom_tval_int(-1)};
-  TRY(space_apply(s, LOOM_INST_COMPUTE_AT, at_in, 2, at_attrs, 2, NULL, NULL, why));
-  return loom_sched_get_loops(s, *cache, loops, n, why);
 }
 
 static loom_status unroll_all(loom_sched *s, const loom_sched_rv *loops, int n, loom_diag *why) {
