@@ -90,6 +90,9 @@ typedef struct loom_op_info {
 extern LOOM_API const loom_op_info loom_op_table[LOOM_OP_COUNT_];
 /* Finds an intrinsic by script name; returns -1 when there is none. */
 LOOM_API int loom_op_lookup(const char *name, size_t n);
+/* Is op one of the warp's wmma operations (fill, load, store, mma), which
+ * the 32 lanes of a warp make together on fragment buffers? */
+LOOM_API bool loom_op_is_wmma(loom_op op);
 LOOM_API const char *loom_expr_kind_name(loom_expr_kind k);
 LOOM_API const char *loom_stmt_kind_name(loom_stmt_kind k);
 

@@ -383,7 +383,7 @@ static void emit_call(emitter *E, const loom_expr *e) {
   const loom_expr *const *x = (const loom_expr *const *)e->u.call.args;
   int n = e->u.call.n_args;
   loom_dtype t = n > 0 ? x[0]->dtype : e->dtype;
-  if (E->is_cuda && emit_is_wmma(op)) {
+  if (E->is_cuda && loom_op_is_wmma(op)) {
     emit_wmma_call(E, e);
     return;
   }

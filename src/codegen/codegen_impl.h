@@ -89,10 +89,9 @@ bool emit_stores_only(const loom_stmt *loop, const loom_buffer *out);
  * emitted, when s is not such a loop. */
 bool emit_register_tile(emitter *E, const loom_stmt *s);
 
-/* CUDA's warp matrix operations (cuda_wmma.c): is op one; the call; a
- * fragment buffer's declaration and body (false, with nothing printed, for
- * a buffer of another scope); does s make such calls. */
-bool emit_is_wmma(loom_op op);
+/* CUDA's warp matrix operations (cuda_wmma.c): the call; a fragment
+ * buffer's declaration and body (false, with nothing printed, for a buffer
+ * of another scope); does s make such calls. */
 void emit_wmma_call(emitter *E, const loom_expr *e);
 bool emit_fragment_alloc(emitter *E, const loom_stmt *s);
 bool emit_uses_wmma(const loom_stmt *s);

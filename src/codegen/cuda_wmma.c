@@ -10,11 +10,6 @@
 
 static void put(emitter *E, const char *s) { loom_buf_puts(E->out, s); }
 
-bool emit_is_wmma(loom_op op) {
-  return op == LOOM_OP_TVM_FILL_FRAGMENT || op == LOOM_OP_TVM_LOAD_MATRIX_SYNC ||
-         op == LOOM_OP_TVM_STORE_MATRIX_SYNC || op == LOOM_OP_TVM_MMA_SYNC;
-}
-
 /* What the calls say of one fragment buffer. */
 typedef struct frag_info {
   const loom_var *data;
@@ -45,7 +40,7 @@ static loom_visit scan_call(void *ctx, loom_expr *e) {
              "fragment (tensorize the blocks that read it)";
     return LOOM_VISIT_STOP;
   }
-  if (e->kind != LOOM_EXPR_CALL || !emit_is_wmma(e->u.call.op) ||
+  if (e->kind != LOOM_EXPR_CALL || !loom_op_is_wmma(e->u.call.op) ||
       e->u.call.op == LOOM_OP_TVM_MMA_SYNC)
     return LOOM_VISIT_GO;
   loom_expr **x = e->u.call.args;
@@ -227,7 +222,7 @@ void emit_wmma_call(emitter *E, const loom_expr *e) {
 
 static loom_visit find_wmma(void *ctx, loom_expr *e) {
   (void)ctx;
-  return e->kind == LOOM_EXPR_CALL && emit_is_wmma(e->u.call.op) ? LOOM_VISIT_STOP
+  return e->kind == LOOM_EXPR_CALL && loom_op_is_wmma(e->u.call.op) ? LOOM_VISIT_STOP
                                                                  : LOOM_VISIT_GO;
 }
 

@@ -41,9 +41,7 @@ static frag_kind frag_kind_of(const char *scope) {
 bool is_wmma_call(const loom_expr *e) {
   if (e->kind != LOOM_EXPR_CALL)
     return false;
-  loom_op op = e->u.call.op;
-  return op == LOOM_OP_TVM_FILL_FRAGMENT || op == LOOM_OP_TVM_LOAD_MATRIX_SYNC ||
-         op == LOOM_OP_TVM_STORE_MATRIX_SYNC || op == LOOM_OP_TVM_MMA_SYNC;
+  return loom_op_is_wmma(e->u.call.op);
 }
 
 /* ---- running ------------------------------------------------------------- */

@@ -34,6 +34,11 @@ int loom_op_lookup(const char *name, size_t n) {
   return -1;
 }
 
+bool loom_op_is_wmma(loom_op op) {
+  return op == LOOM_OP_TVM_FILL_FRAGMENT || op == LOOM_OP_TVM_LOAD_MATRIX_SYNC ||
+         op == LOOM_OP_TVM_STORE_MATRIX_SYNC || op == LOOM_OP_TVM_MMA_SYNC;
+}
+
 #define NEW(a, T) ((T *)loom_arena_alloc((a), sizeof(T)))
 
 loom_var *loom_ir_var(loom_arena *a, const char *name, loom_dtype t) {

@@ -388,9 +388,7 @@ static loom_expr *lower_wmma(lower *L, loom_expr *e) {
 
 static loom_expr *expr_hook(void *ctx, loom_expr *e) {
   lower *L = ctx;
-  loom_op op = e->kind == LOOM_EXPR_CALL ? e->u.call.op : LOOM_OP_COUNT_;
-  if (op == LOOM_OP_TVM_FILL_FRAGMENT || op == LOOM_OP_TVM_LOAD_MATRIX_SYNC ||
-      op == LOOM_OP_TVM_STORE_MATRIX_SYNC || op == LOOM_OP_TVM_MMA_SYNC)
+  if (e->kind == LOOM_EXPR_CALL && loom_op_is_wmma(e->u.call.op))
     return lower_wmma(L, e);
   if (e->kind == LOOM_EXPR_VAR) {
     int i = loom_ptrmap_get(&L->index, e->u.var);

@@ -554,9 +554,7 @@ static loom_gpu_kernel *new_kernel(gpu_ctx *G) {
 
 static loom_visit find_warp_call(void *ctx, loom_expr *e) {
   (void)ctx;
-  loom_op op = e->kind == LOOM_EXPR_CALL ? e->u.call.op : LOOM_OP_COUNT_;
-  bool is_warp = op == LOOM_OP_TVM_FILL_FRAGMENT || op == LOOM_OP_TVM_LOAD_MATRIX_SYNC ||
-                 op == LOOM_OP_TVM_STORE_MATRIX_SYNC || op == LOOM_OP_TVM_MMA_SYNC;
+  bool is_warp = e->kind == LOOM_EXPR_CALL && loom_op_is_wmma(e->u.call.op);
   return is_warp ? LOOM_VISIT_STOP : LOOM_VISIT_GO;
 }
 

@@ -60,9 +60,11 @@ static loom_visit access_stmt(void *ctx, loom_stmt *s) {
 /* T.tvm_access_ptr(t, data, offset, extent, rw) into shared memory: a
  * wmma load (rw 1) or store (rw 2) reads or writes through it. */
 static void access_ptr(access_set *s, const loom_expr *e) {
+  if (e->u.call.n_args != 5)
+    return;
   const loom_expr *data = e->u.call.args[1], *rw = e->u.call.args[4];
   int64_t mask = 3;
-  if (e->u.call.n_args != 5 || data->kind != LOOM_EXPR_VAR)
+  if (data->kind != LOOM_EXPR_VAR)
     return;
   if (loom_ptrmap_get(s->shared, data->u.var) < 0)
     return;
