@@ -25,6 +25,15 @@ for n in matmul_f16 matmul_nt_f16 matmul8k_f16; do
   echo "$n dlight verify: $(timeout 60 $L run $W/$n.small.py --target cuda --verify --repeat 3 2>&1 | tail -1)"
   echo "$n dlight: $(timeout 60 $L run bench/gpu/$n.py --target cuda --repeat 20 2>&1 | tail -1)"
 done
+# The hand schedule with its shared tiles padded (storage_align, 8 halves a
+# row) beside it: fragment loads off bank conflicts.
+{ cat bench/gpu/matmul_wmma.sched.py
+  echo 'sch.storage_align(a_sh, 0, 0, 32, 8)'
+  echo 'sch.storage_align(b_sh, 0, 0, 32, 8)'; } >$W/padded.sched.py
+$L sched $W/matmul8k_f16.small.py $W/padded.sched.py >$W/padded.small.py &&
+  $L sched bench/gpu/matmul8k_f16.py $W/padded.sched.py >$W/padded.py &&
+  echo "matmul8k_f16 padded verify: $(timeout 60 $L run $W/padded.small.py --target cuda --verify --repeat 3 2>&1 | tail -1)" &&
+  echo "matmul8k_f16 padded: $(timeout 60 $L run $W/padded.py --target cuda --repeat 20 2>&1 | tail -1)"
 t0=$(date +%s.%N)
 timeout 100 $L tune bench/gpu/matmul_f16.py --target cuda --strategy fast --topk 4 --db $W/fast.db \
   >$W/fast.txt 2>&1

@@ -62,6 +62,58 @@ static bool uses_sharing_thread(const loom_expr *e, const loom_buffer *b,
   return false;
 }
 
+/* storage_align: the blocks among stmts that write b and ask, through
+ * their buffer_dim_align annotation ([write index, axis, factor, offset]
+ * entries), that a dimension's stride be factor * k + offset. */
+typedef struct dim_aligns {
+  const loom_buffer *b;
+  int64_t factor[8], offset[8]; /* by axis; factor 0: none */
+  bool any;
+} dim_aligns;
+
+static loom_visit find_aligns(void *ctx, loom_stmt *s) {
+  dim_aligns *A = ctx;
+  if (s->kind != LOOM_STMT_BLOCK_REALIZE)
+    return LOOM_VISIT_GO;
+  const loom_block *blk = s->u.realize.block;
+  const loom_value *v = loom_ir_attr_get(blk->annotations, blk->n_annotations,
+                                         "buffer_dim_align");
+  for (int i = 0; v && v->kind == LOOM_VALUE_LIST && i < v->n_items; i++) {
+    const loom_value *e = v->items[i];
+    int64_t f[4];
+    bool ok = e->kind == LOOM_VALUE_LIST && e->n_items == 4;
+    for (int k = 0; ok && k < 4; k++)
+      ok = e->items[k]->kind == LOOM_VALUE_EXPR && loom_ir_is_const_int(e->items[k]->expr, &f[k]);
+    if (ok && f[0] >= 0 && f[0] < blk->n_writes && blk->writes[f[0]].buffer == A->b &&
+        f[1] >= 0 && f[1] < A->b->ndim && f[1] < 8 && f[2] > 0) {
+      A->factor[f[1]] = f[2];
+      A->offset[f[1]] = f[3];
+      A->any = true;
+    }
+  }
+  return LOOM_VISIT_GO;
+}
+
+/* Row-major strides of shape with each aligned dimension's stride raised
+ * to the next factor * k + offset (TVM's storage_align); NULL when a
+ * dimension's extent is not a constant. */
+static loom_expr **aligned_strides(loom_arena *a, loom_expr **shape, int ndim,
+                                   const dim_aligns *A) {
+  loom_expr **strides = loom_arena_alloc(a, (size_t)ndim * sizeof *strides);
+  int64_t stride = 1, e;
+  for (int k = ndim - 1; strides && k >= 0; k--) {
+    if (k < 8 && A->factor[k]) {
+      int64_t f = A->factor[k], r = ((A->offset[k] - stride) % f + f) % f;
+      stride += r;
+    }
+    if (!(strides[k] = loom_ir_int(a, shape[k]->dtype, stride)) ||
+        !loom_ir_is_const_int(shape[k], &e) || e > INT32_MAX / (stride ? stride : 1))
+      return NULL;
+    stride *= e;
+  }
+  return strides;
+}
+
 static loom_status compact_one(loom_arena *a, loom_arith_ctx *ctx,
                                const loom_stmt *const *stmts, int n,
                                const loom_buffer *b, const thread_loops *T,
@@ -106,12 +158,21 @@ static loom_status compact_one(loom_arena *a, loom_arith_ctx *ctx,
     if (!shape[k])
       return LOOM_NOMEM;
   }
-  if (!is_smaller)
+  dim_aligns A = {.b = b};
+  loom_ir_visitor v = {.stmt_pre = find_aligns, .ctx = &A};
+  for (int i = 0; i < n; i++)
+    loom_ir_visit_stmt(&v, stmts[i]);
+  loom_expr **strides = A.any ? aligned_strides(a, shape, b->ndim, &A) : NULL;
+  if (!is_smaller && !strides)
     return LOOM_OK;
   loom_buffer *c = loom_arena_dup(a, b, sizeof *c);
   if (!c)
     return LOOM_NOMEM;
   c->shape = shape;
+  if (strides) {
+    c->strides = strides;
+    c->n_strides = b->ndim;
+  }
   return add(C, b, c, mins);
 }
 
