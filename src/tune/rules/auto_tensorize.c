@@ -160,7 +160,12 @@ static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
   loom_status st = LOOM_OK;
   for (int i = 0; st == LOOM_OK && i < loom_sched_intrin_count(set); i++) {
     intrin_shape sh;
-    if (!read_shape(loom_sched_intrin_at(set, i), &sh) || !fits(&sb, &sh))
+    const loom_sched_intrin *in = loom_sched_intrin_at(set, i);
+    /* The tensor-core intrinsics are the GPU's; their fragments never
+     * match a CPU block's buffers. */
+    bool is_gpu = !strncmp(in->name, "wmma_", 5);
+    if ((is_gpu && x->target->kind == LOOM_TARGET_CPU) || !read_shape(in, &sh) ||
+        !fits(&sb, &sh))
       continue;
     loom_sched *t = loom_sched_copy(s);
     if (!t) {
