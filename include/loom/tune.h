@@ -428,6 +428,40 @@ LOOM_API void loom_tune_result_free(loom_tune_result *r);
 LOOM_API void loom_tune_result_json(const loom_task *t, const loom_tune_result *r,
                                     loom_buf *out);
 
+/* ---- networks ----------------------------------------------------------------- */
+
+/* One task of a graph's tuning: its workload, weighted by the graph's calls
+ * of it, and what its rounds found. */
+typedef struct loom_graph_task {
+  loom_task task;
+  int rounds, trials, failures;
+  double best_ms, baseline_ms; /* 0: none succeeded / not measured */
+  char *best_trace;            /* heap; NULL when none succeeded */
+} loom_graph_task;
+
+typedef struct loom_graph_tuning {
+  loom_arena *arena;           /* the tasks' workload forms */
+  loom_graph_task *tasks;      /* in the order the graph first calls them */
+  int n_tasks;
+  int trials;                  /* measured, all tasks together */
+  /* The graph's time by its calls' kernels alone: each call at its task's
+   * best (its unscheduled time where none succeeded), and unscheduled. */
+  double estimate_ms, baseline_ms;
+} loom_graph_tuning;
+
+/* Tunes the prim funcs graph g of m calls under one budget of trials (a
+ * network, as MetaSchedule tunes a model): equal workloads are one task,
+ * weighted by how many calls reach it; rounds of o->batch trials (16 when
+ * 0) go to the task the gradient scheduler picks, each a resumed
+ * loom_tune_task over the generated spaces that commits to db, until the
+ * budget or every task's space is spent. With LOOM_SEARCH_FAST each task
+ * has one round of its top o->trials (20 when 0) instead. trials <= 0: 32
+ * a task (fast: K a task). */
+LOOM_API loom_status loom_tune_graph(const loom_module *m, const loom_graph *g, int trials,
+                                     const loom_tune_options *o, loom_db *db,
+                                     loom_graph_tuning *out, loom_diag *d);
+LOOM_API void loom_graph_tuning_free(loom_graph_tuning *t);
+
 /* The cost model of a tuning run, kept in the database db under the state
  * "model.xgb", so that a run starts from what earlier ones learned:
  * XGBoost's, loaded from db when it holds one (random ranks when is_random).

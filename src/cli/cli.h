@@ -4,6 +4,7 @@
 #ifndef LOOM_CLI_H
 #define LOOM_CLI_H
 
+#include "loom/onnx.h"
 #include "loom/script.h"
 #include "loom/space.h"
 #include "loom/tune.h"
@@ -56,6 +57,27 @@ typedef struct cli_program {
   loom_arena *arena;
   loom_module *module;
 } cli_program;
+
+/* A network loom model reads (model.c): the module and, for ONNX, the
+ * weights of its graph. */
+typedef struct cli_net {
+  loom_arena *arena;
+  cli_program program; /* a module read from TVMScript */
+  loom_onnx_model onnx;
+  const loom_module *module;
+  const loom_graph *graph;
+  bool is_onnx;
+} cli_net;
+
+/* Reads FILE (MODEL.onnx or a module's TVMScript) and finds its graph
+ * (NAME, or the only one, or main); prints why not and returns the exit
+ * code. */
+int cli_net_load(const char *file, const char *graph, cli_net *m);
+void cli_net_free(cli_net *m);
+/* `loom import`: `loom model import` under the name outside checks call. */
+int cli_import(int argc, char **argv);
+/* `loom model tune` (model_tune.c). */
+int cli_model_tune(int argc, char **argv);
 
 /* Reads and parses FILE. On failure prints the diagnostic and returns the
  * exit code (EXIT_USAGE for a missing file, EXIT_USER for bad contents). */

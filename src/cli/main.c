@@ -42,10 +42,12 @@ static const cli_command commands[] = {
      "run module passes in order (dispatch, manual=DIR, apply-db, dlight, default, best)"},
     {"te", cli_te, "FILE [--dialect tir|tirx]",
      "run a TE script (te.compute ...) and print the TensorIR it defines"},
+    {"import", cli_import, "MODEL.onnx [-o OUT] [--dialect tir|tirx]",
+     "the same as loom model import"},
     {"model", cli_model,
      "import MODEL.onnx | run MODEL.onnx|MODULE.py [--input NAME=F.npy] [--verify] "
-     "[--pipeline P1,...]",
-     "import an ONNX model as a module; run a module's graph function"},
+     "[--pipeline P1,...] [--db PATH] | tune MODEL --trials N [--db PATH]",
+     "import an ONNX model as a module; run a module's graph function; tune a network"},
 };
 
 #define N_COMMANDS (int)(sizeof commands / sizeof *commands)

@@ -33,28 +33,20 @@ typedef struct model_opts {
   loom_target tg;
 } model_opts;
 
-/* A loaded model: the module and, for ONNX, the weights of its graph. */
-typedef struct model {
-  loom_arena *arena;
-  cli_program program; /* a module read from TVMScript */
-  loom_onnx_model onnx;
-  const loom_module *module;
-  const loom_graph *graph;
-  bool is_onnx;
-} model;
+typedef cli_net model;
 
 static bool ends_with(const char *s, const char *tail) {
   size_t n = strlen(s), k = strlen(tail);
   return n >= k && !strcmp(s + n - k, tail);
 }
 
-static void model_free(model *m) {
+void cli_net_free(model *m) {
   if (!m->is_onnx && m->program.arena)
     cli_program_free(&m->program);
   loom_arena_free(m->arena);
 }
 
-static int load(const char *file, const char *graph, model *m) {
+int cli_net_load(const char *file, const char *graph, model *m) {
   memset(m, 0, sizeof *m);
   m->arena = loom_arena_new();
   if (!m->arena)
@@ -115,7 +107,7 @@ static int cmd_import(int argc, char **argv) {
   if (!file || !ends_with(file, ".onnx"))
     return cli_usage_error("model", "import takes an ONNX model (MODEL.onnx)");
   model m;
-  int rc = load(file, NULL, &m);
+  int rc = cli_net_load(file, NULL, &m);
   if (rc == 0) {
     loom_buf text;
     loom_buf_init(&text);
@@ -123,7 +115,7 @@ static int cmd_import(int argc, char **argv) {
     rc = cli_write_text("model", out, &text);
     loom_buf_free(&text);
   }
-  model_free(&m);
+  cli_net_free(&m);
   return rc;
 }
 
@@ -174,8 +166,12 @@ static int parse_run(int argc, char **argv, model_opts *o) {
   }
   if (!o->file)
     return cli_usage_error("model", "missing MODEL");
-  if ((o->db || o->is_explain) && !o->pipeline)
-    return cli_usage_error("model", "--db and --explain go with --pipeline");
+  /* A database alone means its records first, then the libraries, then
+   * the functions as written. */
+  if (o->db && !o->pipeline)
+    o->pipeline = "apply-db,dispatch,default";
+  if (o->is_explain && !o->pipeline)
+    return cli_usage_error("model", "--explain goes with --pipeline or --db");
   return cli_target("model", o->target, &o->tg);
 }
 
@@ -351,8 +347,8 @@ static int cmd_run(int argc, char **argv) {
   if (rc)
     return rc;
   model m;
-  if ((rc = load(o.file, o.graph, &m))) {
-    model_free(&m);
+  if ((rc = cli_net_load(o.file, o.graph, &m))) {
+    cli_net_free(&m);
     return rc;
   }
   /* The module passes keep the graphs, and the functions' names they call. */
@@ -361,7 +357,7 @@ static int cmd_run(int argc, char **argv) {
   if (o.pipeline && (rc = cli_pipeline("model", o.pipeline, o.db, &o.tg, o.is_explain,
                                        &piped_program, &piped))) {
     cli_pipeline_free(&piped);
-    model_free(&m);
+    cli_net_free(&m);
     return rc;
   }
   m.module = piped_program.module;
@@ -403,9 +399,11 @@ static int cmd_run(int argc, char **argv) {
   free(params);
   free(outs);
   cli_pipeline_free(&piped);
-  model_free(&m);
+  cli_net_free(&m);
   return rc;
 }
+
+int cli_import(int argc, char **argv) { return cmd_import(argc, argv); }
 
 int cli_model(int argc, char **argv) {
   if (argc < 1)
@@ -414,5 +412,7 @@ int cli_model(int argc, char **argv) {
     return cmd_import(argc - 1, argv + 1);
   if (!strcmp(argv[0], "run"))
     return cmd_run(argc - 1, argv + 1);
-  return cli_usage_error("model", "unknown action '%s' (import or run)", argv[0]);
+  if (!strcmp(argv[0], "tune"))
+    return cli_model_tune(argc - 1, argv + 1);
+  return cli_usage_error("model", "unknown action '%s' (import, run or tune)", argv[0]);
 }

@@ -63,8 +63,36 @@ check "the imported module tunes" grep -q "^relu: best" "$tmp/tune.out"
 check "the pipeline's run verifies" grep -q "verified: 1 output" "$tmp/run.out"
 check "dispatch takes the products" grep -Eq "^gemm +dispatch" "$tmp/explain"
 check "apply-db takes the rest" grep -Eq "^relu +apply-db" "$tmp/explain"
-"$loom" model run "$cases/mlp.onnx" --db "$tmp/t.db" >/dev/null 2>&1
-check "--db without --pipeline exits 2" test $? = 2
+"$loom" model run "$cases/mlp.onnx" --db "$tmp/t.db" --explain --verify >"$tmp/run2.out" \
+  2>"$tmp/explain2"
+check "--db alone applies the records, then the libraries" \
+  grep -Eq "^relu +apply-db" "$tmp/explain2"
+check "--db alone verifies" grep -q "verified: 1 output" "$tmp/run2.out"
+"$loom" model run "$cases/mlp.onnx" --explain >/dev/null 2>&1
+check "--explain without a pipeline exits 2" test $? = 2
+"$loom" import "$cases/mlp.onnx" >"$tmp/imported.py"
+check "loom import is loom model import" cmp -s "$tmp/imported.py" "$tmp/mlp.py"
+
+# loom model tune: one budget across the network's tasks, equal workloads
+# once (the conv net's second and third convolutions are one task of two
+# calls), the records applied by the run.
+"$loom" model tune "$cases/mlp.onnx" --trials 24 --batch 8 --model random \
+  --db "$tmp/m.db" >"$tmp/mtune.out" 2>/dev/null
+check "model tune tunes the MLP" grep -q "^5 tasks of 5 calls, 2[0-4] trials" "$tmp/mtune.out"
+check "model tune reports each task" grep -Eq "^gemm1: 1 call, [0-9]+ trials in [0-9]+ rounds, best" \
+  "$tmp/mtune.out"
+"$loom" model run "$cases/mlp.onnx" --pipeline apply-db,default --db "$tmp/m.db" --explain \
+  --verify >"$tmp/mrun.out" 2>"$tmp/mexplain"
+check "the tuned network verifies" grep -q "verified: 1 output" "$tmp/mrun.out"
+check "its records apply" test "$(grep -Ec '^[a-z0-9_]+ +apply-db' "$tmp/mexplain")" = 5
+"$loom" model tune "$cases/convnet.onnx" --trials 12 --batch 2 --model random --json \
+  --db "$tmp/c.db" >"$tmp/ctune.out" 2>/dev/null
+check "a workload called twice is one task of weight 2" \
+  grep -q '"task": "conv2d1", "calls": 2' "$tmp/ctune.out"
+check "the budget holds" test "$(grep -o '"trials": [0-9]*' "$tmp/ctune.out" |
+  awk '{s += $2} END {print s}')" -le 12
+"$loom" model tune "$cases/mlp.onnx" --strategy fast --db "$tmp/m.db" >/dev/null 2>&1
+check "fast model tuning on the CPU exits 2" test $? = 2
 
 # Errors: exit 1 with the reason.
 "$loom" model import "$cases/unsupported_op.onnx" >/dev/null 2>"$tmp/err"

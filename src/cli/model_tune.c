@@ -1,0 +1,176 @@
+/* `loom model tune MODEL.onnx|MODULE.py [--trials N] [--graph NAME]
+ * [--target SPEC] [--db PATH] [--strategy evolutionary|replay-trace|
+ * replay-func|fast] [--batch K] [--topk K] [--seed N] [--model xgb|random]
+ * [--json]`: tunes the prim funcs the graph calls under one budget of N
+ * trials (32 a task when not given; fast tuning, on a cuda target: each
+ * task's top K, 20 by default), committing every measurement to the
+ * database (loom_tune_graph); `loom model run --pipeline
+ * apply-db,default --db PATH` then runs the network with the records. */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tune_net_opts {
+  const char *file, *graph, *target, *db;
+  int trials; /* the network's budget; 0: per task */
+  bool is_json, is_random_model;
+  loom_target tg;
+  loom_tune_options t;
+} tune_net_opts;
+
+static int parse(int argc, char **argv, tune_net_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->db = "loom.db";
+  o->t.runner.check = true;
+  o->t.runner.timeout_ms = 10000;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    long long v;
+    if (!strcmp(a, "--json")) {
+      o->is_json = true;
+      continue;
+    }
+    if (a[0] != '-') {
+      if (o->file)
+        return cli_usage_error("model", "one MODEL expected, got '%s' too", a);
+      o->file = a;
+      continue;
+    }
+    if (i + 1 >= argc)
+      return cli_usage_error("model", "%s needs a value", a);
+    const char *val = argv[++i];
+    if (!strcmp(a, "--graph")) {
+      o->graph = val;
+    } else if (!strcmp(a, "--target")) {
+      o->target = val;
+    } else if (!strcmp(a, "--db")) {
+      o->db = val;
+    } else if (!strcmp(a, "--trials") || !strcmp(a, "--batch") || !strcmp(a, "--topk")) {
+      if (!cli_parse_int(val, 1, 1 << 24, &v))
+        return cli_usage_error("model", "bad %s '%s' (a positive integer)", a, val);
+      *(a[3] == 'r' ? &o->trials : a[2] == 'b' ? &o->t.batch : &o->t.trials) = (int)v;
+    } else if (!strcmp(a, "--seed")) {
+      if (!cli_parse_int(val, 0, INT64_MAX, &v))
+        return cli_usage_error("model", "bad seed '%s' (a non-negative integer)", val);
+      o->t.seed = o->t.runner.seed = (uint64_t)v;
+    } else if (!strcmp(a, "--model")) {
+      if (strcmp(val, "xgb") && strcmp(val, "random"))
+        return cli_usage_error("model", "unknown cost model '%s' (xgb or random)", val);
+      o->is_random_model = val[0] == 'r';
+    } else if (!strcmp(a, "--strategy")) {
+      if (!strcmp(val, "evolutionary"))
+        o->t.strategy = LOOM_SEARCH_EVOLUTIONARY;
+      else if (!strcmp(val, "replay-trace"))
+        o->t.strategy = LOOM_SEARCH_REPLAY_TRACE;
+      else if (!strcmp(val, "replay-func"))
+        o->t.strategy = LOOM_SEARCH_REPLAY_FUNC;
+      else if (!strcmp(val, "fast"))
+        o->t.strategy = LOOM_SEARCH_FAST;
+      else
+        return cli_usage_error("model", "unknown strategy '%s' for tune (evolutionary, "
+                               "replay-trace, replay-func or fast)", val);
+    } else {
+      return cli_usage_error("model", "unknown option '%s' for tune", a);
+    }
+  }
+  if (!o->file)
+    return cli_usage_error("model", "missing MODEL");
+  int rc = cli_target("model", o->target, &o->tg);
+  o->t.target = &o->tg;
+  if (rc == 0 && o->t.strategy == LOOM_SEARCH_FAST && o->tg.kind != LOOM_TARGET_CUDA)
+    return cli_usage_error("model", "--strategy fast needs a cuda target (--target cuda)");
+  if (rc == 0 && o->t.trials && o->t.strategy != LOOM_SEARCH_FAST)
+    return cli_usage_error("model", "--topk goes with --strategy fast");
+  return rc;
+}
+
+static void report(const tune_net_opts *o, const loom_graph_tuning *r) {
+  for (int i = 0; i < r->n_tasks; i++) {
+    const loom_graph_task *k = &r->tasks[i];
+    if (o->is_json) {
+      loom_buf line;
+      loom_buf_init(&line);
+      loom_buf_printf(&line, "{\"task\": \"%s\", \"calls\": %d, \"rounds\": %d, "
+                      "\"trials\": %d, \"failures\": %d, \"best_ms\": %.6f, "
+                      "\"baseline_ms\": %.6f}", k->task.func->name, k->task.weight,
+                      k->rounds, k->trials, k->failures, k->best_ms, k->baseline_ms);
+      printf("%s\n", line.data ? line.data : "{}");
+      loom_buf_free(&line);
+      continue;
+    }
+    printf("%s: %d call%s, %d trials in %d rounds, ", k->task.func->name, k->task.weight,
+           k->task.weight == 1 ? "" : "s", k->trials, k->rounds);
+    if (k->best_ms > 0)
+      printf("best %.4g ms (unscheduled %.4g ms)\n", k->best_ms, k->baseline_ms);
+    else
+      printf("no candidate succeeded (%d failures)\n", k->failures);
+  }
+  int calls = 0;
+  for (int i = 0; i < r->n_tasks; i++)
+    calls += r->tasks[i].task.weight;
+  if (!o->is_json)
+    printf("%d tasks of %d calls, %d trials: the calls' kernels take %.4g ms "
+           "(unscheduled %.4g ms)\n", r->n_tasks, calls, r->trials, r->estimate_ms,
+           r->baseline_ms);
+}
+
+static void progress(void *ctx, const loom_tune_progress *p) {
+  (void)ctx;
+  fprintf(stderr, "[%s] trials %d/%d, best ", p->task, p->trials, p->max_trials);
+  if (p->best_ms > 0)
+    fprintf(stderr, "%.4f ms\n", p->best_ms);
+  else
+    fprintf(stderr, "none yet\n");
+}
+
+int cli_model_tune(int argc, char **argv) {
+  tune_net_opts o;
+  int rc = parse(argc, argv, &o);
+  if (rc)
+    return rc;
+  o.t.progress = progress;
+  cli_net m;
+  if ((rc = cli_net_load(o.file, o.graph, &m)))
+    return rc;
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_db *db = NULL;
+  loom_model *model = NULL;
+  char *note = NULL;
+  if (loom_db_open(o.db, &db, &d) != LOOM_OK ||
+      loom_tune_model_open(db, o.is_random_model, o.t.seed, &model, &note, &d) != LOOM_OK) {
+    if (d.has_error)
+      cli_print_diag(&d);
+    else
+      fprintf(stderr, "%s: error: out of memory\n", o.file);
+    rc = EXIT_USER;
+  }
+  if (note)
+    fprintf(stderr, "loom model tune: %s\n", note);
+  free(note);
+  o.t.model = model;
+  loom_graph_tuning r;
+  if (rc == 0) {
+    loom_status st = loom_tune_graph(m.module, m.graph, o.trials, &o.t, db, &r, &d);
+    if (st == LOOM_OK) {
+      report(&o, &r);
+      loom_graph_tuning_free(&r);
+    } else {
+      if (d.has_error)
+        cli_print_diag(&d);
+      else
+        fprintf(stderr, "%s: error: out of memory\n", o.file);
+      rc = EXIT_USER;
+    }
+  }
+  if (rc == 0 && model && loom_tune_model_save(model, db, &d) != LOOM_OK)
+    fprintf(stderr, "loom model tune: the cost model was not saved: %s\n",
+            d.msg ? d.msg : "out of memory");
+  loom_model_free(model);
+  loom_db_close(db);
+  loom_diag_free(&d);
+  cli_net_free(&m);
+  return rc;
+}
