@@ -70,6 +70,8 @@ loom_status loom_tune_graph(const loom_module *m, const loom_graph *g, int trial
   if (!(out->arena = loom_arena_new()))
     return LOOM_NOMEM;
   loom_status st = graph_tasks(out->arena, m, g, out, d);
+  if (st == LOOM_OK && out->n_tasks == 0)
+    return LOOM_OK; /* a graph that calls nothing */
   int *weights = st == LOOM_OK ? malloc((size_t)(out->n_tasks + 1) * sizeof *weights) : NULL;
   if (st == LOOM_OK && !weights)
     st = LOOM_NOMEM;
