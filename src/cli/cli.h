@@ -74,6 +74,12 @@ typedef struct cli_net {
  * code. */
 int cli_net_load(const char *file, const char *graph, cli_net *m);
 void cli_net_free(cli_net *m);
+/* The options loom tune and loom model tune share (--seed, --model,
+ * --strategy) into t: 1 when a is one of them, 0 when not, else the usage
+ * error's exit code (cmd names the command in it). */
+int cli_tune_option(const char *cmd, const char *a, const char *val, loom_tune_options *t,
+                    bool *is_random_model);
+
 /* `loom import`: `loom model import` under the name outside checks call. */
 int cli_import(int argc, char **argv);
 /* `loom model tune` (model_tune.c). */

@@ -51,28 +51,10 @@ static int parse(int argc, char **argv, tune_net_opts *o) {
       if (!cli_parse_int(val, 1, 1 << 24, &v))
         return cli_usage_error("model", "bad %s '%s' (a positive integer)", a, val);
       *(a[3] == 'r' ? &o->trials : a[2] == 'b' ? &o->t.batch : &o->t.trials) = (int)v;
-    } else if (!strcmp(a, "--seed")) {
-      if (!cli_parse_int(val, 0, INT64_MAX, &v))
-        return cli_usage_error("model", "bad seed '%s' (a non-negative integer)", val);
-      o->t.seed = o->t.runner.seed = (uint64_t)v;
-    } else if (!strcmp(a, "--model")) {
-      if (strcmp(val, "xgb") && strcmp(val, "random"))
-        return cli_usage_error("model", "unknown cost model '%s' (xgb or random)", val);
-      o->is_random_model = val[0] == 'r';
-    } else if (!strcmp(a, "--strategy")) {
-      if (!strcmp(val, "evolutionary"))
-        o->t.strategy = LOOM_SEARCH_EVOLUTIONARY;
-      else if (!strcmp(val, "replay-trace"))
-        o->t.strategy = LOOM_SEARCH_REPLAY_TRACE;
-      else if (!strcmp(val, "replay-func"))
-        o->t.strategy = LOOM_SEARCH_REPLAY_FUNC;
-      else if (!strcmp(val, "fast"))
-        o->t.strategy = LOOM_SEARCH_FAST;
-      else
-        return cli_usage_error("model", "unknown strategy '%s' for tune (evolutionary, "
-                               "replay-trace, replay-func or fast)", val);
     } else {
-      return cli_usage_error("model", "unknown option '%s' for tune", a);
+      int rc = cli_tune_option("model", a, val, &o->t, &o->is_random_model);
+      if (rc != 1)
+        return rc ? rc : cli_usage_error("model", "unknown option '%s' for tune", a);
     }
   }
   if (!o->file)

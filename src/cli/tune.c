@@ -27,6 +27,38 @@ typedef struct tune_opts {
   loom_tune_options t;
 } tune_opts;
 
+int cli_tune_option(const char *cmd, const char *a, const char *val, loom_tune_options *t,
+                    bool *is_random_model) {
+  long long v;
+  if (!strcmp(a, "--seed")) {
+    if (!cli_parse_int(val, 0, INT64_MAX, &v))
+      return cli_usage_error(cmd, "bad seed '%s' (a non-negative integer)", val);
+    t->seed = t->runner.seed = (uint64_t)v;
+  } else if (!strcmp(a, "--model")) {
+    if (strcmp(val, "xgb") && strcmp(val, "random"))
+      return cli_usage_error(cmd, "unknown model '%s' (xgb or random)", val);
+    *is_random_model = val[0] == 'r';
+  } else if (!strcmp(a, "--strategy")) {
+    static const struct {
+      const char *name;
+      loom_search_strategy s;
+    } strategies[] = {{"evolutionary", LOOM_SEARCH_EVOLUTIONARY},
+                      {"replay-trace", LOOM_SEARCH_REPLAY_TRACE},
+                      {"replay-func", LOOM_SEARCH_REPLAY_FUNC},
+                      {"fast", LOOM_SEARCH_FAST}};
+    size_t i = 0;
+    while (i < sizeof strategies / sizeof *strategies && strcmp(val, strategies[i].name))
+      i++;
+    if (i == sizeof strategies / sizeof *strategies)
+      return cli_usage_error(cmd, "unknown strategy '%s' (evolutionary, replay-trace, "
+                             "replay-func or fast)", val);
+    t->strategy = strategies[i].s;
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
 static int parse_opts(int argc, char **argv, tune_opts *o) {
   memset(o, 0, sizeof *o);
   o->db = "loom.db";
@@ -70,29 +102,10 @@ static int parse_opts(int argc, char **argv, tune_opts *o) {
         return cli_usage_error("tune", "bad %s '%s' (a positive integer)", a, val);
       *(a[2] == 't' && a[3] != 'h' ? &o->t.trials : a[2] == 'b' ? &o->t.batch
                                                                  : &o->t.runner.threads) = (int)v;
-    } else if (!strcmp(a, "--seed")) {
-      if (!cli_parse_int(val, 0, INT64_MAX, &v))
-        return cli_usage_error("tune", "bad seed '%s' (a non-negative integer)", val);
-      o->t.seed = (uint64_t)v;
-      o->t.runner.seed = (uint64_t)v;
-    } else if (!strcmp(a, "--model")) {
-      if (strcmp(val, "xgb") && strcmp(val, "random"))
-        return cli_usage_error("tune", "unknown model '%s' (xgb or random)", val);
-      o->is_random_model = val[0] == 'r';
-    } else if (!strcmp(a, "--strategy")) {
-      if (!strcmp(val, "evolutionary"))
-        o->t.strategy = LOOM_SEARCH_EVOLUTIONARY;
-      else if (!strcmp(val, "replay-trace"))
-        o->t.strategy = LOOM_SEARCH_REPLAY_TRACE;
-      else if (!strcmp(val, "replay-func"))
-        o->t.strategy = LOOM_SEARCH_REPLAY_FUNC;
-      else if (!strcmp(val, "fast"))
-        o->t.strategy = LOOM_SEARCH_FAST;
-      else
-        return cli_usage_error("tune", "unknown strategy '%s' (evolutionary, "
-                               "replay-trace, replay-func or fast)", val);
     } else {
-      return cli_usage_error("tune", "unknown option '%s'", a);
+      int rc = cli_tune_option("tune", a, val, &o->t, &o->is_random_model);
+      if (rc != 1)
+        return rc ? rc : cli_usage_error("tune", "unknown option '%s'", a);
     }
   }
   if (!o->file)
