@@ -80,6 +80,11 @@ void cli_net_free(cli_net *m);
 int cli_tune_option(const char *cmd, const char *a, const char *val, loom_tune_options *t,
                     bool *is_random_model);
 
+/* The cost model kept in db (loom_tune_model_open), its diagnostic or note
+ * printed; the exit code. */
+int cli_tune_model_open(const char *cmd, const char *file, loom_db *db, bool is_random,
+                        uint64_t seed, loom_model **model);
+
 /* `loom import`: `loom model import` under the name outside checks call. */
 int cli_import(int argc, char **argv);
 /* `loom model tune` (model_tune.c). */

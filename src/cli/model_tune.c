@@ -120,18 +120,12 @@ int cli_model_tune(int argc, char **argv) {
   loom_diag_init(&d);
   loom_db *db = NULL;
   loom_model *model = NULL;
-  char *note = NULL;
-  if (loom_db_open(o.db, &db, &d) != LOOM_OK ||
-      loom_tune_model_open(db, o.is_random_model, o.t.seed, &model, &note, &d) != LOOM_OK) {
-    if (d.has_error)
-      cli_print_diag(&d);
-    else
-      fprintf(stderr, "%s: error: out of memory\n", o.file);
+  if (loom_db_open(o.db, &db, &d) != LOOM_OK) {
+    cli_print_diag(&d);
     rc = EXIT_USER;
   }
-  if (note)
-    fprintf(stderr, "loom model tune: %s\n", note);
-  free(note);
+  if (rc == 0)
+    rc = cli_tune_model_open("model tune", o.file, db, o.is_random_model, o.t.seed, &model);
   o.t.model = model;
   loom_graph_tuning r;
   if (rc == 0) {

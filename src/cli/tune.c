@@ -59,6 +59,26 @@ int cli_tune_option(const char *cmd, const char *a, const char *val, loom_tune_o
   return 1;
 }
 
+int cli_tune_model_open(const char *cmd, const char *file, loom_db *db, bool is_random,
+                        uint64_t seed, loom_model **model) {
+  loom_diag d;
+  loom_diag_init(&d);
+  char *note = NULL;
+  int rc = 0;
+  if (loom_tune_model_open(db, is_random, seed, model, &note, &d) != LOOM_OK) {
+    if (d.has_error)
+      cli_print_diag(&d);
+    else
+      fprintf(stderr, "%s: error: out of memory\n", file);
+    rc = EXIT_USER;
+  }
+  if (note)
+    fprintf(stderr, "loom %s: %s\n", cmd, note);
+  free(note);
+  loom_diag_free(&d);
+  return rc;
+}
+
 static int parse_opts(int argc, char **argv, tune_opts *o) {
   memset(o, 0, sizeof *o);
   o->db = "loom.db";
@@ -241,18 +261,8 @@ int cli_tune(int argc, char **argv) {
     rc = EXIT_USER;
   }
   loom_model *model = NULL;
-  char *note = NULL;
-  if (rc == 0 && loom_tune_model_open(db, o.is_random_model, o.t.seed, &model, &note,
-                                      &d) != LOOM_OK) {
-    if (d.has_error)
-      cli_print_diag(&d);
-    else
-      fprintf(stderr, "%s: error: out of memory\n", o.file);
-    rc = EXIT_USER;
-  }
-  if (note)
-    fprintf(stderr, "loom tune: %s\n", note);
-  free(note);
+  if (rc == 0)
+    rc = cli_tune_model_open("tune", o.file, db, o.is_random_model, o.t.seed, &model);
   o.t.model = model;
   int n_tuned = 0;
   for (int i = 0; i < n && rc == 0; i++)
