@@ -41,6 +41,24 @@ static inline loom_module *program_read_file(loom_arena *a, const char *path) {
   return m;
 }
 
+/* text with every occurrence of from replaced by to (a program shrunk to a
+ * size the interpreter checks); the caller frees it; NULL when out of
+ * memory. */
+static inline char *program_replace(const char *text, const char *from, const char *to) {
+  size_t n = strlen(text), nf = strlen(from), nt = strlen(to);
+  char *out = malloc(n / nf * (nt > nf ? nt : nf) + n + 1), *o = out;
+  for (const char *p = text; out && *p;)
+    if (!strncmp(p, from, nf)) {
+      memcpy(o, to, nt);
+      o += nt, p += nf;
+    } else {
+      *o++ = *p++;
+    }
+  if (out)
+    *o = 0;
+  return out;
+}
+
 /* m scheduled by script (named id in messages); NULL when the script fails. */
 static inline loom_sched *program_schedule(loom_module *m, uint64_t seed,
                                            const char *script, const char *id) {

@@ -156,20 +156,6 @@ static const struct hand {
     {"matmul_nt_f16.py", "matmul_wmma_nt.sched.py", "4096", "256"},
 };
 
-static char *replace_all(const char *text, const char *from, const char *to) {
-  size_t n = strlen(text), nf = strlen(from), nt = strlen(to);
-  char *out = malloc(n * (nt > nf ? nt : nf) / nf + n + 1), *o = out;
-  for (const char *p = text; *p;)
-    if (!strncmp(p, from, nf)) {
-      memcpy(o, to, nt);
-      o += nt, p += nf;
-    } else {
-      *o++ = *p++;
-    }
-  *o = 0;
-  return out;
-}
-
 static void take_hand(const char *root, const struct hand *h) {
   char path[2048], label[600];
   char *text, *script;
@@ -184,7 +170,7 @@ static void take_hand(const char *root, const struct hand *h) {
   CHECK(loom_target_parse("cuda -arch=sm_90", &t, &d) == LOOM_OK);
   for (int small = 1; small >= 0 && text && script; small--) {
     loom_arena *a = loom_arena_new();
-    char *prog = small ? replace_all(text, h->size, h->small) : strdup(text);
+    char *prog = small ? program_replace(text, h->size, h->small) : strdup(text);
     loom_module *m = program_read(a, prog);
     loom_sched *s = m ? program_schedule(m, 1, script, h->script) : NULL;
     CHECK(s != NULL);

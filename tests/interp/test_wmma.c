@@ -12,25 +12,6 @@
 
 static const char *root;
 
-/* text with every "4096" made "256"; the caller frees it. */
-static char *shrink(const char *text) {
-  size_t n = strlen(text);
-  char *out = malloc(n + 1), *o = out;
-  if (!out)
-    return NULL;
-  while (*text) {
-    if (!strncmp(text, "4096", 4)) {
-      memcpy(o, "256", 3);
-      o += 3;
-      text += 4;
-    } else {
-      *o++ = *text++;
-    }
-  }
-  *o = 0;
-  return out;
-}
-
 static char *read_text(const char *rel) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", root, rel);
@@ -64,7 +45,7 @@ static void check_same_c(const loom_func *f, const loom_func *g, uint64_t seed,
 static void test_bench_matmul(void) {
   char *big = read_text("bench/gpu/matmul_f16.py");
   char *script = read_text("bench/gpu/matmul_wmma.sched.py");
-  char *text = big ? shrink(big) : NULL;
+  char *text = big ? program_replace(big, "4096", "256") : NULL;
   loom_arena *a = loom_arena_new();
   loom_module *m = text ? program_read(a, text) : NULL;
   loom_sched *s = m && script ? program_schedule(m, 1, script, "matmul_wmma")
