@@ -601,6 +601,15 @@ typedef enum {
  * ("shared.dyn", "global.texture") keeps the scope's kind. */
 LOOM_API loom_scope_kind loom_ir_scope_kind(const char *scope);
 
+/* A wmma fragment's part in a product D = A B + C, from its scope
+ * ("wmma.matrix_a", "wmma.matrix_b", "wmma.accumulator"; NONE for any
+ * other), and its rows and columns in an m x n x k product: A m x k, B
+ * k x n, the accumulator m x n. */
+typedef enum { LOOM_WMMA_NONE, LOOM_WMMA_A, LOOM_WMMA_B, LOOM_WMMA_ACC } loom_wmma_role;
+LOOM_API loom_wmma_role loom_ir_scope_wmma(const char *scope);
+LOOM_API void loom_ir_wmma_tile(loom_wmma_role r, int64_t m, int64_t n, int64_t k,
+                                int64_t *rows, int64_t *cols);
+
 /* Whether the threads of a thread-bound loop (its thread tag: "blockIdx.x",
  * "threadIdx.y", "vthread", ...) outside a computation share its buffer of
  * this scope, so that what one thread computes is what all of them need

@@ -19,10 +19,6 @@ typedef struct frag_info {
   loom_loc at;        /* where, when a statement shows it */
 } frag_info;
 
-static bool const_arg(const loom_expr *e, int64_t *v) {
-  return loom_ir_is_const_int(e, v);
-}
-
 static loom_visit scan_store(void *ctx, loom_stmt *s) {
   frag_info *F = ctx;
   if (s->kind != LOOM_STMT_STORE || s->u.store.buffer->data != F->data)
@@ -47,7 +43,8 @@ static loom_visit scan_call(void *ctx, loom_expr *e) {
   if (x[0]->kind != LOOM_EXPR_VAR || x[0]->u.var != F->data)
     return LOOM_VISIT_GO;
   int64_t m, n, k;
-  if (!const_arg(x[1], &m) || !const_arg(x[2], &n) || !const_arg(x[3], &k)) {
+  if (!loom_ir_is_const_int(x[1], &m) || !loom_ir_is_const_int(x[2], &n) ||
+      !loom_ir_is_const_int(x[3], &k)) {
     F->why = "its m, n and k are not constants";
     return LOOM_VISIT_STOP;
   }
@@ -88,13 +85,8 @@ static const char *frag_elem(loom_dtype t) {
 bool emit_fragment_alloc(emitter *E, const loom_stmt *s) {
   const loom_buffer *b = s->u.alloc.buffer;
   const char *scope = b->scope ? b->scope : "";
-  static const char *const kinds[] = {"wmma.matrix_a", "wmma.matrix_b",
-                                      "wmma.accumulator"};
-  int kind = -1;
-  for (int i = 0; i < 3; i++)
-    if (!strcmp(scope, kinds[i]))
-      kind = i;
-  if (kind < 0)
+  loom_wmma_role role = loom_ir_scope_wmma(scope);
+  if (role == LOOM_WMMA_NONE)
     return false;
   frag_info F = {.data = b->data};
   loom_ir_visitor v = {.stmt_pre = scan_store, .expr_pre = scan_call, .ctx = &F};
@@ -102,11 +94,13 @@ bool emit_fragment_alloc(emitter *E, const loom_stmt *s) {
   int64_t size = 1, e;
   for (int i = 0; i < b->ndim; i++)
     size *= loom_ir_is_const_int(b->shape[i], &e) ? e : 0;
-  int64_t tile = kind == 0 ? F.m * F.k : kind == 1 ? F.k * F.n : F.m * F.n;
+  int64_t rows, cols;
+  loom_ir_wmma_tile(role, F.m, F.n, F.k, &rows, &cols);
+  int64_t tile = rows * cols;
   const char *elem = frag_elem(b->dtype);
   if (!F.why && !F.m)
     F.why = "no wmma load, store or fill gives its shape";
-  if (!F.why && kind < 2 && !F.layout)
+  if (!F.why && role != LOOM_WMMA_ACC && !F.layout)
     F.why = "no load gives its layout";
   if (!F.why && !elem)
     F.why = "its dtype has no fragment type";
@@ -128,10 +122,11 @@ bool emit_fragment_alloc(emitter *E, const loom_stmt *s) {
   put(E, "{\n");
   E->indent++;
   emit_line_start(E);
-  static const char *const names[] = {"matrix_a", "matrix_b", "accumulator"};
+  /* CUDA's fragment kinds are the scopes' names after "wmma.". */
   loom_buf_printf(E->out, "nvcuda::wmma::fragment<nvcuda::wmma::%s, %lld, %lld, %lld, %s",
-                  names[kind], (long long)F.m, (long long)F.n, (long long)F.k, elem);
-  if (kind < 2)
+                  scope + strlen("wmma."), (long long)F.m, (long long)F.n, (long long)F.k,
+                  elem);
+  if (role != LOOM_WMMA_ACC)
     loom_buf_printf(E->out, ", nvcuda::wmma::%s", F.layout);
   loom_buf_printf(E->out, "> %s[%lld];\n", emit_name(E, b->data), (long long)(size / tile));
   emit_stmt(E, s->u.alloc.body);

@@ -13,8 +13,6 @@
 
 #include <string.h>
 
-typedef enum { FRAG_NONE, FRAG_A, FRAG_B, FRAG_ACC } frag_kind;
-
 /* A call, resolved when compiled. Its expressions are the node's: the
  * fragment index then the value (fill), the pointer's offset and the
  * stride (load, store); the four indices d, a, b, c (mma). */
@@ -27,16 +25,6 @@ struct wmma_call {
 
 /* tvm_mma_sync's tiles: the only shape the built-in intrinsics use. */
 #define MMA_SIZE 16
-
-static const char *const frag_scopes[] = {
-    NULL, "wmma.matrix_a", "wmma.matrix_b", "wmma.accumulator"};
-
-static frag_kind frag_kind_of(const char *scope) {
-  for (int k = FRAG_A; k <= FRAG_ACC; k++)
-    if (!strcmp(scope, frag_scopes[k]))
-      return (frag_kind)k;
-  return FRAG_NONE;
-}
 
 bool is_wmma_call(const loom_expr *e) {
   if (e->kind != LOOM_EXPR_CALL)
@@ -195,27 +183,27 @@ static const char *find_data_arg(compiler *c, const loom_expr *e, int k,
 }
 
 /* Resolves argument k of e to a fragment buffer's view: of kind want, or of
- * any kind when want is FRAG_NONE; its kind goes into *kind. */
+ * any kind when want is LOOM_WMMA_NONE; its kind goes into *kind. */
 static const char *find_fragment(compiler *c, const loom_expr *e, int k,
-                                 frag_kind want, int *slot, frag_kind *kind) {
+                                 loom_wmma_role want, int *slot, loom_wmma_role *kind) {
   const char *err = find_data_arg(c, e, k, slot);
   if (err)
     return err;
   const loom_buffer *b = c->views[*slot].buf; /* a view's slot is its depth */
-  *kind = frag_kind_of(b->scope);
-  if (*kind != FRAG_NONE && (want == FRAG_NONE || *kind == want))
+  *kind = loom_ir_scope_wmma(b->scope);
+  if (*kind != LOOM_WMMA_NONE && (want == LOOM_WMMA_NONE || *kind == want))
     return NULL;
   return refuse(c, loom_arena_printf(c->arena, "T.%s: buffer '%s' has scope "
                 "\"%s\", expected %s", loom_op_table[e->u.call.op].name,
-                b->name, b->scope, want == FRAG_NONE ? "a wmma fragment scope "
+                b->name, b->scope, want == LOOM_WMMA_NONE ? "a wmma fragment scope "
                 "(wmma.matrix_a, wmma.matrix_b or wmma.accumulator)"
-                : want == FRAG_A ? "\"wmma.matrix_a\""
-                : want == FRAG_B ? "\"wmma.matrix_b\"" : "\"wmma.accumulator\""));
+                : want == LOOM_WMMA_A ? "\"wmma.matrix_a\""
+                : want == LOOM_WMMA_B ? "\"wmma.matrix_b\"" : "\"wmma.accumulator\""));
 }
 
 /* The fragment's shape from the constant m, n, k (arguments 2 to 4). */
 static const char *fragment_shape(compiler *c, const loom_expr *e,
-                                  frag_kind kind, wmma_call *w) {
+                                  loom_wmma_role kind, wmma_call *w) {
   int64_t mnk[3];
   for (int k = 0; k < 3; k++) {
     const loom_expr *a = e->u.call.args[k + 1];
@@ -225,8 +213,10 @@ static const char *fragment_shape(compiler *c, const loom_expr *e,
                     "integer constants in [1, 1024]",
                     loom_op_table[e->u.call.op].name));
   }
-  w->rows = (int)(kind == FRAG_B ? mnk[2] : mnk[0]);
-  w->cols = (int)(kind == FRAG_A ? mnk[2] : mnk[1]);
+  int64_t rows, cols;
+  loom_ir_wmma_tile(kind, mnk[0], mnk[1], mnk[2], &rows, &cols);
+  w->rows = (int)rows;
+  w->cols = (int)cols;
   return NULL;
 }
 
@@ -261,10 +251,10 @@ static const char *compile_call_of(compiler *c, const loom_expr *e,
                                    int *n_exprs, exec_fn *run) {
   loom_op op = e->u.call.op;
   loom_expr *const *args = e->u.call.args;
-  frag_kind kind;
+  loom_wmma_role kind;
   const char *err;
   if (op == LOOM_OP_TVM_MMA_SYNC) {
-    static const frag_kind want[4] = {FRAG_ACC, FRAG_A, FRAG_B, FRAG_ACC};
+    static const loom_wmma_role want[4] = {LOOM_WMMA_ACC, LOOM_WMMA_A, LOOM_WMMA_B, LOOM_WMMA_ACC};
     for (int k = 0; k < 4; k++) {
       if ((err = find_fragment(c, e, 2 * k, want[k], &w->frag[k], &kind)))
         return err;
@@ -275,7 +265,7 @@ static const char *compile_call_of(compiler *c, const loom_expr *e,
     return NULL;
   }
   bool is_store = op == LOOM_OP_TVM_STORE_MATRIX_SYNC;
-  if ((err = find_fragment(c, e, 0, is_store ? FRAG_ACC : FRAG_NONE,
+  if ((err = find_fragment(c, e, 0, is_store ? LOOM_WMMA_ACC : LOOM_WMMA_NONE,
                            &w->frag[0], &kind)) ||
       (err = fragment_shape(c, e, kind, w)))
     return err;

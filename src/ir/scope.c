@@ -36,6 +36,21 @@ loom_scope_kind loom_ir_scope_kind(const char *scope) {
   return LOOM_SCOPE_NONE;
 }
 
+loom_wmma_role loom_ir_scope_wmma(const char *scope) {
+  static const char *const roles[] = {NULL, "wmma.matrix_a", "wmma.matrix_b",
+                                      "wmma.accumulator"};
+  for (int r = LOOM_WMMA_A; scope && r <= LOOM_WMMA_ACC; r++)
+    if (!strcmp(scope, roles[r]))
+      return (loom_wmma_role)r;
+  return LOOM_WMMA_NONE;
+}
+
+void loom_ir_wmma_tile(loom_wmma_role r, int64_t m, int64_t n, int64_t k, int64_t *rows,
+                       int64_t *cols) {
+  *rows = r == LOOM_WMMA_B ? k : m;
+  *cols = r == LOOM_WMMA_A ? k : n;
+}
+
 bool loom_ir_scope_fits_inside(const char *scope, const char *thread) {
   return loom_ir_scope_kind(scope) != LOOM_SCOPE_GLOBAL &&
          !loom_ir_scope_is_shared_by(scope, thread);
