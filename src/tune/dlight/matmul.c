@@ -176,9 +176,10 @@ static loom_status cache_at(loom_sched *s, loom_sched_rv block, int index, const
 }
 
 /* A shared copy of input name of the block, fetched at loop at by every
- * thread of the block: its two loops fused and spread over the threads. */
+ * thread of the block (ty x tx of them): its two loops fused and spread
+ * over the threads. */
 static loom_status fetch(loom_sched *s, loom_sched_rv block, const char *block_name,
-                         const char *name, loom_sched_rv at, const loom_matmul_config *c,
+                         const char *name, loom_sched_rv at, int64_t ty, int64_t tx,
                          loom_diag *why) {
   int index = read_index(s, block, name);
   if (index < 0)
@@ -191,7 +192,7 @@ static loom_status fetch(loom_sched *s, loom_sched_rv block, const char *block_n
     return dlight_not_taken(why, block_name, "has a shared copy with fewer than two loops");
   loom_sched_rv inner[2] = {loops[n - 2], loops[n - 1]}, fused, parts[3];
   TRY(loom_sched_fuse(s, inner, 2, true, &fused, why));
-  TRY(split(s, fused, c->bm / c->tm, c->bn / c->tn, 3, parts, why));
+  TRY(split(s, fused, ty, tx, 3, parts, why));
   TRY(loom_sched_bind(s, parts[1], "threadIdx.y", why));
   return loom_sched_bind(s, parts[2], "threadIdx.x", why);
 }
@@ -224,8 +225,8 @@ static loom_status tile(loom_sched *s, const char *name, const matmul *mm, loom_
   TRY(space_apply(s, LOOM_INST_REVERSE_COMPUTE_AT, at_in, 2, at_attrs, 2, NULL, NULL, why));
   loom_tval dr[2] = {loom_tval_rv(block), loom_tval_rv(ks[0])};
   TRY(space_apply(s, LOOM_INST_DECOMPOSE_REDUCTION, dr, 2, NULL, 0, NULL, NULL, why));
-  TRY(fetch(s, block, name, mm->a, ks[0], c, why));
-  TRY(fetch(s, block, name, mm->b, ks[0], c, why));
+  TRY(fetch(s, block, name, mm->a, ks[0], c->bm / c->tm, c->bn / c->tn, why));
+  TRY(fetch(s, block, name, mm->b, ks[0], c->bm / c->tm, c->bn / c->tn, why));
   TRY(loom_sched_for_kind(s, LOOM_INST_UNROLL, ks[1], why));
   TRY(loom_sched_for_kind(s, LOOM_INST_UNROLL, is[2], why));
   return loom_sched_for_kind(s, LOOM_INST_UNROLL, js[2], why);
@@ -279,7 +280,7 @@ static loom_status unroll_all(loom_sched *s, const loom_sched_rv *loops, int n, 
 }
 
 static loom_status tile_wmma(loom_sched *s, const char *name, const matmul *mm, loom_diag *why) {
-  loom_sched_rv block, is[4], js[4], ks[4], w, parts[4];
+  loom_sched_rv block, is[4], js[4], ks[4], w;
   const loom_sched_rv *loops;
   int n;
   TRY(loom_sched_get_block(s, name, NULL, &block, why));
@@ -315,16 +316,9 @@ static loom_status tile_wmma(loom_sched *s, const char *name, const matmul *mm, 
   TRY(space_apply(s, LOOM_INST_DECOMPOSE_REDUCTION, dr, 2, NULL, 0, &out, NULL, why));
   loom_sched_rv init = out[0];
   /* A and B tiles into shared memory, by all 128 threads. */
-  loom_sched_rv cache, fused;
-  for (int x = 0; x < 2; x++) {
-    int index = read_index(s, block, x ? mm->b : mm->a);
-    TRY(cache_at(s, block, index, "shared", ks[0], &cache, &loops, &n, why));
-    loom_sched_rv two[2] = {loops[n - 2], loops[n - 1]};
-    TRY(loom_sched_fuse(s, two, 2, true, &fused, why));
-    TRY(split(s, fused, 4, 32, 3, parts, why));
-    TRY(loom_sched_bind(s, parts[1], "threadIdx.y", why));
-    TRY(loom_sched_bind(s, parts[2], "threadIdx.x", why));
-  }
+  TRY(fetch(s, block, name, mm->a, ks[0], 4, 32, why));
+  TRY(fetch(s, block, name, mm->b, ks[0], 4, 32, why));
+  loom_sched_rv cache;
   /* Fragments of A and B for each 16-deep step of k. */
   loom_sched_rv a_split[2], b_split[2];
   char a_shared[256], b_shared[256];
