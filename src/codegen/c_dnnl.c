@@ -211,6 +211,14 @@ void emit_library_helpers(emitter *E) {
   loom_ir_visit_stmt(&v, E->func->body);
 }
 
+/* A marked nest printed as its loops, not as the call its mark asks for. */
+static void emit_as_loops(emitter *E, const loom_stmt *loop) {
+  const loom_stmt *outer = E->as_loops;
+  E->as_loops = loop;
+  emit_stmt(E, loop);
+  E->as_loops = outer;
+}
+
 /* The marked conv nest, printed as the call of its helper where the
  * compiler has oneDNN's header, else as its loops. */
 bool emit_conv_call(emitter *E, const loom_stmt *loop) {
@@ -232,10 +240,7 @@ bool emit_conv_call(emitter *E, const loom_stmt *loop) {
   E->indent--;
   emit_line_start(E);
   put(E, "}\n#else\n");
-  const loom_stmt *outer = E->as_loops;
-  E->as_loops = loop;
-  emit_stmt(E, loop);
-  E->as_loops = outer;
+  emit_as_loops(E, loop);
   put(E, "#endif\n");
   return true;
 }
@@ -275,10 +280,7 @@ bool emit_pad_taken(emitter *E, const loom_stmt *loop) {
           loom_ir_buffer_uses(p.next, c.pad->data).loads)
     return false;
   put(E, "#ifndef LOOM_DNNL\n");
-  const loom_stmt *outer = E->as_loops;
-  E->as_loops = loop;
-  emit_stmt(E, loop);
-  E->as_loops = outer;
+  emit_as_loops(E, loop);
   put(E, "#endif\n");
   return true;
 }
