@@ -74,6 +74,20 @@ static void add_source(const char *name, const char *text, int sm) {
   s->sm = sm;
 }
 
+/* The CUDA C of g, its kernels lowered for t, into out. */
+static bool emit_cuda(loom_arena *a, const loom_func *g, const loom_target *t, loom_buf *out,
+                      loom_diag *d) {
+  loom_gpu_func gf;
+  return loom_lower_gpu(a, g, t, &gf, d) == LOOM_OK && loom_codegen_cuda(&gf, out, d) == LOOM_OK;
+}
+
+/* out's text, to compile for sm_80 and for sm_90. */
+static void add_sources(const char *name, loom_buf *out) {
+  loom_buf_putc(out, 0);
+  add_source(name, out->data, 80);
+  add_source(name, out->data, 90);
+}
+
 /* How many functions each dlight rule took; the last entry, no rule. */
 static const char *rule_names[8];
 static int n_by_rule[8], n_rule_names;
@@ -99,7 +113,6 @@ static void take_file(const char *path, const char *label) {
   for (int i = 0; m && i < m->n_funcs; i++) {
     const loom_func *f = m->funcs[i], *g;
     loom_sched *s = NULL;
-    loom_gpu_func gf;
     loom_buf out;
     loom_buf_init(&out);
     loom_diag_free(&d);
@@ -122,8 +135,7 @@ static void take_file(const char *path, const char *label) {
         n_checked++;
       }
     }
-    ok = ok && loom_lower_gpu(a, g, &t, &gf, &d) == LOOM_OK &&
-         loom_codegen_cuda(&gf, &out, &d) == LOOM_OK;
+    ok = ok && emit_cuda(a, g, &t, &out, &d);
     if (!ok && is_refusal(d.msg)) {
       printf("refused %s: %s\n", label, d.msg);
       n_refused++;
@@ -133,9 +145,7 @@ static void take_file(const char *path, const char *label) {
     } else {
       char name[1024];
       snprintf(name, sizeof name, "%s:%s", label, f->name);
-      loom_buf_putc(&out, 0);
-      add_source(name, out.data, 80);
-      add_source(name, out.data, 90);
+      add_sources(name, &out);
     }
     loom_buf_free(&out);
     if (s)
@@ -184,17 +194,13 @@ static void take_hand(const char *root, const struct hand *h) {
       CHECK(same);
       n_checked++;
     }
-    loom_gpu_func gf;
     loom_buf out;
     loom_buf_init(&out);
-    if (g && (loom_lower_gpu(a, g, &t, &gf, &d) != LOOM_OK ||
-              loom_codegen_cuda(&gf, &out, &d) != LOOM_OK)) {
+    if (g && !emit_cuda(a, g, &t, &out, &d)) {
       fprintf(stderr, "%s: %s (line %d)\n", label, d.msg ? d.msg : "?", d.loc.line);
       CHECK(false);
     } else if (g) {
-      loom_buf_putc(&out, 0);
-      add_source(label, out.data, 80);
-      add_source(label, out.data, 90);
+      add_sources(label, &out);
     }
     loom_buf_free(&out);
     if (s)
