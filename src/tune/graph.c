@@ -25,9 +25,11 @@ void loom_graph_tuning_free(loom_graph_tuning *t) {
 /* The tasks of the functions g calls, each weighted by its calls. */
 static loom_status graph_tasks(loom_arena *a, const loom_module *m, const loom_graph *g,
                                loom_graph_tuning *out, loom_diag *d) {
+  loom_task *t = loom_arena_alloc(a, (size_t)(g->n_calls + 1) * sizeof *t);
   out->tasks = calloc((size_t)(g->n_calls + 1), sizeof *out->tasks);
-  if (!out->tasks)
+  if (!t || !out->tasks)
     return LOOM_NOMEM;
+  int n = 0;
   for (int c = 0; c < g->n_calls; c++) {
     const loom_func *f = NULL;
     for (int i = 0; i < m->n_funcs && !f; i++)
@@ -40,14 +42,14 @@ static loom_status graph_tasks(loom_arena *a, const loom_module *m, const loom_g
     if (!w)
       return LOOM_NOMEM;
     uint64_t h = loom_ir_hash_func(w);
-    int j = 0;
-    while (j < out->n_tasks && !(out->tasks[j].task.hash == h &&
-                                 loom_ir_equal_func(out->tasks[j].task.anon, w, NULL)))
-      j++;
-    if (j == out->n_tasks)
-      out->tasks[out->n_tasks++].task = (loom_task){f, w, h, 0};
-    out->tasks[j].task.weight++;
+    int j = tune_task_find(t, n, w, h);
+    if (j < 0)
+      t[j = n++] = (loom_task){f, w, h, 0};
+    t[j].weight++;
   }
+  for (int i = 0; i < n; i++)
+    out->tasks[i].task = t[i];
+  out->n_tasks = n;
   return LOOM_OK;
 }
 

@@ -22,6 +22,13 @@ loom_func *tune_workload_form(loom_arena *a, const loom_func *f) {
   return nf ? loom_ir_func_anonymous(a, nf) : NULL;
 }
 
+int tune_task_find(const loom_task *t, int n, const loom_func *anon, uint64_t hash) {
+  for (int j = 0; j < n; j++)
+    if (t[j].hash == hash && loom_ir_equal_func(t[j].anon, anon, NULL))
+      return j;
+  return -1;
+}
+
 loom_status loom_tune_extract_tasks(loom_arena *a, const loom_module *m,
                                     loom_task **tasks, int *n) {
   loom_task *t = loom_arena_alloc(a, (size_t)(m->n_funcs + 1) * sizeof *t);
@@ -33,14 +40,11 @@ loom_status loom_tune_extract_tasks(loom_arena *a, const loom_module *m,
     if (!g)
       return LOOM_NOMEM;
     uint64_t h = loom_ir_hash_func(g);
-    int j = 0;
-    while (j < k && !(t[j].hash == h && loom_ir_equal_func(t[j].anon, g, NULL)))
-      j++;
-    if (j < k) {
+    int j = tune_task_find(t, k, g, h);
+    if (j >= 0)
       t[j].weight++;
-      continue;
-    }
-    t[k++] = (loom_task){m->funcs[i], g, h, 1};
+    else
+      t[k++] = (loom_task){m->funcs[i], g, h, 1};
   }
   *tasks = t;
   *n = k;

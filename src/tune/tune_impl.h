@@ -10,6 +10,9 @@
  * loom_tune_normalized gives it, and anonymous (loom_ir_func_anonymous), so
  * that functions equal up to names are one; NULL when out of memory. */
 loom_func *tune_workload_form(loom_arena *a, const loom_func *f);
+/* The task among the n of t whose workload is anon (of hash hash); -1 when
+ * none is. */
+int tune_task_find(const loom_task *t, int n, const loom_func *anon, uint64_t hash);
 
 /* ---- the C backend (build.c, run.c, backend.c) ----------------------------- */
 
