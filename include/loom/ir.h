@@ -514,6 +514,8 @@ LOOM_API bool loom_ir_expr_uses(const loom_expr *e, const loom_var *v);
 LOOM_API bool loom_ir_stmt_uses(const loom_stmt *s, const loom_var *v);
 /* Does s hold a statement of kind k (s itself included)? */
 LOOM_API bool loom_ir_stmt_has(const loom_stmt *s, loom_stmt_kind k);
+/* Does s make a wmma call (loom_op_is_wmma)? */
+LOOM_API bool loom_ir_stmt_has_wmma(const loom_stmt *s);
 /* The loads of the buffer whose data pointer is data under s (a use of the
  * pointer itself counts as a load: a call may read through it) and the
  * stores to it, whatever buffer views the same pointer. */

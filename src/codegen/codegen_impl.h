@@ -91,10 +91,9 @@ bool emit_register_tile(emitter *E, const loom_stmt *s);
 
 /* CUDA's warp matrix operations (cuda_wmma.c): the call; a fragment
  * buffer's declaration and body (false, with nothing printed, for a buffer
- * of another scope); does s make such calls. */
+ * of another scope). */
 void emit_wmma_call(emitter *E, const loom_expr *e);
 bool emit_fragment_alloc(emitter *E, const loom_stmt *s);
-bool emit_uses_wmma(const loom_stmt *s);
 void emit_expr(emitter *E, const loom_expr *e);
 void emit_stmt(emitter *E, const loom_stmt *s);
 void emit_line_start(emitter *E);

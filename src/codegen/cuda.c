@@ -110,7 +110,7 @@ loom_status loom_codegen_cuda(const loom_gpu_func *g, loom_buf *out, loom_diag *
   loom_buf_puts(out, codegen_cuda_prelude);
   bool is_wmma = false;
   for (int i = 0; i < g->n_kernels; i++)
-    is_wmma |= emit_uses_wmma(g->kernels[i].body);
+    is_wmma |= loom_ir_stmt_has_wmma(g->kernels[i].body);
   if (is_wmma)
     loom_buf_puts(out, "#include <mma.h>\n\n");
   for (int i = 0; i < g->n_kernels; i++)

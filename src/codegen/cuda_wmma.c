@@ -214,14 +214,3 @@ void emit_wmma_call(emitter *E, const loom_expr *e) {
     return;
   }
 }
-
-static loom_visit find_wmma(void *ctx, loom_expr *e) {
-  (void)ctx;
-  return e->kind == LOOM_EXPR_CALL && loom_op_is_wmma(e->u.call.op) ? LOOM_VISIT_STOP
-                                                                 : LOOM_VISIT_GO;
-}
-
-bool emit_uses_wmma(const loom_stmt *s) {
-  loom_ir_visitor v = {.expr_pre = find_wmma};
-  return !loom_ir_visit_stmt(&v, s);
-}

@@ -160,6 +160,17 @@ bool loom_ir_stmt_has(const loom_stmt *s, loom_stmt_kind k) {
   return !loom_ir_visit_stmt(&w, s);
 }
 
+static loom_visit find_wmma(void *ctx, loom_expr *e) {
+  (void)ctx;
+  return e->kind == LOOM_EXPR_CALL && loom_op_is_wmma(e->u.call.op) ? LOOM_VISIT_STOP
+                                                                   : LOOM_VISIT_GO;
+}
+
+bool loom_ir_stmt_has_wmma(const loom_stmt *s) {
+  loom_ir_visitor w = {.expr_pre = find_wmma};
+  return !loom_ir_visit_stmt(&w, s);
+}
+
 typedef struct uses_ctx {
   const loom_var *data;
   loom_ir_uses n;

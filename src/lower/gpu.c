@@ -552,21 +552,10 @@ static loom_gpu_kernel *new_kernel(gpu_ctx *G) {
  * extent; a kernel that binds no threadIdx.x gets it implicitly, as TVM's
  * warp execution does. */
 
-static loom_visit find_warp_call(void *ctx, loom_expr *e) {
-  (void)ctx;
-  bool is_warp = e->kind == LOOM_EXPR_CALL && loom_op_is_wmma(e->u.call.op);
-  return is_warp ? LOOM_VISIT_STOP : LOOM_VISIT_GO;
-}
-
-static bool has_warp_call(const loom_stmt *s) {
-  loom_ir_visitor v = {.expr_pre = find_warp_call};
-  return !loom_ir_visit_stmt(&v, s);
-}
-
 static loom_visit check_lanes(void *ctx, loom_stmt *s) {
   kernel_ctx *K = ctx;
   if (!is_bound(s) || axis_of(s->u.loop.thread) != LOOM_GPU_THREAD_X ||
-      !has_warp_call(s->u.loop.body))
+      !loom_ir_stmt_has_wmma(s->u.loop.body))
     return LOOM_VISIT_GO;
   fail(K->G, s->loc, "the GPU lowering does not support a wmma call inside the loop "
        "'%s' bound to threadIdx.x: the warp's 32 lanes (threadIdx.x) make each call "
@@ -579,7 +568,7 @@ static loom_visit check_lanes(void *ctx, loom_stmt *s) {
 static void warp_lanes(kernel_ctx *K, loom_stmt *s) {
   gpu_ctx *G = K->G;
   loom_gpu_kernel *k = K->k;
-  if (!has_warp_call(s))
+  if (!loom_ir_stmt_has_wmma(s))
     return;
   loom_ir_visitor v = {.stmt_pre = check_lanes, .ctx = K};
   loom_ir_visit_stmt(&v, s);
