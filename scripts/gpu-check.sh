@@ -42,23 +42,8 @@ elapsed() { echo $(($(date +%s) - START)); }
 say() { echo "== [$(elapsed)s] $*" | tee -a "$OUT/log.txt"; }
 
 # ---- dependencies ------------------------------------------------------------
-has_header() { echo "#include <$1>" | cc -E - >/dev/null 2>&1; }
-if ! has_header isl/ctx.h || ! has_header sqlite3.h || ! has_header xgboost/c_api.h ||
-   ! command -v protoc-c >/dev/null; then
-  say "unpacking the carried packages"
-  for deb in $CARRY/debs/*.deb; do dpkg -x "$deb" $CARRY/prefix; done
-  P=$PWD/$CARRY/prefix/usr
-  export CPATH=$P/include${CPATH:+:$CPATH}
-  export LIBRARY_PATH=$P/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}
-  export LD_LIBRARY_PATH=$P/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  export CMAKE_PREFIX_PATH=$P
-  export PATH=$P/bin:$PATH
-  # The -dev packages' unversioned links point at the runtime packages' files.
-  for so in $P/lib/x86_64-linux-gnu/lib*.so.[0-9]*; do
-    base=${so%%.so.*}.so
-    [ -e "$base" ] || ln -sf "$(basename "$so")" "$base"
-  done
-fi
+. scripts/gpu-env.sh
+gpu_env $CARRY && say "unpacked the carried packages"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
   > "$OUT/gpu.txt" 2>&1
 say "GPU: $(cat "$OUT/gpu.txt")"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Tensor cores on the GPU machine, in about two minutes: builds Loom (the
-# carried packages unpacked as gpu-check.sh does), checks and times the
+# Tensor cores on the GPU machine, in about two minutes: builds Loom (with
+# the carried packages where the machine lacks them, scripts/gpu-env.sh), checks and times the
 # float16 matmuls (A B and A Bᵀ) as dlight schedules them (wmma) and the
 # top 4 of fast tuning, beside PyTorch in the same run.
 #   usage: scripts/gpu-tc-check.sh OUT   (after scripts/gpu-check.sh --prepare)
@@ -8,13 +8,8 @@ set -u
 cd "$(dirname "$0")/.."
 OUT=${1:?usage: scripts/gpu-tc-check.sh OUT}
 mkdir -p "$OUT"
-CARRY=build/gpu-carry P=$PWD/build/gpu-carry/prefix/usr
-for deb in $CARRY/debs/*.deb; do dpkg -x "$deb" $CARRY/prefix; done
-export CPATH=$P/include LIBRARY_PATH=$P/lib/x86_64-linux-gnu LD_LIBRARY_PATH=$P/lib/x86_64-linux-gnu
-export CMAKE_PREFIX_PATH=$P PATH=$P/bin:$PATH
-for so in $P/lib/x86_64-linux-gnu/lib*.so.[0-9]*; do
-  base=${so%%.so.*}.so; [ -e "$base" ] || ln -sf "$(basename "$so")" "$base"
-done
+. scripts/gpu-env.sh
+gpu_env build/gpu-carry
 B=build-gpu W=build-gpu/tc
 cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release >"$OUT/build.txt" 2>&1 &&
   make -C $B -j16 loom >>"$OUT/build.txt" 2>&1 || { tail -20 "$OUT/build.txt"; exit 1; }
