@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Tensor cores on the GPU machine, in about two minutes: builds Loom (with
-# the carried packages where the machine lacks them, scripts/gpu-env.sh), checks and times the
-# float16 matmuls (A B and A Bᵀ) as dlight schedules them (wmma) and the
-# top 4 of fast tuning, beside PyTorch in the same run.
+# the carried packages where the machine lacks them, scripts/gpu-env.sh),
+# checks and times the float16 matmuls (A B and A Bᵀ) as dlight schedules
+# them (wmma) and the top 4 of fast tuning, beside PyTorch in the same run.
 #   usage: scripts/gpu-tc-check.sh OUT   (after scripts/gpu-check.sh --prepare)
 set -u
 cd "$(dirname "$0")/.."
