@@ -125,6 +125,24 @@ for name in matmul_f32 matmul_f16; do
   { echo "== fast $name (exit $rc, $secs s)"; tail -25 "$W/fast_$name.txt"; } >>"$OUT/fault.txt"
 done
 
+# ---- tuning over the cuda design space (MetaSchedule's rules) -----------------
+say "design-space tuning"
+t0=$(date +%s.%N)
+timeout 150 "$LOOM" tune bench/gpu/matmul_f32.py --target cuda --trials 64 \
+  --db "$W/space.db" >"$W/space_matmul.txt" 2>&1
+rc=$?
+secs=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
+best=$(grep -o 'main: best [0-9.]* ms' "$W/space_matmul.txt" | grep -o '[0-9.]* ms')
+echo "matmul_f32 tuned64 | main: ${best:-none} (tuned in $secs s, exit $rc) | small: verify: ok (checked while tuning)" \
+  >>"$W/fast_raw.txt"
+{ echo "== tuned64 matmul_f32 (exit $rc, $secs s)"; tail -25 "$W/space_matmul.txt"; } >>"$OUT/fault.txt"
+# The long-tail seeds tune for cuda and their candidates verify on the GPU.
+for seed in seed_loop_from_one seed_prefix_sum seed_inplace seed_branches; do
+  timeout 60 "$LOOM" tune tests/tune/cases/$seed.py --target cuda --trials 8 \
+    --db "$W/seeds.db" >"$W/$seed.txt" 2>&1
+  { echo "== $seed for cuda (exit $?)"; tail -4 "$W/$seed.txt"; } >>"$OUT/fault.txt"
+done
+
 # ---- benchmarks, side by side with PyTorch ------------------------------------
 say "benchmarks"
 : >"$OUT/bench_raw.txt"

@@ -74,4 +74,28 @@ static inline loom_sched *program_schedule(loom_module *m, uint64_t seed,
   return s;
 }
 
+/* t printed as a schedule script in dialect without its `, decision=...`
+ * arguments (random draws, left out of comparisons); the caller frees it. */
+static inline char *program_trace_plain(const loom_trace *t, loom_dialect dialect) {
+  loom_buf b;
+  loom_buf_init(&b);
+  loom_trace_print_py(t, dialect, &b);
+  char *s = loom_buf_take(&b), *w = s;
+  for (char *r = s; s && *r;) {
+    if (!strncmp(r, ", decision=", 11)) {
+      r += 11;
+      int depth = 0;
+      while (*r && (depth > 0 || (*r != ')' && *r != ','))) {
+        depth += *r == '[' ? 1 : *r == ']' ? -1 : 0;
+        r++;
+      }
+      continue;
+    }
+    *w++ = *r++;
+  }
+  if (s)
+    *w = 0;
+  return s;
+}
+
 #endif

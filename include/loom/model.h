@@ -31,6 +31,11 @@ enum {
   LOOM_FEAT_VECTOR_IS_INNERMOST, /* flag */
   LOOM_FEAT_VECTOR_POS,        /* loops inside the innermost vectorized one + 1; 0: none */
   LOOM_FEAT_PARALLEL_POS,      /* depth of the outermost parallel loop + 1; 0: none */
+  /* GPU thread structure around the store (slog; 0 on a CPU). */
+  LOOM_FEAT_GPU_BLOCKS,        /* product of the blockIdx loops */
+  LOOM_FEAT_GPU_THREADS,       /* product of the threadIdx loops */
+  LOOM_FEAT_GPU_THREAD_X,      /* the threadIdx.x loop: lanes that access together */
+  LOOM_FEAT_GPU_VTHREADS,      /* product of the vthread loops */
   /* Operations of the stored value and indices, times the trips (slog). */
   LOOM_FEAT_FLOAT_ADDSUB,
   LOOM_FEAT_FLOAT_MUL,

@@ -85,12 +85,16 @@ typedef enum {
   LOOM_MUTATOR_UNROLL,           /* another unroll depth */
   LOOM_MUTATOR_PARALLEL,         /* another parallel extent */
   LOOM_MUTATOR_COMPUTE_LOCATION, /* another compute location */
+  LOOM_MUTATOR_THREAD_BINDING,   /* another thread count for an auto-bound loop */
   LOOM_MUTATOR_COUNT_
 } loom_mutator_kind;
 
-/* The probability each mutator is chosen with, as MetaSchedule's CPU
- * defaults: 0.9, 0.03, 0.02, 0.05. */
-LOOM_API double loom_mutator_probability(loom_mutator_kind k);
+/* The probability each mutator is chosen with on target t (NULL: a CPU),
+ * as MetaSchedule's defaults: on a CPU tile size 0.9, unroll 0.03,
+ * parallel 0.02, compute location 0.05; on cuda tile size 0.9, unroll
+ * 0.08, thread binding 0.02. */
+LOOM_API double loom_mutator_probability(const loom_target *t,
+                                         loom_mutator_kind k);
 
 /* t (stripped of its postprocessing) with one decision changed by a mutator
  * drawn with the probabilities above, in arena a. Fails (LOOM_ERR, d says

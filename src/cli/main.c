@@ -18,7 +18,7 @@ static const cli_command commands[] = {
     {"tune", cli_tune, "FILE --trials N [--space SCRIPT | --block NAME=SCRIPT] [--db PATH] [--strategy S]",
      "tune each function over its design spaces, recording every measurement"},
     {"space", cli_space, "FILE [--target SPEC] [--block NAME=SCRIPT] [--sample N] [--seed S] [--json]",
-     "print the CPU design spaces; sample and postprocess candidates"},
+     "print the design spaces (cpu or cuda); sample and postprocess candidates"},
     {"apply", cli_apply, "FILE [--db PATH] [-o OUT]",
      "rewrite each function with a tuning record into its best schedule"},
     {"db", cli_db, "list|show ID|export|import FILE [--db PATH]",

@@ -134,6 +134,14 @@ bool loom_lower_gpu_can_reduce(const loom_block *b) {
  * it reduces across threads. */
 static void consider(reduce_ctx *R, const loom_stmt *realize) {
   const loom_block *b = realize->u.realize.block;
+  /* Without an init there is no reduction to lower, only an update that
+   * every thread of the axis would make to the same element at once. */
+  for (int i = 0; !b->init && i < R->n_stack; i++)
+    if (is_thread_axis(R->stack[i]) && binding_uses(realize, R->stack[i]->u.loop.var, true))
+      fail(R, b->loc, "block '%s' updates across %s without an init: the threads "
+                      "would race on one element (keep the init in the block, "
+                      "for a cross-thread reduction, or bind a spatial loop)",
+           b->name, R->stack[i]->u.loop.thread);
   if (!b->init)
     return;
   int at = -1;

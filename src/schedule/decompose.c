@@ -79,15 +79,21 @@ loom_status sched_apply_decompose_reduction(sched_call *c) {
                       sched_stmt_name(p.stmts[i]));
       goto out;
     }
+  /* Statements beside the block under the loop (a sequence: the shared
+   * copies a GPU tiling fetches at each reduction step) stay where they
+   * are; the init nest goes before the loop. */
   for (int i = li; i < ri; i++)
-    if (p.stmts[i]->kind != LOOM_STMT_FOR) {
-      st = sched_fail(c, "only loops may lie between loop '%s' and block '%s'",
+    if (p.stmts[i]->kind != LOOM_STMT_FOR && p.stmts[i]->kind != LOOM_STMT_SEQ) {
+      st = sched_fail(c, "only loops and sequences may lie between loop '%s' "
+                         "and block '%s'",
                       sched_stmt_name(loop), b->name);
       goto out;
     }
 
   /* A loop left out of the init nest may feed nothing the init needs. */
   for (int i = li; i < ri && st == LOOM_OK; i++) {
+    if (p.stmts[i]->kind != LOOM_STMT_FOR)
+      continue;
     const loom_var *v = p.stmts[i]->u.loop.var;
     if (!feeds_reduction(r, v))
       continue;
@@ -113,7 +119,7 @@ loom_status sched_apply_decompose_reduction(sched_call *c) {
   int n_kept = 0;
   for (int i = li; i < ri && st == LOOM_OK; i++) {
     loom_stmt *l = p.stmts[i];
-    if (feeds_reduction(r, l->u.loop.var))
+    if (l->kind != LOOM_STMT_FOR || feeds_reduction(r, l->u.loop.var))
       continue;
     if (n_kept == 64) {
       st = sched_fail(c, "too many loops");

@@ -20,6 +20,7 @@ typedef struct loop {
   const loom_var *var;
   double extent;
   loom_for_kind kind;
+  const char *thread; /* the tag of a thread binding, else NULL */
 } loop;
 
 /* sum(coef[i] * loop_i) + konst; coefficients are doubles so that i // 4
@@ -507,7 +508,9 @@ static void visit_store(walker *w, const loom_stmt *st) {
   for (int i = 0; i < st->u.store.n_indices; i++)
     count_expr(w, s, st->u.store.indices[i]);
 
-  double trips = 1, par = 1;
+  /* A thread axis bound twice (a shared copy's loop inside the tiling's)
+   * is one axis: each counts once, at its widest. */
+  double trips = 1, par = 1, vthreads = 1, axis[6] = {1, 1, 1, 1, 1, 1};
   double num[5] = {0}, len[5] = {1, 1, 1, 1, 1};
   int vec_pos = 0, par_pos = 0;
   for (int i = 0; i < w->depth; i++) {
@@ -518,6 +521,13 @@ static void visit_store(walker *w, const loom_stmt *st) {
     len[k] *= l->extent;
     if (l->kind == LOOM_FOR_VECTORIZED)
       vec_pos = w->depth - i;
+    const char *tag = l->thread ? l->thread : "";
+    int at = !strncmp(tag, "blockIdx.", 9) ? 0 : !strncmp(tag, "threadIdx.", 10) ? 3 : -1;
+    const char *dot = strchr(tag, '.');
+    if (at >= 0 && dot && dot[1] >= 'x' && dot[1] <= 'z' && l->extent > axis[at + dot[1] - 'x'])
+      axis[at + dot[1] - 'x'] = l->extent;
+    if (!strncmp(tag, "vthread", 7))
+      vthreads *= l->extent;
     if (l->kind == LOOM_FOR_PARALLEL || l->kind == LOOM_FOR_THREAD_BINDING) {
       par *= l->extent;
       if (!par_pos)
@@ -542,6 +552,11 @@ static void visit_store(walker *w, const loom_stmt *st) {
   row[LOOM_FEAT_VECTOR_IS_INNERMOST] = vec_pos == 1;
   row[LOOM_FEAT_VECTOR_POS] = (float)vec_pos;
   row[LOOM_FEAT_PARALLEL_POS] = (float)par_pos;
+  double blocks = axis[0] * axis[1] * axis[2], threads = axis[3] * axis[4] * axis[5];
+  row[LOOM_FEAT_GPU_BLOCKS] = slog(blocks > 1 ? blocks : 0);
+  row[LOOM_FEAT_GPU_THREADS] = slog(threads > 1 ? threads : 0);
+  row[LOOM_FEAT_GPU_THREAD_X] = slog(axis[3] > 1 ? axis[3] : 0);
+  row[LOOM_FEAT_GPU_VTHREADS] = slog(vthreads > 1 ? vthreads : 0);
 
   const ops *o = &s->ops;
   double flops = (o->fadd + o->fmul + o->fdiv + o->fmath) * trips;
@@ -677,6 +692,7 @@ static loom_status visit(walker *w, const loom_stmt *s) {
     l->var = s->u.loop.var;
     l->extent = e < 1 ? 1 : e;
     l->kind = s->u.loop.kind;
+    l->thread = s->u.loop.kind == LOOM_FOR_THREAD_BINDING ? s->u.loop.thread : NULL;
     loom_status st = visit(w, s->u.loop.body);
     w->depth--;
     return st;
@@ -787,6 +803,7 @@ static const char *const loop_names[LOOM_FEAT_BUFFERS_] = {
     "loop_depth", "loop_trips", "inner_extent", "serial_num", "serial_len",
     "parallel_num", "parallel_len", "vector_num", "vector_len", "unroll_num",
     "unroll_len", "vector_is_innermost", "vector_pos", "parallel_pos",
+    "gpu_blocks", "gpu_threads", "gpu_thread_x", "gpu_vthreads",
     "float_addsub", "float_mul", "float_div", "float_math", "int_ops",
     "compares", "selects", "casts", "flops", "bytes", "intensity",
     "unique_bytes", "intensity_unique", "footprint_1", "footprint_2",

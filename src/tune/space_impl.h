@@ -15,6 +15,11 @@
 #define SPACE_ANN_UNROLL_EXPLICIT "meta_schedule.unroll_explicit"
 #define SPACE_ANN_UNROLL_IMPLICIT "meta_schedule.unroll_implicit"
 #define SPACE_ANN_INLINE_RULE "meta_schedule.inline_rule"
+/* GPU marks: the thread counts a tiled block keeps within, and the vector
+ * length of a shared copy's cooperative fetch. */
+#define SPACE_ANN_THREAD_LOW "meta_schedule.thread_extent_low_inclusive"
+#define SPACE_ANN_THREAD_HIGH "meta_schedule.thread_extent_high_inclusive"
+#define SPACE_ANN_COOPERATIVE_FETCH "meta_schedule.cooperative_fetch"
 /* Set by AddRFactor on the block that adds up the partial sums: its
  * producer, the rfactor block, is placed with it. */
 #define SPACE_ANN_COMPUTE_PRODUCER "meta_schedule.random_compute_producer"
@@ -58,6 +63,29 @@ extern const space_rule space_rule_multi_level_tiling;
 extern const space_rule space_rule_parallel_vectorize_unroll;
 extern const space_rule space_rule_random_compute_location;
 extern const space_rule space_rule_auto_tensorize;
+/* The cuda rules (MetaSchedule's DefaultCUDA). */
+extern const space_rule space_rule_multi_level_tiling_gpu;
+extern const space_rule space_rule_cross_thread_reduction;
+extern const space_rule space_rule_auto_bind;
+
+/* Whether the rules and postprocessors work for a GPU. */
+bool space_is_gpu(const loom_target *t);
+/* TVM's GetLoopIterType: spatial when the blocks under the loop bind it
+ * to spatial iters only (or not at all), reduce when to reduction iters
+ * only, opaque when to both or to another kind. */
+loom_iter_kind space_loop_iter_kind(const loom_stmt *loop);
+/* Binds the block's outer loops to blockIdx.x and threadIdx.x, recording
+ * each step on s. With thread_extents the thread count is sampled among
+ * them (AutoBind); without, it is the fused extent up to max_threads
+ * (RewriteUnboundBlock). The root, a block the GPU tiling took, and a
+ * block bound to both already are left alone; a block bound to threadIdx
+ * alone gets its outer spatial loops before the thread loop fused and
+ * bound to blockIdx.x. A block with no leading spatial loop gets a unit
+ * loop to bind. A step the schedule refuses is returned as an error. */
+loom_status space_bind_block_threads(loom_sched *s, loom_sched_rv block,
+                                     int64_t max_threadblocks, int64_t max_threads,
+                                     const int64_t *thread_extents, int n_extents,
+                                     loom_diag *d);
 
 /* ---- what a rule knows of a block (rules/block_info.c) ---------------------------- */
 
@@ -115,6 +143,15 @@ bool space_region_uses(const loom_buffer_region *r, const loom_var *v);
  * constant extents, a reduction over a trivially bound perfect nest, and
  * reuse (some spatial iter indexes none of some read). */
 bool space_needs_tiling(const space_block *sb);
+/* The products of the extents of sb's loops bound to spatial iters and of
+ * the rest (its loops are a trivially bound perfect nest of constant
+ * extents), past INT64_MAX saturated. */
+void space_loop_extents(const space_block *sb, int64_t *space, int64_t *reduce);
+/* TVM's IsWriteCache: one write of single points at iter vars, and every
+ * read of single points at some of those vars (or constants), each var at
+ * most once and in the write's order (injective and ordered): a copy, or
+ * an elementwise epilogue such as bias + ReLU. */
+bool space_is_write_cache(const loom_block *b);
 
 /* ---- recording helpers (rules/record.c) --------------------------------------------- */
 
@@ -135,6 +172,19 @@ typedef loom_status (*space_step)(const space_ctx *x, loom_sched *t,
                                   loom_sched_rv block, loom_diag *d);
 loom_status space_try(const space_ctx *x, LOOM_TAKE loom_sched *s,
                       loom_sched_rv block, space_step step, space_list *out);
+/* The block's only consumer when it is a write cache (MultiLevelTiling
+ * moves it instead of writing a cache), as a random variable of t; -1
+ * when there is none such. */
+loom_status space_write_cache_consumer(loom_sched *t, const space_block *sb,
+                                       loom_sched_rv block, loom_sched_rv *out,
+                                       loom_diag *d);
+/* sample_categorical over values, each with probability 1/n. */
+#define SPACE_MAX_CHOICES 16
+loom_status space_sample_uniform(loom_sched *s, const int64_t *values, int n,
+                                 loom_sched_rv *out, loom_diag *d);
+/* reverse_compute_at(block, loop, preserve_unit_loops=True, index=-1). */
+loom_status space_reverse_compute_at(loom_sched *s, loom_sched_rv block,
+                                     loom_sched_rv loop, loom_diag *d);
 /* A deep copy of t in arena a, so that it outlives its schedule. */
 loom_status space_trace_copy(const loom_trace *t, loom_arena *a,
                              loom_trace *out);
@@ -147,6 +197,12 @@ loom_status space_disallow_dynamic_loop(loom_sched *s, loom_diag *d);
 loom_status space_rewrite_parallel_vectorize_unroll(loom_sched *s,
                                                     loom_diag *d);
 loom_status space_rewrite_reduction_block(loom_sched *s, loom_diag *d);
+/* The GPU postprocessors: cache copies split among the threads (their
+ * meta_schedule.cooperative_fetch marks made real), and blocks left
+ * without threads bound to blockIdx.x / threadIdx.x. */
+loom_status space_rewrite_cooperative_fetch(loom_sched *s, loom_diag *d);
+loom_status space_rewrite_unbound_block(loom_sched *s, const loom_target *t,
+                                        loom_diag *d);
 loom_status space_verify(loom_sched *s, const loom_target *t, loom_diag *d);
 
 #endif

@@ -103,5 +103,31 @@ else
   check "failures say why" grep -q "no GPU here\|NVRTC" "$tmp/rows"
 fi
 
+# The long-tail seeds, as written and at 2^20 elements (1000 x 1000 rows
+# under the if), tune over the cuda design space: every candidate lowers
+# for the GPU and compiles (NVRTC), and is measured on the GPU or, without
+# one, on record as a failure that says so.
+for seed in seed_loop_from_one seed_prefix_sum seed_inplace seed_branches; do
+  cp "$root/tests/tune/cases/$seed.py" "$tmp/$seed.py"
+  case $seed in
+  seed_branches) sed 's/100\b/1000/g' "$tmp/$seed.py" >"$tmp/${seed}_big.py" ;;
+  seed_prefix_sum) sed 's/100\b/1048576/g; s/99\b/1048575/g' "$tmp/$seed.py" >"$tmp/${seed}_big.py" ;;
+  *) sed 's/100\b/1048576/g' "$tmp/$seed.py" >"$tmp/${seed}_big.py" ;;
+  esac
+done
+for seed in seed_loop_from_one seed_prefix_sum seed_inplace seed_branches \
+            seed_loop_from_one_big seed_prefix_sum_big seed_inplace_big seed_branches_big; do
+  "$loom" tune "$tmp/$seed.py" --target cuda --trials 8 \
+    --db "$tmp/seeds.db" >"$tmp/out" 2>&1
+  check "$seed tunes for cuda" test $? = 0
+  check "$seed: candidates measured" grep -q "trials [1-8]/8" "$tmp/out"
+  check "$seed: none rejected" grep -q "rejected 0" "$tmp/out"
+done
+"$loom" db export --db "$tmp/seeds.db" >"$tmp/rows" 2>&1
+if grep -q '"error": "no GPU here' "$tmp/rows"; then
+  check "seeds: every failure is the missing GPU (NVRTC built each)" \
+    test "$(grep -c '"error"' "$tmp/rows")" = "$(grep -c '"error": "no GPU here' "$tmp/rows")"
+fi
+
 echo "gpu cli: $pass passed, $fail failed"
 [ $fail = 0 ]

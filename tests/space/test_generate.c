@@ -8,6 +8,7 @@
  * few outputs are rfactored. */
 #include "loom/script.h"
 #include "loom/space.h"
+#include "program.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -100,28 +101,6 @@ static const char *expected[3] = {
            "preserve_unit_loops=True, index=-1)\n" ROOT("b1", "v26"),
 };
 
-/* The printed trace without its `, decision=...` arguments. */
-static char *print_plain(const loom_trace *t) {
-  loom_buf b;
-  loom_buf_init(&b);
-  loom_trace_print_py(t, LOOM_DIALECT_TIR, &b);
-  char *s = loom_buf_take(&b), *w = s;
-  for (char *r = s; s && *r;) {
-    if (!strncmp(r, ", decision=", 11)) {
-      r += 11;
-      int depth = 0;
-      while (*r && (depth > 0 || (*r != ')' && *r != ','))) {
-        depth += *r == '[' ? 1 : *r == ']' ? -1 : 0;
-        r++;
-      }
-      continue;
-    }
-    *w++ = *r++;
-  }
-  if (s)
-    *w = 0;
-  return s;
-}
 
 static loom_module *read_module(loom_arena *a, const char *text) {
   loom_module *m = NULL;
@@ -145,7 +124,7 @@ static void check_matmul(void) {
   CHECK(m && loom_space_generate(m, &t, a, &spaces, &n, &d) == LOOM_OK);
   CHECK(n == 6);
   for (int i = 0; i < n && i < 3; i++) {
-    char *got = print_plain(&spaces[i]);
+    char *got = program_trace_plain(&spaces[i], LOOM_DIALECT_TIR);
     CHECK_STREQ(got, expected[i]);
     free(got);
   }
@@ -157,7 +136,7 @@ static void check_matmul(void) {
     CHECK(loom_trace_apply(&spaces[2], s, LOOM_REPLAY_RESAMPLE, &d) == LOOM_OK);
     CHECK(loom_space_postprocess(s, &t, &d) == LOOM_OK);
     loom_trace ct = loom_sched_trace(s);
-    char *got = print_plain(&ct);
+    char *got = program_trace_plain(&ct, LOOM_DIALECT_TIR);
     CHECK_CONTAINS(got, "sch.enter_postproc()\n"
                         "b27 = sch.get_block(name=\"root\", func_name=\"main\")\n"
                         "sch.unannotate(block_or_loop=b27, ann_key=\"meta_schedule.parallel\")\n"
@@ -174,7 +153,7 @@ static void check_matmul(void) {
   /* Then the same three reading B through a copy packed by the 16 lanes of
    * a 64-byte vector, j's innermost tile fixed to them. */
   for (int i = 3; i < n; i++) {
-    char *got = print_plain(&spaces[i]);
+    char *got = program_trace_plain(&spaces[i], LOOM_DIALECT_TIR);
     CHECK_CONTAINS(got, "b0 = sch.get_block(name=\"update\", func_name=\"main\")\n"
                         "b1 = sch.get_block(name=\"root\", func_name=\"main\")\n"
                         "b2 = sch.reindex_cache_read(block=b0, read_buffer_index=1, "
@@ -272,7 +251,7 @@ static void check_user_block(void) {
   CHECK(m && loom_space_generate(m, &t, a, &spaces, &n, &d) == LOOM_OK);
   CHECK(n == 1);
   if (n == 1) {
-    char *got = print_plain(&spaces[0]);
+    char *got = program_trace_plain(&spaces[0], LOOM_DIALECT_TIR);
     CHECK(!strstr(got, "tiling_structure"));
     CHECK_CONTAINS(got, "meta_schedule.parallel");
     free(got);
@@ -290,7 +269,7 @@ static void check_user_block(void) {
   CHECK(loom_space_generate_with(m, &t, &mine, 1, a, &spaces, &n, &d) == LOOM_OK);
   CHECK(n == 1);
   if (n == 1) {
-    char *got = print_plain(&spaces[0]);
+    char *got = program_trace_plain(&spaces[0], LOOM_DIALECT_TIR);
     CHECK_CONTAINS(got, "v5, v6 = sch.sample_perfect_tile(loop=l4, n=2, "
                         "max_innermost_factor=16)\n");
     CHECK(!strstr(got, "tiling_structure"));
@@ -342,7 +321,7 @@ static void check_custom_rule(void) {
   CHECK(n == 6);
   CHECK(n_offered >= 1);
   for (int i = 0; i < n; i++) {
-    char *got = print_plain(&spaces[i]);
+    char *got = program_trace_plain(&spaces[i], LOOM_DIALECT_TIR);
     CHECK_CONTAINS(got, "sch.annotate(block_or_loop=b0, ann_key=\"note\", "
                         "ann_val=\"seen\")\n");
     CHECK_CONTAINS(got, "tiling_structure");
@@ -404,7 +383,7 @@ static void check_spaces(const char *root, const char *file, int n_want,
   }
   CHECK(n == n_want);
   for (int i = 0; i < n; i++) {
-    char *got = print_plain(&spaces[i]);
+    char *got = program_trace_plain(&spaces[i], LOOM_DIALECT_TIR);
     CHECK_CONTAINS(got, want);
     CHECK(!strstr(got, unwanted));
     if (only_k && i == k)
@@ -451,7 +430,7 @@ static void check_spatial_postproc(void) {
     CHECK(loom_space_postprocess(s, &t, &d) == LOOM_OK);
     loom_trace ct = loom_sched_trace(s);
     loom_trace head = loom_space_strip_postproc(&ct);
-    char *got = print_plain(&ct), *space = print_plain(&head);
+    char *got = program_trace_plain(&ct, LOOM_DIALECT_TIR), *space = program_trace_plain(&head, LOOM_DIALECT_TIR);
     CHECK(!strstr(space, "unroll"));
     /* 16 jobs: i (64) passes the limit and is the one loop taken. */
     CHECK_CONTAINS(got, "b2, b3 = sch.get_child_blocks(block_or_loop=b1)\n"
@@ -527,7 +506,7 @@ static void check_long_loops_of(const char *text, const char *target, int n_spli
     loom_arena_free(a);
     return;
   }
-  char *space = print_plain(&spaces[0]);
+  char *space = program_trace_plain(&spaces[0], LOOM_DIALECT_TIR);
   int splits = 0;
   for (const char *p = space; (p = strstr(p, "n=2, max_innermost_factor=64")); p++)
     splits++;
@@ -539,7 +518,7 @@ static void check_long_loops_of(const char *text, const char *target, int n_spli
     CHECK(loom_trace_apply(&spaces[0], s, LOOM_REPLAY_RESAMPLE, &d) == LOOM_OK);
     CHECK(loom_space_postprocess(s, &t, &d) == LOOM_OK);
     loom_trace ct = loom_sched_trace(s);
-    char *got = print_plain(&ct);
+    char *got = program_trace_plain(&ct, LOOM_DIALECT_TIR);
     n_vectorized += strstr(got, "sch.vectorize(") != NULL;
     n_parallel += strstr(got, "sch.parallel(") != NULL;
     free(got);
@@ -605,7 +584,7 @@ static void check_gathered_read(const char *root) {
   loom_trace *spaces;
   int n = case_spaces(root, "dense_relu.py", a, &spaces), n_copied = 0;
   for (int i = 0; i < n; i++) {
-    char *got = print_plain(&spaces[i]);
+    char *got = program_trace_plain(&spaces[i], LOOM_DIALECT_TIR);
     n_copied += got && strstr(got, "sch.reindex_cache_read(block=b0, read_buffer_index=1, "
                                    "storage_scope=\"global\", "
                                    "index_map=lambda v0, v1, v2: (v2, v1))") != NULL;
@@ -646,7 +625,7 @@ static void check_rfactor(const char *root) {
   if (n >= 0)
     CHECK(n == 3);
   for (int i = 0; i < n; i++) {
-    char *got = print_plain(&spaces[i]);
+    char *got = program_trace_plain(&spaces[i], LOOM_DIALECT_TIR);
     if (i < 2) {
       CHECK_CONTAINS(got, RFACTOR_HEAD);
       CHECK_CONTAINS(got, i == 0 ? "b8 = sch.rfactor(loop=l6, factor_axis=1)\n" RFACTOR_MARK
@@ -690,7 +669,7 @@ static void check_rfactor_tiled(void) {
     int n = 0, n_rf = 0, n_tiled = 0;
     CHECK(m && loom_space_generate(m, &t, a, &spaces, &n, &d) == LOOM_OK);
     for (int i = 0; i < n; i++) {
-      char *got = print_plain(&spaces[i]);
+      char *got = program_trace_plain(&spaces[i], LOOM_DIALECT_TIR);
       n_rf += got && strstr(got, "sch.rfactor(") != NULL;
       n_tiled += got && strstr(got, "tiling_structure") != NULL;
       CHECK(got && !(strstr(got, "sch.rfactor(") && strstr(got, "tiling_structure")));
@@ -722,7 +701,7 @@ static void check_rule_defaults(void) {
   CHECK(m && loom_space_generate(m, &t, a, &spaces, &n, &d) == LOOM_OK);
   CHECK(n > 0);
   for (int i = 0; i < n; i++) {
-    char *got = print_plain(&spaces[i]);
+    char *got = program_trace_plain(&spaces[i], LOOM_DIALECT_TIR);
     int n_tiles = 0;
     for (const char *p = got; p && (p = strstr(p, "max_innermost_factor=")); p++) {
       CHECK(!strncmp(p, "max_innermost_factor=4)", 23));

@@ -169,8 +169,8 @@ int main(void) {
 
   double sum = 0;
   for (int k = 0; k < LOOM_MUTATOR_COUNT_; k++)
-    sum += loom_mutator_probability(k);
-  CHECK(fabs(sum - 1) < 1e-12 && loom_mutator_probability(LOOM_MUTATOR_TILE_SIZE) == 0.9);
+    sum += loom_mutator_probability(NULL, k);
+  CHECK(fabs(sum - 1) < 1e-12 && loom_mutator_probability(NULL, LOOM_MUTATOR_TILE_SIZE) == 0.9);
 
   int counts[3] = {0}, n_runs = 3000;
   for (int r = 0; r < n_runs; r++) {

@@ -3,8 +3,12 @@
  * at least 2, one is chosen; then a source level x, a destination y and a
  * divisor d > 1 of tile[x] are chosen uniformly among the moves that keep
  * the innermost level within max_innermost_factor, and tile[x] /= d,
- * tile[y] *= d. The product, the loop's extent, is unchanged. */
+ * tile[y] *= d. The product, the loop's extent, is unchanged. On a GPU
+ * the vector length of a cooperative fetch is a candidate too, chosen as
+ * often as a tile and drawn again as MutateUnroll draws a depth. */
 #include "tune/mutators/mutators.h"
+
+#include <string.h>
 
 #define MAX_LEVELS 16
 
@@ -68,6 +72,10 @@ static int64_t moves(const int64_t *tile, int n, int64_t max_inner, int64_t want
   return count;
 }
 
+static bool is_fetch_key(const char *key) {
+  return key && !strcmp(key, "meta_schedule.cooperative_fetch");
+}
+
 loom_status mutate_tile_size(const loom_trace *t, const loom_target *tg,
                              loom_rng *rng, loom_arena *a, loom_trace *out) {
   int64_t tile[MAX_LEVELS];
@@ -76,9 +84,15 @@ loom_status mutate_tile_size(const loom_trace *t, const loom_target *tg,
   for (int i = 0; i < t->n_insts; i++)
     n_cands += read_tile(t->insts[i], tile, &n) &&
                moves(tile, n, max_innermost(t->insts[i]), -1, &x, &y, &d) > 0;
-  if (n_cands == 0)
+  int *fetches = loom_arena_alloc(a, (size_t)(t->n_insts ? t->n_insts : 1) * sizeof *fetches);
+  if (!fetches)
+    return LOOM_NOMEM;
+  int n_fetches = mutator_categoricals(t, is_fetch_key, fetches);
+  if (n_cands + n_fetches == 0)
     return LOOM_ERROR;
-  int pick = (int)loom_rng_below(rng, (uint64_t)n_cands);
+  int pick = (int)loom_rng_below(rng, (uint64_t)(n_cands + n_fetches));
+  if (pick >= n_cands)
+    return mutator_redraw_categorical(t, is_fetch_key, rng, a, out);
   for (int i = 0; i < t->n_insts; i++) {
     const loom_inst *inst = t->insts[i];
     if (!read_tile(inst, tile, &n))

@@ -1,23 +1,36 @@
 /* RewriteReductionBlock: every block that still has an init gets it split
  * off by decompose_reduction above its first loop that a reduce iter
  * depends on, as MetaSchedule does, so the init runs once per output
- * element instead of under a test in every reduction step. */
+ * element instead of under a test in every reduction step. A block that
+ * reduces across threads (a reduce iter bound through a thread loop) keeps
+ * its init: the GPU lowering makes it a cross-thread reduction. */
 #include "tune/space_impl.h"
 
 #include <string.h>
 
-/* The index of the first of sb's loops that a non-spatial iter's binding
- * uses; -1 when none does. */
-static int first_reduce_loop(const space_block *sb) {
+static bool feeds_reduce(const space_block *sb, const loom_var *v) {
   const loom_stmt *r = sb->realize;
+  for (int i = 0; i < sb->block->n_iter_vars; i++)
+    if (sb->block->iter_vars[i].kind != LOOM_ITER_SPATIAL &&
+        loom_ir_expr_uses(r->u.realize.iter_values[i], v))
+      return true;
+  return false;
+}
+
+/* The index of the first of sb's loops that a non-spatial iter's binding
+ * uses; -1 when none does, or when a thread loop does. */
+static int first_reduce_loop(const space_block *sb) {
+  int first = -1;
   for (int k = 0; k < sb->n_loops; k++) {
-    const loom_var *v = sb->loops[k]->u.loop.var;
-    for (int i = 0; i < sb->block->n_iter_vars; i++)
-      if (sb->block->iter_vars[i].kind != LOOM_ITER_SPATIAL &&
-          loom_ir_expr_uses(r->u.realize.iter_values[i], v))
-        return k;
+    const loom_stmt *l = sb->loops[k];
+    if (!feeds_reduce(sb, l->u.loop.var))
+      continue;
+    if (l->u.loop.kind == LOOM_FOR_THREAD_BINDING)
+      return -1;
+    if (first < 0)
+      first = k;
   }
-  return -1;
+  return first;
 }
 
 loom_status space_rewrite_reduction_block(loom_sched *s, loom_diag *d) {

@@ -14,17 +14,6 @@
 
 /* The products of the block's spatial and of its reduction loop extents
  * (its loops are a trivially bound perfect nest of constant extents). */
-static void extents(const space_block *sb, int64_t *space, int64_t *reduce) {
-  *space = *reduce = 1;
-  for (int i = 0; i < sb->n_loops; i++) {
-    const loom_iter_var *iv = space_iter_of_loop(sb, sb->loops[i]->u.loop.var);
-    int64_t ext = 1;
-    loom_ir_is_const_int(sb->loops[i]->u.loop.extent, &ext);
-    int64_t *p = iv->kind == LOOM_ITER_SPATIAL ? space : reduce;
-    *p = *p > INT64_MAX / ext ? INT64_MAX : *p * ext;
-  }
-}
-
 /* TVM's NeedsRFactorOrCrossThreadReduction: a reduction over a trivially
  * bound perfect nest, not tiled, with a reduction loop, whose spatial
  * loops leave cores idle. A block worth tiling qualifies only while its
@@ -37,7 +26,7 @@ static bool needs_rfactor(const space_ctx *x, const space_block *sb) {
       !space_is_open_nest(sb))
     return false;
   int64_t space, reduce;
-  extents(sb, &space, &reduce);
+  space_loop_extents(sb, &space, &reduce);
   int64_t cores = x->target->cpu.cores > 0 ? x->target->cpu.cores : 1;
   if (space_needs_tiling(sb))
     return space < reduce && space <= cores * x->target->max_jobs_per_core;

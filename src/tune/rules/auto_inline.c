@@ -1,7 +1,10 @@
-/* AutoInline for CPUs: a pure spatial producer is inlined into its
- * consumers (MetaSchedule's AutoInline with into_consumer on, into_producer
- * off, and its checks on functions that are not purely spatial: no
- * if_then_else, no exp, an injective and ordered store). */
+/* AutoInline: a pure spatial producer is inlined into its consumers. For
+ * CPUs as MetaSchedule's llvm default: into_consumer on, into_producer
+ * off, and its checks on functions that are not purely spatial (no
+ * if_then_else, no exp, an injective and ordered store). For GPUs as its
+ * cuda default: none of those checks, and a block that cannot go into its
+ * consumers goes into its producer instead (reverse_compute_inline), so an
+ * epilogue joins the kernel before it. */
 #include "tune/space_impl.h"
 
 #include <string.h>
@@ -54,7 +57,7 @@ static bool is_injective_ordered(const loom_block *b, const loom_stmt *store) {
   return true;
 }
 
-static bool should_inline(const space_block *sb) {
+static bool should_inline(const space_block *sb, bool is_gpu) {
   const loom_block *b = sb->block;
   if (!sb->scope || b->n_writes != 1 || b->init || !space_is_spatial(b))
     return false;
@@ -70,7 +73,7 @@ static bool should_inline(const space_block *sb) {
     return false;
   if (b->n_reads == 0) /* a constant tensor: always worth inlining */
     return true;
-  if (space_func_is_spatial(sb->f))
+  if (is_gpu || space_func_is_spatial(sb->f))
     return true;
   int op_exp = loom_op_lookup("exp", 3);
   int op_ite = loom_op_lookup("if_then_else", 12);
@@ -79,23 +82,44 @@ static bool should_inline(const space_block *sb) {
          is_injective_ordered(b, body);
 }
 
+/* A block the GPU rules put into its producer: one write, no init, every
+ * iter spatial, a single store, and no `inline_rule = "disable"`; the
+ * primitive checks the rest (one producer, complete, read once). */
+static bool should_inline_up(const space_block *sb) {
+  const loom_block *b = sb->block;
+  const loom_value *rule = loom_ir_attr_get(b->annotations, b->n_annotations,
+                                            SPACE_ANN_INLINE_RULE);
+  return sb->scope && b->n_writes == 1 && !b->init && space_is_spatial(b) &&
+         b->body && b->body->kind == LOOM_STMT_STORE &&
+         !(rule && rule->kind == LOOM_VALUE_STR && !strcmp(rule->str, "disable"));
+}
+
+/* Applies kind (an inline) to rv; a refusal leaves s as it was. */
+static loom_status try_inline(loom_sched *s, loom_inst_kind kind,
+                              loom_sched_rv rv, bool *done) {
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_tval in = loom_tval_rv(rv);
+  loom_status st = space_apply(s, kind, &in, 1, NULL, 0, NULL, NULL, &d);
+  loom_diag_free(&d);
+  *done = st == LOOM_OK;
+  return st == LOOM_NOMEM ? st : LOOM_OK;
+}
+
 static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
                          loom_sched_rv rv, space_list *out) {
-  (void)x;
   space_block sb;
   const loom_func *f = space_func(s);
-  if (f && space_find_block(f, name, &sb) && should_inline(&sb)) {
-    /* A refused inline leaves s as it was. */
-    loom_diag d;
-    loom_diag_init(&d);
-    loom_tval in = loom_tval_rv(rv);
-    loom_status st = space_apply(s, LOOM_INST_COMPUTE_INLINE, &in, 1, NULL, 0,
-                                 NULL, NULL, &d);
-    loom_diag_free(&d);
-    if (st == LOOM_NOMEM) {
-      loom_sched_free(s);
-      return st;
-    }
+  bool is_gpu = space_is_gpu(x->target), done = false;
+  loom_status st = LOOM_OK;
+  if (f && space_find_block(f, name, &sb) && should_inline(&sb, is_gpu))
+    st = try_inline(s, LOOM_INST_COMPUTE_INLINE, rv, &done);
+  if (st == LOOM_OK && !done && is_gpu && (f = space_func(s)) &&
+      space_find_block(f, name, &sb) && should_inline_up(&sb))
+    st = try_inline(s, LOOM_INST_REVERSE_COMPUTE_INLINE, rv, &done);
+  if (st == LOOM_NOMEM) {
+    loom_sched_free(s);
+    return st;
   }
   return space_list_push(out, s);
 }

@@ -381,3 +381,44 @@ bool space_needs_tiling(const space_block *sb) {
   }
   return false;
 }
+
+bool space_is_write_cache(const loom_block *b) {
+  if (b->n_writes != 1)
+    return false;
+  const loom_buffer_region *w = &b->writes[0];
+  int64_t one;
+  for (int k = 0; k < w->n_ranges; k++)
+    if (w->ranges[k].min->kind != LOOM_EXPR_VAR ||
+        !loom_ir_is_const_int(w->ranges[k].extent, &one) || one != 1)
+      return false;
+  for (int r = 0; r < b->n_reads; r++) {
+    const loom_buffer_region *rd = &b->reads[r];
+    int last = -1;
+    for (int k = 0; k < rd->n_ranges; k++) {
+      const loom_expr *m = rd->ranges[k].min;
+      if (!loom_ir_is_const_int(rd->ranges[k].extent, &one) || one != 1)
+        return false;
+      if (loom_ir_is_const_int(m, NULL))
+        continue;
+      int at = -1;
+      for (int j = 0; m->kind == LOOM_EXPR_VAR && j < w->n_ranges; j++)
+        if (w->ranges[j].min->u.var == m->u.var)
+          at = j;
+      if (at <= last)
+        return false;
+      last = at;
+    }
+  }
+  return true;
+}
+
+void space_loop_extents(const space_block *sb, int64_t *space, int64_t *reduce) {
+  *space = *reduce = 1;
+  for (int i = 0; i < sb->n_loops; i++) {
+    const loom_iter_var *iv = space_iter_of_loop(sb, sb->loops[i]->u.loop.var);
+    int64_t ext = 1;
+    loom_ir_is_const_int(sb->loops[i]->u.loop.extent, &ext);
+    int64_t *p = iv && iv->kind == LOOM_ITER_SPATIAL ? space : reduce;
+    *p = ext > 0 && *p > INT64_MAX / ext ? INT64_MAX : *p * ext;
+  }
+}

@@ -1,5 +1,5 @@
-/* The CPU design space: MetaSchedule's PostOrderApply over the "llvm" rule
- * list, after the caller's rules. Each rule in turn visits every block of
+/* The design space: MetaSchedule's PostOrderApply over the target's rule
+ * list ("llvm" or "cuda"), after the caller's rules. Each rule in turn visits every block of
  * every schedule made so far, root first and consumers before producers,
  * and may branch a schedule into several; the traces of the schedules left
  * at the end are the spaces. */
@@ -19,7 +19,18 @@ static const space_rule *const llvm_rules[] = {
     &space_rule_parallel_vectorize_unroll,
     &space_rule_random_compute_location,
 };
-#define N_RULES (int)(sizeof llvm_rules / sizeof *llvm_rules)
+
+/* MetaSchedule's DefaultCUDA order (InlineConstantScalars, again, is
+ * AutoInline's; AutoInline reads the target for its GPU settings). */
+static const space_rule *const cuda_rules[] = {
+    &space_rule_multi_level_tiling_gpu,
+    &space_rule_auto_inline,
+    &space_rule_cross_thread_reduction,
+    &space_rule_parallel_vectorize_unroll,
+    &space_rule_auto_bind,
+};
+
+#define COUNT(a) (int)(sizeof a / sizeof *a)
 
 /* Branching multiplies: a function with n tiled blocks has 3^n spaces.
  * Past this many, the later branches are dropped (the first ones, which
@@ -148,6 +159,10 @@ static loom_status keep_trace(loom_sched *s, loom_arena *a, loom_trace *out) {
   return space_trace_copy(&simple, a, out);
 }
 
+bool space_is_gpu(const loom_target *t) {
+  return t && t->kind == LOOM_TARGET_CUDA;
+}
+
 loom_status loom_space_apply_script(void *ctx, loom_sched *s,
                                     const char *block, loom_sched_rv rv,
                                     loom_diag *d) {
@@ -171,10 +186,11 @@ loom_status loom_space_generate_with(const loom_module *m,
   *spaces = NULL;
   *n_spaces = 0;
   loom_loc nowhere = {0};
-  if (t && t->kind != LOOM_TARGET_CPU)
+  if (t && t->kind != LOOM_TARGET_CPU && !space_is_gpu(t))
     return loom_diag_error(d, nowhere,
-                           "the design space rules are for cpu targets, not "
-                           "%s (give the space as a schedule script)",
+                           "the design space rules are for cpu and cuda "
+                           "targets, not %s (give the space as a schedule "
+                           "script)",
                            loom_target_kind_name(t->kind));
   if (!m || m->n_funcs != 1)
     return loom_diag_error(d, nowhere,
@@ -196,8 +212,10 @@ loom_status loom_space_generate_with(const loom_module *m,
   claims c = {.n = 0};
   for (int r = 0; st == LOOM_OK && r < n_rules; r++)
     st = apply_custom(&rules[r], f->loc, names, rvs, n_names, &states, &c, d);
-  for (int r = 0; st == LOOM_OK && r < N_RULES; r++)
-    st = apply_rule(&x, llvm_rules[r], names, rvs, n_names, &c, &states);
+  const space_rule *const *list = space_is_gpu(t) ? cuda_rules : llvm_rules;
+  int n_list = space_is_gpu(t) ? COUNT(cuda_rules) : COUNT(llvm_rules);
+  for (int r = 0; st == LOOM_OK && r < n_list; r++)
+    st = apply_rule(&x, list[r], names, rvs, n_names, &c, &states);
   loom_trace *out = NULL;
   if (st == LOOM_OK) {
     out = loom_arena_alloc(a, (size_t)(states.n ? states.n : 1) * sizeof *out);

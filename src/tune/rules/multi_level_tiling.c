@@ -96,44 +96,7 @@ static loom_status write_cache(loom_sched *u, const tiling *tl, int level,
   loom_tval attrs[2] = {loom_tval_int(0), loom_tval_str("global")};
   const loom_sched_rv *cache;
   TRY(space_apply(u, LOOM_INST_CACHE_WRITE, in, 2, attrs, 2, &cache, NULL, d));
-  loom_tval at[2] = {loom_tval_rv(cache[0]),
-                     loom_tval_rv(tl->tiles[l][tl->n_tiles[l] - 1])};
-  loom_tval at_attrs[2] = {loom_tval_bool(true), loom_tval_int(-1)};
-  return space_apply(u, LOOM_INST_REVERSE_COMPUTE_AT, at, 2, at_attrs, 2,
-                     NULL, NULL, d);
-}
-
-/* TVM's IsWriteCache: one write of single points at iter vars, and every
- * read of single points at some of those vars (or constants), each var
- * at most once and in the write's order (injective and ordered). */
-static bool is_write_cache(const loom_block *b) {
-  if (b->n_writes != 1)
-    return false;
-  const loom_buffer_region *w = &b->writes[0];
-  int64_t one;
-  for (int k = 0; k < w->n_ranges; k++)
-    if (w->ranges[k].min->kind != LOOM_EXPR_VAR ||
-        !loom_ir_is_const_int(w->ranges[k].extent, &one) || one != 1)
-      return false;
-  for (int r = 0; r < b->n_reads; r++) {
-    const loom_buffer_region *rd = &b->reads[r];
-    int last = -1;
-    for (int k = 0; k < rd->n_ranges; k++) {
-      const loom_expr *m = rd->ranges[k].min;
-      if (!loom_ir_is_const_int(rd->ranges[k].extent, &one) || one != 1)
-        return false;
-      if (loom_ir_is_const_int(m, NULL))
-        continue;
-      int at = -1;
-      for (int j = 0; m->kind == LOOM_EXPR_VAR && j < w->n_ranges; j++)
-        if (w->ranges[j].min->u.var == m->u.var)
-          at = j;
-      if (at <= last)
-        return false;
-      last = at;
-    }
-  }
-  return true;
+  return space_reverse_compute_at(u, cache[0], tl->tiles[l][tl->n_tiles[l] - 1], d);
 }
 
 /* Moves the consumer copy under the last loop of tile level level - 1. */
@@ -143,29 +106,7 @@ static loom_status move_consumer(loom_sched *u, const tiling *tl,
   int l = level - 1;
   if (tl->n_tiles[l] == 0)
     return loom_diag_error(d, (loom_loc){0}, "no loop at tile level %d", l);
-  loom_tval at[2] = {loom_tval_rv(consumer),
-                     loom_tval_rv(tl->tiles[l][tl->n_tiles[l] - 1])};
-  loom_tval at_attrs[2] = {loom_tval_bool(true), loom_tval_int(-1)};
-  return space_apply(u, LOOM_INST_REVERSE_COMPUTE_AT, at, 2, at_attrs, 2,
-                     NULL, NULL, d);
-}
-
-/* The consumer to move, or -1 when a cache must be written. */
-static loom_status find_consumer(loom_sched *t, const space_block *sb,
-                                 const tiling *tl, loom_sched_rv *out,
-                                 loom_diag *d) {
-  *out = -1;
-  const loom_stmt *cons[2];
-  if (space_consumers(sb, cons, 2) != 1 ||
-      !is_write_cache(cons[0]->u.realize.block))
-    return LOOM_OK;
-  loom_tval in = loom_tval_rv(tl->block);
-  const loom_sched_rv *c;
-  int n;
-  TRY(space_apply(t, LOOM_INST_GET_CONSUMERS, &in, 1, NULL, 0, &c, &n, d));
-  if (n == 1)
-    *out = c[0];
-  return LOOM_OK;
+  return space_reverse_compute_at(u, consumer, tl->tiles[l][tl->n_tiles[l] - 1], d);
 }
 
 /* The index of b's last spatial iter (the one the postprocessor
@@ -430,7 +371,7 @@ static loom_status tile_block(const space_ctx *x, loom_sched *s,
   loom_sched_rv consumer = -1;
   loom_status st = tile(x, t, &sb, rv, &tl, &d);
   if (st == LOOM_OK)
-    st = find_consumer(t, &sb, &tl, &consumer, &d);
+    st = space_write_cache_consumer(t, &sb, tl.block, &consumer, &d);
   if (st != LOOM_OK) {
     loom_diag_free(&d);
     loom_sched_free(t);

@@ -7,13 +7,16 @@
  * postprocessing; what this rule changes, in functions with the work for a
  * parallel loop, is an innermost spatial loop too long to vectorize, split
  * in two by a sampled factor so that its inner part can be vectorized and
- * its outer part parallelized. */
+ * its outer part parallelized. On a GPU (MetaSchedule's DefaultCUDA: no
+ * jobs per core, no vector limit) only the unroll depth is marked, drawn
+ * from 0, 16, 32, ..., 1024: the threads are the parallelism. */
 #include "tune/space_impl.h"
 
 #include <string.h>
 
-static const int64_t unroll_steps[] = {0, 16, 64, 512};
-#define N_STEPS (int)(sizeof unroll_steps / sizeof *unroll_steps)
+static const int64_t cpu_steps[] = {0, 16, 64, 512};
+static const int64_t gpu_steps[] = {0, 16, 32, 64, 128, 256, 512, 1024};
+#define COUNT(a) (int)(sizeof a / sizeof *a)
 
 /* The iterations of the blocks under s, each block instance counted once
  * (both branches of an if; a loop of unknown extent counts as plenty),
@@ -106,8 +109,20 @@ static loom_status split_long_loops(const space_ctx *x, loom_sched *s, loom_diag
   return LOOM_OK;
 }
 
+/* Marks the root with an unroll depth drawn uniformly from steps. */
+static loom_status mark_unroll(loom_sched *s, loom_sched_rv root,
+                               const int64_t *steps, int n, loom_diag *d) {
+  loom_sched_rv v;
+  TRY(space_sample_uniform(s, steps, n, &v, d));
+  return space_annotate(s, root, SPACE_ANN_UNROLL_EXPLICIT, loom_tval_rv(v), d);
+}
+
 static loom_status annotate(const space_ctx *x, loom_sched *s,
                             loom_sched_rv root, loom_diag *d) {
+  if (space_is_gpu(x->target))
+    return space_func_is_spatial(space_func(s))
+               ? LOOM_OK
+               : mark_unroll(s, root, gpu_steps, COUNT(gpu_steps), d);
   int64_t jobs = (int64_t)(x->target->cpu.cores > 0 ? x->target->cpu.cores : 1) *
                  x->target->max_jobs_per_core;
   const loom_func *f = space_func(s);
@@ -124,18 +139,7 @@ static loom_status annotate(const space_ctx *x, loom_sched *s,
     TRY(split_long_loops(x, s, d));
   if (space_func_is_spatial(space_func(s)))
     return LOOM_OK;
-  loom_tval cand[N_STEPS], prob[N_STEPS];
-  for (int i = 0; i < N_STEPS; i++) {
-    cand[i] = loom_tval_int(unroll_steps[i]);
-    prob[i] = (loom_tval){.kind = LOOM_TV_FLOAT, .f = 1.0 / N_STEPS};
-  }
-  loom_tval attrs[2] = {{.kind = LOOM_TV_LIST, .n = N_STEPS, .items = cand},
-                        {.kind = LOOM_TV_LIST, .n = N_STEPS, .items = prob}};
-  const loom_sched_rv *v;
-  TRY(space_apply(s, LOOM_INST_SAMPLE_CATEGORICAL, NULL, 0, attrs, 2, &v,
-                  NULL, d));
-  return space_annotate(s, root, SPACE_ANN_UNROLL_EXPLICIT, loom_tval_rv(v[0]),
-                        d);
+  return mark_unroll(s, root, cpu_steps, COUNT(cpu_steps), d);
 }
 
 static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,

@@ -142,3 +142,46 @@ loom_status space_try(const space_ctx *x, loom_sched *s, loom_sched_rv block,
   loom_sched_free(s);
   return space_list_push(out, t);
 }
+
+loom_status space_write_cache_consumer(loom_sched *t, const space_block *sb,
+                                       loom_sched_rv block, loom_sched_rv *out,
+                                       loom_diag *d) {
+  *out = -1;
+  const loom_stmt *cons[2];
+  if (space_consumers(sb, cons, 2) != 1 ||
+      !space_is_write_cache(cons[0]->u.realize.block))
+    return LOOM_OK;
+  loom_tval in = loom_tval_rv(block);
+  const loom_sched_rv *c;
+  int n;
+  TRY(space_apply(t, LOOM_INST_GET_CONSUMERS, &in, 1, NULL, 0, &c, &n, d));
+  if (n == 1)
+    *out = c[0];
+  return LOOM_OK;
+}
+
+loom_status space_reverse_compute_at(loom_sched *s, loom_sched_rv block,
+                                     loom_sched_rv loop, loom_diag *d) {
+  loom_tval at[2] = {loom_tval_rv(block), loom_tval_rv(loop)};
+  loom_tval attrs[2] = {loom_tval_bool(true), loom_tval_int(-1)};
+  return space_apply(s, LOOM_INST_REVERSE_COMPUTE_AT, at, 2, attrs, 2, NULL,
+                     NULL, d);
+}
+
+loom_status space_sample_uniform(loom_sched *s, const int64_t *values, int n,
+                                 loom_sched_rv *out, loom_diag *d) {
+  loom_tval cand[SPACE_MAX_CHOICES], prob[SPACE_MAX_CHOICES];
+  if (n < 1 || n > SPACE_MAX_CHOICES)
+    return loom_diag_error(d, (loom_loc){0}, "%d choices to sample (1 to %d)", n,
+                           SPACE_MAX_CHOICES);
+  for (int i = 0; i < n; i++) {
+    cand[i] = loom_tval_int(values[i]);
+    prob[i] = (loom_tval){.kind = LOOM_TV_FLOAT, .f = 1.0 / n};
+  }
+  loom_tval attrs[2] = {{.kind = LOOM_TV_LIST, .n = n, .items = cand},
+                        {.kind = LOOM_TV_LIST, .n = n, .items = prob}};
+  const loom_sched_rv *v;
+  TRY(space_apply(s, LOOM_INST_SAMPLE_CATEGORICAL, NULL, 0, attrs, 2, &v, NULL, d));
+  *out = v[0];
+  return LOOM_OK;
+}
