@@ -82,6 +82,7 @@ loom_iter_kind space_loop_iter_kind(const loom_stmt *loop);
  * alone gets its outer spatial loops before the thread loop fused and
  * bound to blockIdx.x. A block with no leading spatial loop gets a unit
  * loop to bind. A step the schedule refuses is returned as an error. */
+#define SPACE_MAX_THREADBLOCKS 256 /* AutoBind's and RewriteUnboundBlock's */
 loom_status space_bind_block_threads(loom_sched *s, loom_sched_rv block,
                                      int64_t max_threadblocks, int64_t max_threads,
                                      const int64_t *thread_extents, int n_extents,

@@ -6,8 +6,6 @@
  * thread. The steps are recorded, after the enter_postproc mark. */
 #include "tune/space_impl.h"
 
-#define MAX_THREADBLOCKS 256
-
 typedef struct finder {
   const char *names[SPACE_MAX_BLOCKS];
   int n;
@@ -83,7 +81,7 @@ loom_status space_rewrite_unbound_block(loom_sched *s, const loom_target *t,
   for (int i = 0; i < fd.n; i++) {
     loom_sched_rv b;
     TRY(space_get_block(s, f->name, fd.names[i], &b, d));
-    TRY(space_bind_block_threads(s, b, MAX_THREADBLOCKS, max_threads, NULL, 0,
+    TRY(space_bind_block_threads(s, b, SPACE_MAX_THREADBLOCKS, max_threads, NULL, 0,
                                  d));
   }
   return LOOM_OK;

@@ -9,8 +9,6 @@
 
 #include <string.h>
 
-#define MAX_THREADBLOCKS 256
-
 static const int64_t auto_bind_extents[] = {32, 64, 128, 256, 512, 1024};
 #define N_EXTENTS (int)(sizeof auto_bind_extents / sizeof *auto_bind_extents)
 
@@ -245,7 +243,7 @@ loom_status space_bind_block_threads(loom_sched *s, loom_sched_rv block,
 
 static loom_status bind(const space_ctx *x, loom_sched *t, loom_sched_rv block,
                         loom_diag *d) {
-  return space_bind_block_threads(t, block, MAX_THREADBLOCKS,
+  return space_bind_block_threads(t, block, SPACE_MAX_THREADBLOCKS,
                                   x->target->gpu.max_threads_per_block,
                                   auto_bind_extents, N_EXTENTS, d);
 }
