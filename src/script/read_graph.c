@@ -140,12 +140,13 @@ static loom_status read_call(greader *r, const char *target, const py_expr *call
   if (!loom_ir_module_find(r->m, callee))
     return rd_error(c, f->u.attr.name_loc, "the module has no prim func '%s'", callee);
   const py_expr *a = args[1];
-  int n = a->kind == PY_TUPLE || a->kind == PY_LIST ? a->u.seq.n_items : 1;
+  bool is_seq = a->kind == PY_TUPLE || a->kind == PY_LIST;
+  int n = is_seq ? a->u.seq.n_items : 1;
   int *vs = loom_arena_alloc(c->a, sizeof *vs * (size_t)(n + 1));
   if (!vs)
     return LOOM_NOMEM;
   for (int i = 0; i < n; i++)
-    TRY(tensor_of(r, n == 1 && a->kind == PY_NAME ? a : a->u.seq.items[i], &vs[i]));
+    TRY(tensor_of(r, is_seq ? a->u.seq.items[i] : a, &vs[i]));
   loom_tensor_info info;
   TRY(tensor_info(c, out_type, &info));
   int out;
