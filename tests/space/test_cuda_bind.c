@@ -16,6 +16,7 @@
 #include "tune/space_impl.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 /* ---- programs ------------------------------------------------------------------ */
 
@@ -260,20 +261,11 @@ static loom_module *read_file_module(loom_arena *a, const char *root,
                                      const char *rel) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", root, rel);
-  char *text;
-  size_t len;
-  loom_diag d;
-  loom_diag_init(&d);
-  loom_module *m = NULL;
-  if (loom_read_file(path, &text, &len, &d) == LOOM_OK) {
-    if (loom_script_read(text, len, path, a, &m, &d) != LOOM_OK)
-      fprintf(stderr, "%s: %s\n", path, d.msg ? d.msg : "?");
-    free(text);
-  } else {
+  if (access(path, R_OK) != 0) {
     printf("note: %s is absent; its checks are skipped\n", path);
+    return NULL;
   }
-  loom_diag_free(&d);
-  return m;
+  return program_read_file(a, path);
 }
 
 static loom_target cuda_target(void) {

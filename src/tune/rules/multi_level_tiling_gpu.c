@@ -143,6 +143,22 @@ static loom_status read_caches(loom_sched *t, const space_block *sb, const tilin
   return LOOM_OK;
 }
 
+/* The whole rule on t, the block found again by its random variable. */
+static loom_status tile_block(const space_ctx *x, loom_sched *t, loom_sched_rv block,
+                              loom_diag *d) {
+  const loom_block *b = loom_sched_rv_block(t, block);
+  space_block sb;
+  if (!b || !space_find_block(space_func(t), b->name, &sb))
+    return loom_diag_error(d, (loom_loc){0}, "the block is gone");
+  tiling tl;
+  memset(&tl, 0, sizeof tl);
+  tl.block = block;
+  TRY(tile(x, t, &sb, &tl, d));
+  TRY(bind(x, t, &tl, d));
+  TRY(write_cache(t, &tl, d));
+  return read_caches(t, &sb, &tl, d);
+}
+
 static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
                          loom_sched_rv rv, space_list *out) {
   space_block sb;
@@ -150,34 +166,7 @@ static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
   if (!space_is_gpu(x->target) || !f || !space_find_block(f, name, &sb) ||
       !space_needs_tiling(&sb))
     return space_list_push(out, s);
-  loom_sched *t = loom_sched_copy(s);
-  if (!t) {
-    loom_sched_free(s);
-    return LOOM_NOMEM;
-  }
-  loom_diag d;
-  loom_diag_init(&d);
-  tiling tl;
-  memset(&tl, 0, sizeof tl);
-  tl.block = rv;
-  loom_status st = tile(x, t, &sb, &tl, &d);
-  if (st == LOOM_OK)
-    st = bind(x, t, &tl, &d);
-  if (st == LOOM_OK)
-    st = write_cache(t, &tl, &d);
-  if (st == LOOM_OK)
-    st = read_caches(t, &sb, &tl, &d);
-  loom_diag_free(&d);
-  if (st == LOOM_OK) {
-    loom_sched_free(s);
-    return space_list_push(out, t);
-  }
-  loom_sched_free(t);
-  if (st == LOOM_NOMEM) {
-    loom_sched_free(s);
-    return st;
-  }
-  return space_list_push(out, s);
+  return space_try(x, s, rv, tile_block, out);
 }
 
 const space_rule space_rule_multi_level_tiling_gpu = {"MultiLevelTiling", apply};
