@@ -69,10 +69,12 @@ typedef struct cli_net {
   bool is_onnx;
 } cli_net;
 
-/* Reads FILE (MODEL.onnx or a module's TVMScript) and finds its graph
- * (NAME, or the only one, or main); prints why not and returns the exit
- * code. */
-int cli_net_load(const char *file, const char *graph, cli_net *m);
+/* Reads FILE (MODEL.onnx or a module's TVMScript), fuses its operators
+ * unless is_unfused (loom_fuse_module; a line per fused function into
+ * explain when not NULL) and finds its graph (NAME, or the only one, or
+ * main); prints why not and returns the exit code. */
+int cli_net_load(const char *file, const char *graph, bool is_unfused,
+                 loom_buf *explain, cli_net *m);
 void cli_net_free(cli_net *m);
 /* The options loom tune and loom model tune share (--seed, --model,
  * --strategy) into t: 1 when a is one of them, 0 when not, else the usage

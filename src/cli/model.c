@@ -1,8 +1,13 @@
-/* `loom model import MODEL.onnx [-o OUT] [--dialect tir|tirx]`: the module an
- * ONNX model imports into (its prim funcs and the graph "main").
+/* `loom model import MODEL.onnx [-o OUT] [--dialect tir|tirx] [--no-fuse]`:
+ * the module an ONNX model imports into (its prim funcs and the graph
+ * "main"), its operators fused (loom_fuse_module) unless --no-fuse.
+ * `loom model fuse MODULE.py|MODEL.onnx [-o OUT] [--dialect ...]`: the
+ * module with its operators fused.
  * `loom model run MODEL.onnx|MODULE.py [--graph NAME] [--target SPEC]
  * [--input NAME=FILE.npy]... [--output DIR] [--seed N] [--repeat N]
- * [--verify] [--pipeline P1,... [--db PATH] [--explain]]`: builds the
+ * [--verify] [--no-fuse] [--explain] [--pipeline P1,... [--db PATH]]`:
+ * fuses the graph's operators (--explain lists the fused functions),
+ * builds the
  * graph's functions (after the module passes of --pipeline, as `loom
  * compile` runs them: dispatch, apply-db, ...), runs it on the inputs given
  * (the others, and the weights of a module that has none, seeded random;
@@ -11,6 +16,7 @@
  * them with what the reference interpreter computes. */
 #include "cli/cli.h"
 
+#include "loom/fuse.h"
 #include "loom/interp.h"
 #include "loom/net.h"
 #include "loom/onnx.h"
@@ -29,7 +35,7 @@ typedef struct model_opts {
   const char *input_names[MAX_INPUTS], *input_files[MAX_INPUTS];
   int n_inputs;
   long long seed, repeat;
-  bool is_verify;
+  bool is_verify, is_unfused;
   loom_target tg;
 } model_opts;
 
@@ -46,7 +52,8 @@ void cli_net_free(model *m) {
   loom_arena_free(m->arena);
 }
 
-int cli_net_load(const char *file, const char *graph, model *m) {
+int cli_net_load(const char *file, const char *graph, bool is_unfused,
+                 loom_buf *explain, model *m) {
   memset(m, 0, sizeof *m);
   m->arena = loom_arena_new();
   if (!m->arena)
@@ -72,6 +79,22 @@ int cli_net_load(const char *file, const char *graph, model *m) {
       return rc;
     m->module = m->program.module;
   }
+  if (!is_unfused) {
+    loom_diag d;
+    loom_diag_init(&d);
+    loom_module *fused;
+    loom_status st = loom_fuse_module(m->arena, m->module, &fused, explain, &d);
+    if (st != LOOM_OK) {
+      if (d.has_error)
+        cli_print_diag(&d);
+      else
+        fprintf(stderr, "%s: error: out of memory\n", file);
+      loom_diag_free(&d);
+      return EXIT_USER;
+    }
+    loom_diag_free(&d);
+    m->module = fused;
+  }
   const loom_module *mod = m->module;
   m->graph = graph ? loom_ir_module_find_graph(mod, graph)
              : mod->n_graphs == 1 ? mod->graphs[0]
@@ -86,8 +109,11 @@ int cli_net_load(const char *file, const char *graph, model *m) {
   return 0;
 }
 
-static int cmd_import(int argc, char **argv) {
+/* import (an ONNX model) and fuse (a module or an ONNX model): the module
+ * printed, its operators fused unless --no-fuse. */
+static int cmd_import(int argc, char **argv, bool is_fuse) {
   const char *file = NULL, *out = NULL;
+  bool is_unfused = false;
   loom_print_opts opts = {LOOM_DIALECT_TIR};
   for (int i = 0; i < argc; i++) {
     int r = cli_dialect_option("model", argc, argv, &i, &opts.dialect);
@@ -97,17 +123,22 @@ static int cmd_import(int argc, char **argv) {
       continue;
     if (!strcmp(argv[i], "-o") && i + 1 < argc)
       out = argv[++i];
+    else if (!strcmp(argv[i], "--no-fuse") && !is_fuse)
+      is_unfused = true;
     else if (argv[i][0] == '-')
-      return cli_usage_error("model", "unknown option '%s' for import", argv[i]);
+      return cli_usage_error("model", "unknown option '%s' for %s", argv[i],
+                             is_fuse ? "fuse" : "import");
     else if (file)
       return cli_usage_error("model", "one MODEL expected, got '%s' too", argv[i]);
     else
       file = argv[i];
   }
-  if (!file || !ends_with(file, ".onnx"))
+  if (!file && is_fuse)
+    return cli_usage_error("model", "fuse takes a module (MODULE.py) or an ONNX model");
+  if (!is_fuse && (!file || !ends_with(file, ".onnx")))
     return cli_usage_error("model", "import takes an ONNX model (MODEL.onnx)");
   model m;
-  int rc = cli_net_load(file, NULL, &m);
+  int rc = cli_net_load(file, NULL, is_unfused, NULL, &m);
   if (rc == 0) {
     loom_buf text;
     loom_buf_init(&text);
@@ -124,8 +155,8 @@ static int parse_run(int argc, char **argv, model_opts *o) {
   o->repeat = 3;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--verify") || !strcmp(a, "--explain")) {
-      *(a[2] == 'v' ? &o->is_verify : &o->is_explain) = true;
+    if (!strcmp(a, "--verify") || !strcmp(a, "--explain") || !strcmp(a, "--no-fuse")) {
+      *(a[2] == 'v' ? &o->is_verify : a[2] == 'e' ? &o->is_explain : &o->is_unfused) = true;
       continue;
     }
     if (a[0] != '-') {
@@ -170,8 +201,6 @@ static int parse_run(int argc, char **argv, model_opts *o) {
    * the functions as written. */
   if (o->db && !o->pipeline)
     o->pipeline = "apply-db,dispatch,default";
-  if (o->is_explain && !o->pipeline)
-    return cli_usage_error("model", "--explain goes with --pipeline or --db");
   return cli_target("model", o->target, &o->tg);
 }
 
@@ -347,7 +376,13 @@ static int cmd_run(int argc, char **argv) {
   if (rc)
     return rc;
   model m;
-  if ((rc = cli_net_load(o.file, o.graph, &m))) {
+  loom_buf fused;
+  loom_buf_init(&fused);
+  rc = cli_net_load(o.file, o.graph, o.is_unfused, o.is_explain ? &fused : NULL, &m);
+  if (rc == 0 && o.is_explain && fused.len)
+    printf("fused:\n%s", fused.data);
+  loom_buf_free(&fused);
+  if (rc) {
     cli_net_free(&m);
     return rc;
   }
@@ -403,16 +438,16 @@ static int cmd_run(int argc, char **argv) {
   return rc;
 }
 
-int cli_import(int argc, char **argv) { return cmd_import(argc, argv); }
+int cli_import(int argc, char **argv) { return cmd_import(argc, argv, false); }
 
 int cli_model(int argc, char **argv) {
   if (argc < 1)
-    return cli_usage_error("model", "missing import or run");
-  if (!strcmp(argv[0], "import"))
-    return cmd_import(argc - 1, argv + 1);
+    return cli_usage_error("model", "missing import, fuse, run or tune");
+  if (!strcmp(argv[0], "import") || !strcmp(argv[0], "fuse"))
+    return cmd_import(argc - 1, argv + 1, argv[0][0] == 'f');
   if (!strcmp(argv[0], "run"))
     return cmd_run(argc - 1, argv + 1);
   if (!strcmp(argv[0], "tune"))
     return cli_model_tune(argc - 1, argv + 1);
-  return cli_usage_error("model", "unknown action '%s' (import, run or tune)", argv[0]);
+  return cli_usage_error("model", "unknown action '%s' (import, fuse, run or tune)", argv[0]);
 }

@@ -15,7 +15,7 @@
 typedef struct tune_net_opts {
   const char *file, *graph, *target, *db;
   int trials; /* the network's budget; 0: per task */
-  bool is_json, is_random_model;
+  bool is_json, is_random_model, is_unfused;
   loom_target tg;
   loom_tune_options t;
 } tune_net_opts;
@@ -28,8 +28,8 @@ static int parse(int argc, char **argv, tune_net_opts *o) {
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     long long v;
-    if (!strcmp(a, "--json")) {
-      o->is_json = true;
+    if (!strcmp(a, "--json") || !strcmp(a, "--no-fuse")) {
+      *(a[2] == 'j' ? &o->is_json : &o->is_unfused) = true;
       continue;
     }
     if (a[0] != '-') {
@@ -114,7 +114,7 @@ int cli_model_tune(int argc, char **argv) {
     return rc;
   o.t.progress = progress;
   cli_net m;
-  if ((rc = cli_net_load(o.file, o.graph, &m)))
+  if ((rc = cli_net_load(o.file, o.graph, o.is_unfused, NULL, &m)))
     return rc;
   loom_diag d;
   loom_diag_init(&d);

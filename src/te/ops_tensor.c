@@ -12,6 +12,7 @@ typedef struct ew_ctx {
   const char *what;
   loom_dtype t;
   int64_t perm[TE_MAX_RANK], split;
+  int64_t out[TE_MAX_RANK]; /* a binary operator's result shape */
   int axis;
 } ew_ctx;
 
@@ -68,14 +69,17 @@ loom_status op_unary(loom_te *te, const loom_te_args *args, loom_func **out,
 
 /* ---- binary with broadcasting ------------------------------------------- */
 
+/* x read at the result's point idx: a dimension of extent 1 that the
+ * result widens reads at 0; one the result keeps reads at its own index, as
+ * TVM's topi broadcasts (so that equal shapes read elementwise). */
 static loom_expr *bcast(loom_te *te, loom_te_tensor *x, loom_expr *const *idx,
-                        int n) {
+                        const int64_t *out, int n) {
   int m = loom_te_ndim(x);
   loom_expr *xi[TE_MAX_RANK];
   for (int i = 0; i < m; i++) {
     int64_t e;
     bool is_one = loom_ir_is_const_int(loom_te_dim(x, i), &e) && e == 1;
-    xi[i] = is_one ? ops_int(te, 0) : idx[n - m + i];
+    xi[i] = is_one && out[n - m + i] != 1 ? ops_int(te, 0) : idx[n - m + i];
   }
   return loom_te_at(te, x, xi, m);
 }
@@ -83,7 +87,8 @@ static loom_expr *bcast(loom_te *te, loom_te_tensor *x, loom_expr *const *idx,
 static loom_expr *binary_body(loom_te *te, void *user, loom_expr *const *idx) {
   ew_ctx *c = user;
   int n = c->axis;
-  loom_expr *x = bcast(te, c->a, idx, n), *y = bcast(te, c->b, idx, n);
+  loom_expr *x = bcast(te, c->a, idx, c->out, n);
+  loom_expr *y = bcast(te, c->b, idx, c->out, n);
   if (!strcmp(c->what, "add"))
     return loom_te_add(te, x, y);
   if (!strcmp(c->what, "subtract"))
@@ -99,7 +104,7 @@ static loom_expr *binary_body(loom_te *te, void *user, loom_expr *const *idx) {
 
 loom_status op_binary(loom_te *te, const loom_te_args *args, loom_func **out,
                       loom_diag *d) {
-  int64_t sa[TE_MAX_RANK], sb[TE_MAX_RANK], so[TE_MAX_RANK];
+  int64_t sa[TE_MAX_RANK], sb[TE_MAX_RANK], so[TE_MAX_RANK] = {0};
   int na, nb;
   loom_dtype t;
   TRY(shape_key(args, "a_shape", sa, &na, d));
@@ -119,6 +124,7 @@ loom_status op_binary(loom_te *te, const loom_te_args *args, loom_func **out,
   ew_ctx c = {0};
   c.what = args->op->name;
   c.axis = n;
+  memcpy(c.out, so, sizeof so);
   c.a = ops_input(te, "A", sa, na, t);
   c.b = ops_input(te, "B", sb, nb, t);
   loom_expr *shape[TE_MAX_RANK];

@@ -57,35 +57,47 @@ fi
 # records the model's run applies through the pipeline (the products to
 # BLAS first), checked against the interpreter.
 "$loom" tune "$tmp/mlp.py" --trials 4 --model random --db "$tmp/t.db" >"$tmp/tune.out" 2>/dev/null
-check "the imported module tunes" grep -q "^relu: best" "$tmp/tune.out"
+check "the imported module tunes" grep -q "^fused_gemm_relu: best" "$tmp/tune.out"
 "$loom" model run "$cases/mlp.onnx" --pipeline dispatch,apply-db,default --db "$tmp/t.db" \
   --explain --verify >"$tmp/run.out" 2>"$tmp/explain"
 check "the pipeline's run verifies" grep -q "verified: 1 output" "$tmp/run.out"
-check "dispatch takes the products" grep -Eq "^gemm +dispatch" "$tmp/explain"
-check "apply-db takes the rest" grep -Eq "^relu +apply-db" "$tmp/explain"
+check "dispatch takes the products" test "$(grep -Ec "^(gemm2|fused_gemm1?_relu1?) +dispatch" "$tmp/explain")" = 3
 "$loom" model run "$cases/mlp.onnx" --db "$tmp/t.db" --explain --verify >"$tmp/run2.out" \
   2>"$tmp/explain2"
 check "--db alone applies the records, then the libraries" \
-  grep -Eq "^relu +apply-db" "$tmp/explain2"
+  grep -Eq "^fused_gemm_relu +apply-db" "$tmp/explain2"
 check "--db alone verifies" grep -q "verified: 1 output" "$tmp/run2.out"
-"$loom" model run "$cases/mlp.onnx" --explain >/dev/null 2>&1
-check "--explain without a pipeline exits 2" test $? = 2
+"$loom" model run "$cases/mlp.onnx" --explain >"$tmp/fused" 2>&1
+check "--explain alone lists the fused functions" \
+  grep -q "^fused_gemm_relu: gemm (out-elementwise-fusable), relu (elementwise)" "$tmp/fused"
 "$loom" import "$cases/mlp.onnx" >"$tmp/imported.py"
 check "loom import is loom model import" cmp -s "$tmp/imported.py" "$tmp/mlp.py"
 
+# Fusion: on by default (each Gemm takes its ReLU, each convolution its
+# batch norm, ReLU and residual add); --no-fuse keeps an operator a call.
+check "the fused MLP has no ReLU of its own" test "$(grep -c 'def relu' "$tmp/mlp.py")" = 0
+"$loom" model import --no-fuse "$cases/mlp.onnx" >"$tmp/mlp_unfused.py"
+check "--no-fuse keeps the ReLUs" test "$(grep -c 'def relu' "$tmp/mlp_unfused.py")" = 2
+"$loom" model run "$cases/convnet.onnx" --verify >"$tmp/fused.out"
+"$loom" model run "$cases/convnet.onnx" --no-fuse --verify >"$tmp/unfused.out"
+check "the conv net fused is 7 calls" grep -q "^7 calls of 7 functions" "$tmp/fused.out"
+check "the conv net unfused is 14 calls" grep -q "^14 calls of 11 functions" "$tmp/unfused.out"
+check "fused and unfused outputs agree" \
+  test "$(grep '^output' "$tmp/fused.out")" = "$(grep '^output' "$tmp/unfused.out")"
+
 # loom model tune: one budget across the network's tasks, equal workloads
-# once (the conv net's second and third convolutions are one task of two
-# calls), the records applied by the run.
+# once (unfused, the conv net's second and third convolutions are one task
+# of two calls), the records applied by the run.
 "$loom" model tune "$cases/mlp.onnx" --trials 24 --batch 8 --model random \
   --db "$tmp/m.db" >"$tmp/mtune.out" 2>/dev/null
-check "model tune tunes the MLP" grep -q "^5 tasks of 5 calls, 2[0-4] trials" "$tmp/mtune.out"
-check "model tune reports each task" grep -Eq "^gemm1: 1 call, [0-9]+ trials in [0-9]+ rounds, best" \
-  "$tmp/mtune.out"
+check "model tune tunes the MLP" grep -q "^3 tasks of 3 calls, 2[0-4] trials" "$tmp/mtune.out"
+check "model tune reports each task" \
+  grep -Eq "^fused_gemm1_relu1: 1 call, [0-9]+ trials in [0-9]+ rounds, best" "$tmp/mtune.out"
 "$loom" model run "$cases/mlp.onnx" --pipeline apply-db,default --db "$tmp/m.db" --explain \
   --verify >"$tmp/mrun.out" 2>"$tmp/mexplain"
 check "the tuned network verifies" grep -q "verified: 1 output" "$tmp/mrun.out"
-check "its records apply" test "$(grep -Ec '^[a-z0-9_]+ +apply-db' "$tmp/mexplain")" = 5
-"$loom" model tune "$cases/convnet.onnx" --trials 12 --batch 2 --model random --json \
+check "its records apply" test "$(grep -Ec '^[a-z0-9_]+ +apply-db' "$tmp/mexplain")" = 3
+"$loom" model tune "$cases/convnet.onnx" --no-fuse --trials 12 --batch 2 --model random --json \
   --db "$tmp/c.db" >"$tmp/ctune.out" 2>/dev/null
 check "a workload called twice is one task of weight 2" \
   grep -q '"task": "conv2d1", "calls": 2' "$tmp/ctune.out"

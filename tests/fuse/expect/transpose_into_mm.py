@@ -1,0 +1,47 @@
+# TVM's fusion of cases/transpose_into_mm.py (tests/fuse/make_expect.py)
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def fused_mm_relu(a: T.Buffer((8, 8), "float32"), y: T.Buffer((8, 8), "float32"), C_intermediate_1: T.Buffer((8, 8), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        # with T.sblock("root"):
+        C_intermediate = T.sblock_alloc_buffer((8, 8))
+        for i, j, k in T.grid(8, 8, 8):
+            with T.sblock("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                T.reads(a[vi, vk], y[vk, vj])
+                T.writes(C_intermediate[vi, vj])
+                with T.init():
+                    C_intermediate[vi, vj] = T.float32(0.0)
+                C_intermediate[vi, vj] = C_intermediate[vi, vj] + a[vi, vk] * y[vk, vj]
+        for i, j in T.grid(8, 8):
+            with T.sblock("C1"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(C_intermediate[vi, vj])
+                T.writes(C_intermediate_1[vi, vj])
+                C_intermediate_1[vi, vj] = T.max(C_intermediate[vi, vj], T.float32(0.0))
+
+    @T.prim_func(s_tir=True)
+    def transpose(A: T.Buffer((8, 8), "float32"), C: T.Buffer((8, 8), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        # with T.sblock("root"):
+        for i, j in T.grid(8, 8):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vj, vi])
+                T.writes(C[vi, vj])
+                C[vi, vj] = A[vj, vi] - T.float32(0.25)
+
+    @R.function
+    def main(x: R.Tensor((8, 8), dtype="float32"), y: R.Tensor((8, 8), dtype="float32"), v: R.Tensor((8,), dtype="float32")) -> R.Tensor((8, 8), dtype="float32"):
+        cls = Module
+        with R.dataflow():
+            a = R.call_tir(cls.transpose, (x,), out_ty=R.Tensor((8, 8), dtype="float32"))
+            gv = R.call_tir(cls.fused_mm_relu, (a, y), out_ty=R.Tensor((8, 8), dtype="float32"))
+            R.output(gv)
+        return gv
