@@ -1,14 +1,15 @@
 /* The kind of a prim func (loom_fuse_kind), found block by block as TVM's
  * AnnotateTIROpPattern finds it:
  *
- * - A block whose one store and every load pair up by index is elementwise
+ * - A block whose store (several: at the same indices) and every load pair
+ *   up by index is elementwise
  *   (the same variables at the same places), broadcast (the load's
  *   variables are some of the store's, in order; a unit dimension read at
  *   0 aside) or injective (the store's indices are variables and the
  *   loads' indices use no others); with one elementwise load among
  *   broadcast ones it is elementwise (C[i, j] = A[i, j] + B[j]).
  * - Otherwise a block with reduction iters is a product, kind OUT_EWISE
- *   (C = C + X * Y, where X and Y are each read at a subset of C's
+ *   (C = C + X * Y, casts aside, where X and Y each miss one of C's
  *   variables), a pooling, OUT_EWISE too (a load mixes a reduction
  *   variable with others), or a reduction (every reduction variable read
  *   on its own).
@@ -25,22 +26,46 @@
 #define MAX_LOADS 64
 
 typedef struct accesses {
-  const loom_stmt *store;
-  int n_stores;
+  const loom_stmt *store; /* the last */
   const loom_expr *loads[MAX_LOADS];
   int n_loads;
-  bool is_nested; /* a block inside the block */
+  bool is_opaque; /* stores at other indices, a nested block, too many loads */
 } accesses;
+
+static const loom_var *var_of(const loom_expr *e) {
+  return e && e->kind == LOOM_EXPR_VAR ? e->u.var : NULL;
+}
+
+/* The same index, as TVM's same_as finds it: the same variable, or the
+ * same node. */
+static bool same_index(const loom_expr *a, const loom_expr *b) {
+  const loom_var *v = var_of(a);
+  return a == b || (v && v == var_of(b));
+}
+
+static bool same_indices(loom_expr *const *a, int na, loom_expr *const *b, int nb) {
+  if (na != nb)
+    return false;
+  for (int i = 0; i < na; i++)
+    if (!same_index(a[i], b[i]))
+      return false;
+  return true;
+}
 
 static loom_visit on_stmt(void *ctx, loom_stmt *s) {
   accesses *x = ctx;
   if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
-    x->is_nested = true;
+    x->is_opaque = true;
     return LOOM_VISIT_STOP;
   }
   if (s->kind == LOOM_STMT_STORE) {
+    const loom_stmt *t = x->store;
+    if (t && !same_indices(s->u.store.indices, s->u.store.n_indices, t->u.store.indices,
+                           t->u.store.n_indices)) {
+      x->is_opaque = true;
+      return LOOM_VISIT_STOP;
+    }
     x->store = s;
-    x->n_stores++;
   }
   return LOOM_VISIT_GO;
 }
@@ -50,30 +75,16 @@ static loom_visit on_expr(void *ctx, loom_expr *e) {
   if (e->kind != LOOM_EXPR_LOAD)
     return LOOM_VISIT_GO;
   if (x->n_loads == MAX_LOADS) {
-    x->is_nested = true; /* too many to judge: opaque */
+    x->is_opaque = true;
     return LOOM_VISIT_STOP;
   }
   x->loads[x->n_loads++] = e;
   return LOOM_VISIT_GO;
 }
 
-static const loom_var *var_of(const loom_expr *e) {
-  return e && e->kind == LOOM_EXPR_VAR ? e->u.var : NULL;
-}
-
-static bool same_var(const loom_expr *a, const loom_expr *b) {
-  const loom_var *v = var_of(a);
-  return v && v == var_of(b);
-}
-
 static bool is_elemwise(const loom_stmt *st, const loom_expr *ld) {
-  if (ld->u.load.buffer->ndim != st->u.store.buffer->ndim ||
-      ld->u.load.n_indices != st->u.store.n_indices)
-    return false;
-  for (int i = 0; i < ld->u.load.n_indices; i++)
-    if (!same_var(ld->u.load.indices[i], st->u.store.indices[i]))
-      return false;
-  return true;
+  return same_indices(st->u.store.indices, st->u.store.n_indices, ld->u.load.indices,
+                      ld->u.load.n_indices);
 }
 
 static bool is_broadcast(const loom_stmt *st, const loom_expr *ld) {
@@ -85,7 +96,7 @@ static bool is_broadcast(const loom_stmt *st, const loom_expr *ld) {
         loom_ir_is_const_int(ld->u.load.indices[i], &at) && at == 0)
       continue;
     while (j < st->u.store.n_indices &&
-           !same_var(st->u.store.indices[j], ld->u.load.indices[i]))
+           !same_index(st->u.store.indices[j], ld->u.load.indices[i]))
       j++;
     if (j == st->u.store.n_indices)
       return false;
@@ -152,62 +163,61 @@ static loom_fuse_kind index_kind(const accesses *x) {
   return k == LOOM_FUSE_BROADCAST && has_elemwise ? LOOM_FUSE_ELEMWISE : k;
 }
 
-/* Is ld read at variables only, one of the store's missing (so that its
- * elements are reused along that axis)? */
+/* Does some variable of the store's indices (all variables) appear nowhere
+ * in ld's indices, so that ld's elements are reused along it? */
 static bool reuses(const loom_stmt *st, const loom_expr *ld) {
-  for (int i = 0; i < ld->u.load.n_indices; i++)
-    if (!var_of(ld->u.load.indices[i]))
+  const loom_var *vars[64];
+  int n = st->u.store.n_indices;
+  if (n > 64)
+    return false;
+  for (int i = 0; i < n; i++)
+    if (!(vars[i] = var_of(st->u.store.indices[i])))
       return false;
-  for (int j = 0; j < st->u.store.n_indices; j++) {
-    const loom_var *v = var_of(st->u.store.indices[j]);
-    if (!v)
-      return false;
+  for (int i = 0; i < n; i++) {
     bool is_read = false;
-    for (int i = 0; i < ld->u.load.n_indices; i++)
-      is_read |= var_of(ld->u.load.indices[i]) == v;
+    for (int k = 0; k < ld->u.load.n_indices && !is_read; k++)
+      is_read = loom_ir_expr_uses(ld->u.load.indices[k], vars[i]);
     if (!is_read)
       return true;
   }
   return false;
 }
 
-/* S = S + X * Y with X and Y loads that each reuse along an axis. */
+static const loom_expr *without_casts(const loom_expr *e) {
+  while (e->kind == LOOM_EXPR_CAST)
+    e = e->u.unary.a;
+  return e;
+}
+
+/* S = S + X * Y (casts aside) with X and Y loads that each reuse along an
+ * axis: a matrix product or a convolution. */
 static bool is_fma(const loom_stmt *body) {
   if (!body || body->kind != LOOM_STMT_STORE)
     return false;
-  const loom_expr *v = body->u.store.value;
+  const loom_expr *v = without_casts(body->u.store.value);
   if (v->kind != LOOM_EXPR_ADD)
     return false;
-  const loom_expr *acc = v->u.bin.a, *mul = v->u.bin.b;
+  const loom_expr *acc = without_casts(v->u.bin.a), *mul = without_casts(v->u.bin.b);
   if (acc->kind != LOOM_EXPR_LOAD || mul->kind != LOOM_EXPR_MUL ||
       acc->u.load.buffer != body->u.store.buffer ||
-      acc->u.load.n_indices != body->u.store.n_indices)
+      !is_elemwise(body, acc))
     return false;
-  for (int i = 0; i < acc->u.load.n_indices; i++)
-    if (!loom_ir_same_expr(acc->u.load.indices[i], body->u.store.indices[i]))
-      return false;
-  const loom_expr *x = mul->u.bin.a, *y = mul->u.bin.b;
+  const loom_expr *x = without_casts(mul->u.bin.a), *y = without_casts(mul->u.bin.b);
   return x->kind == LOOM_EXPR_LOAD && y->kind == LOOM_EXPR_LOAD &&
          reuses(body, x) && reuses(body, y);
 }
 
-/* Is every use of a reduction variable in ld an index of that variable
+/* Is every index of ld that uses a reduction variable that variable
  * alone? */
 static bool is_pure_reduce(const loom_block *b, const loom_expr *ld) {
-  const loom_var *spatial[64];
-  int n = 0;
-  for (int i = 0; i < b->n_iter_vars && n < 64; i++)
-    if (b->iter_vars[i].kind != LOOM_ITER_REDUCE)
-      spatial[n++] = b->iter_vars[i].var;
   for (int i = 0; i < ld->u.load.n_indices; i++) {
     const loom_expr *e = ld->u.load.indices[i];
-    const loom_var *v = var_of(e);
-    bool is_reduce_var = false;
-    for (int k = 0; v && k < b->n_iter_vars; k++)
-      is_reduce_var |= b->iter_vars[k].var == v &&
-                       b->iter_vars[k].kind == LOOM_ITER_REDUCE;
-    if (!is_reduce_var && uses_other(e, spatial, n))
-      return false;
+    for (int k = 0; k < b->n_iter_vars; k++) {
+      const loom_var *v = b->iter_vars[k].var;
+      if (b->iter_vars[k].kind == LOOM_ITER_REDUCE && loom_ir_expr_uses(e, v) &&
+          var_of(e) != v)
+        return false;
+    }
   }
   return true;
 }
@@ -226,7 +236,7 @@ static loom_fuse_kind block_kind(const loom_func *f, const loom_block *b,
   accesses x = {0};
   loom_ir_visitor v = {.stmt_pre = on_stmt, .expr_pre = on_expr, .ctx = &x};
   loom_ir_visit_stmt(&v, b->body);
-  if (x.is_nested || x.n_stores != 1)
+  if (x.is_opaque || !x.store)
     return LOOM_FUSE_OPAQUE;
   loom_fuse_kind k = index_kind(&x);
   if (k != LOOM_FUSE_OPAQUE) {
