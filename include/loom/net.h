@@ -30,6 +30,11 @@ LOOM_API void loom_net_free(LOOM_TAKE loom_net *n);
 LOOM_API loom_status loom_net_run(loom_net *n, const void *const *params,
                                   void *const *outputs, loom_diag *d);
 
+/* loom_net_run, adding the time each call's kernel took, in milliseconds,
+ * to call_ms[k] (g's calls in order). */
+LOOM_API loom_status loom_net_profile(loom_net *n, const void *const *params,
+                                      void *const *outputs, double *call_ms, loom_diag *d);
+
 /* What the plan holds: the bytes of its buffers, and what one buffer per
  * tensor would have taken. */
 LOOM_API void loom_net_memory(const loom_net *n, size_t *planned, size_t *unplanned);

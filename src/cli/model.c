@@ -5,15 +5,15 @@
  * module with its operators fused.
  * `loom model run MODEL.onnx|MODULE.py [--graph NAME] [--target SPEC]
  * [--input NAME=FILE.npy]... [--output DIR] [--seed N] [--repeat N]
- * [--verify] [--no-fuse] [--explain] [--pipeline P1,... [--db PATH]]`:
- * fuses the graph's operators (--explain lists the fused functions),
- * builds the
- * graph's functions (after the module passes of --pipeline, as `loom
- * compile` runs them: dispatch, apply-db, ...), runs it on the inputs given
- * (the others, and the weights of a module that has none, seeded random;
- * an ONNX model's weights are its own), prints each output and the time of
- * a run, writes the outputs as DIR/NAME.npy, and with --verify compares
- * them with what the reference interpreter computes. */
+ * [--verify] [--no-fuse] [--explain] [--profile] [--pipeline P1,...
+ * [--db PATH]]`: fuses the graph's operators (--explain lists the fused
+ * functions), builds the graph's functions (after the module passes of
+ * --pipeline, as `loom compile` runs them: dispatch, apply-db, ...), runs
+ * it on the inputs given (the others, and the weights of a module that has
+ * none, seeded random; an ONNX model's weights are its own), prints each
+ * output and the time of a run (--profile: of each function too), writes
+ * the outputs as DIR/NAME.npy, and with --verify compares them with what
+ * the reference interpreter computes. */
 #include "cli/cli.h"
 
 #include "loom/fuse.h"
@@ -35,7 +35,7 @@ typedef struct model_opts {
   const char *input_names[MAX_INPUTS], *input_files[MAX_INPUTS];
   int n_inputs;
   long long seed, repeat;
-  bool is_verify, is_unfused;
+  bool is_verify, is_unfused, is_profile;
   loom_target tg;
 } model_opts;
 
@@ -155,8 +155,13 @@ static int parse_run(int argc, char **argv, model_opts *o) {
   o->repeat = 3;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--verify") || !strcmp(a, "--explain") || !strcmp(a, "--no-fuse")) {
-      *(a[2] == 'v' ? &o->is_verify : a[2] == 'e' ? &o->is_explain : &o->is_unfused) = true;
+    bool *flag = !strcmp(a, "--verify")    ? &o->is_verify
+                 : !strcmp(a, "--explain") ? &o->is_explain
+                 : !strcmp(a, "--no-fuse") ? &o->is_unfused
+                 : !strcmp(a, "--profile") ? &o->is_profile
+                                           : NULL;
+    if (flag) {
+      *flag = true;
       continue;
     }
     if (a[0] != '-') {
@@ -370,6 +375,57 @@ static int verify(const model_opts *o, const model *m, const void **params, void
   return rc;
 }
 
+typedef struct func_time {
+  const char *func;
+  int calls;
+  double ms;
+} func_time;
+
+static int by_time(const void *a, const void *b) {
+  double x = ((const func_time *)a)->ms, y = ((const func_time *)b)->ms;
+  return (x < y) - (x > y);
+}
+
+/* --profile: --repeat more runs, each call's kernel timed; a line per
+ * function, the slowest first: its calls, its time in a run, its share. */
+static int profile(const model_opts *o, loom_net *net, const loom_graph *g,
+                   const void **params, void **outs) {
+  double *call_ms = calloc((size_t)g->n_calls + 1, sizeof *call_ms);
+  func_time *fs = calloc((size_t)g->n_calls + 1, sizeof *fs);
+  loom_diag d;
+  loom_diag_init(&d);
+  int rc = call_ms && fs ? 0 : EXIT_USER;
+  for (long long r = 0; r < o->repeat && rc == 0; r++)
+    if (loom_net_profile(net, params, outs, call_ms, &d) != LOOM_OK) {
+      cli_print_diag(&d);
+      rc = EXIT_USER;
+    }
+  int n = 0;
+  double total = 0;
+  for (int k = 0; k < g->n_calls && rc == 0; k++) {
+    int i = 0;
+    while (i < n && strcmp(fs[i].func, g->calls[k].func))
+      i++;
+    if (i == n)
+      fs[n++] = (func_time){g->calls[k].func, 0, 0};
+    fs[i].calls++;
+    fs[i].ms += call_ms[k] / (double)o->repeat;
+    total += call_ms[k] / (double)o->repeat;
+  }
+  qsort(fs, (size_t)n, sizeof *fs, by_time);
+  if (rc == 0)
+    printf("%-40s %5s %10s %6s\n", "function", "calls", "ms a run", "share");
+  for (int i = 0; i < n && rc == 0; i++)
+    printf("%-40s %5d %10.4f %5.1f%%\n", fs[i].func, fs[i].calls, fs[i].ms,
+           total > 0 ? 100 * fs[i].ms / total : 0);
+  if (rc == 0)
+    printf("%-40s %5d %10.4f\n", "all kernels", g->n_calls, total);
+  loom_diag_free(&d);
+  free(call_ms);
+  free(fs);
+  return rc;
+}
+
 static int cmd_run(int argc, char **argv) {
   model_opts o;
   int rc = parse_run(argc, argv, &o);
@@ -428,6 +484,8 @@ static int cmd_run(int argc, char **argv) {
            "planned, %.1f KiB one buffer each\n", g->n_calls, m.module->n_funcs,
            timing.median_ms, o.repeat, planned / 1024.0, unplanned / 1024.0);
   }
+  if (rc == 0 && o.is_profile)
+    rc = profile(&o, net, g, params, outs);
   if (rc == 0 && o.is_verify)
     rc = verify(&o, &m, params, outs);
   loom_net_free(net);

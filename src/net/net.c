@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct loom_net {
   const loom_graph *g;
@@ -105,8 +106,16 @@ static void *where(loom_net *n, int v, const void *const *params, void *const *o
                                 : n->arena + h.offset;
 }
 
-loom_status loom_net_run(loom_net *n, const void *const *params, void *const *outputs,
-                         loom_diag *d) {
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* Runs the calls in order; when call_ms is not NULL, adds each call's time
+ * to call_ms[k]. */
+static loom_status run_calls(loom_net *n, const void *const *params, void *const *outputs,
+                             double *call_ms, loom_diag *d) {
   const loom_graph *g = n->g;
   void *args[LOOM_NET_MAX_ARGS + 1];
   const int64_t *shapes[LOOM_NET_MAX_ARGS + 1];
@@ -121,7 +130,10 @@ loom_status loom_net_run(loom_net *n, const void *const *params, void *const *ou
       shapes[i] = n->shapes[v];
     }
     loom_c_kernel kernel = (loom_c_kernel)n->built.items[n->kernel_of[k]].kernel;
+    double start = call_ms ? now_ms() : 0;
     int32_t rc = kernel(args, shapes);
+    if (call_ms)
+      call_ms[k] += now_ms() - start;
     if (rc)
       return loom_diag_error(d, g->loc, "graph '%s', call %d (%s): %s (code %d)", g->name, k,
                              c->func, loom_codegen_rc_str(rc), (int)rc);
@@ -135,4 +147,14 @@ loom_status loom_net_run(loom_net *n, const void *const *params, void *const *ou
       memcpy(outputs[i], from, loom_net_bytes(&g->values[v].info));
   }
   return LOOM_OK;
+}
+
+loom_status loom_net_run(loom_net *n, const void *const *params, void *const *outputs,
+                         loom_diag *d) {
+  return run_calls(n, params, outputs, NULL, d);
+}
+
+loom_status loom_net_profile(loom_net *n, const void *const *params, void *const *outputs,
+                             double *call_ms, loom_diag *d) {
+  return run_calls(n, params, outputs, call_ms, d);
 }

@@ -1,6 +1,7 @@
 # Convolutions oneDNN computes: NHWC padded by one (the pad nest and the
 # conv are one call), NCHW unpadded with stride 2 and a batch, and NHWC
-# accumulating into Y with dilation 2 and uneven padding.
+# accumulating into Y with dilation 2 and uneven padding, and NCHW
+# accumulating (oneDNN computes it in a blocked layout, Y moved in and out).
 from tvm.script import ir as I
 from tvm.script import tir as T
 
@@ -43,3 +44,11 @@ class Module:
             with T.block("conv"):
                 vn, vh, vw, vco, vrh, vrw, vci = T.axis.remap("SSSSRRR", [n, h, w, co, rh, rw, ci])
                 Y[vn, vh, vw, vco] = Y[vn, vh, vw, vco] + P[vn, vh + vrh * 2, vw + vrw * 2, vci] * W[vrh, vrw, vci, vco]
+
+    @T.prim_func
+    def nchw_acc(X: T.Buffer((1, 16, 9, 9), "float32"), W: T.Buffer((32, 16, 3, 3), "float32"),
+                 Y: T.Buffer((1, 32, 7, 7), "float32")):
+        for n, co, h, w, ci, rh, rw in T.grid(1, 32, 7, 7, 16, 3, 3):
+            with T.block("conv"):
+                vn, vco, vh, vw, vci, vrh, vrw = T.axis.remap("SSSSRRR", [n, co, h, w, ci, rh, rw])
+                Y[vn, vco, vh, vw] = Y[vn, vco, vh, vw] + X[vn, vci, vh + vrh, vw + vrw] * W[vco, vci, vrh, vrw]
