@@ -46,4 +46,14 @@ LOOM_API loom_status loom_fuse_module(loom_arena *a, const loom_module *m,
                                       loom_module **out, loom_buf *explain,
                                       loom_diag *d);
 
+/* m with each prim func's parameters that every call of a graph function
+ * passes a constant (parameter n_constant_from or later of the graph: a
+ * model's weights) listed in its "layout_free_buffers", as TVM's
+ * AttachAttrLayoutFreeBuffers lists them: such a buffer holds the same
+ * data on every call, so a kernel may keep a copy of it in another layout
+ * (oneDNN's reordered weights). A function called from no graph, or with
+ * other tensors there, is left as it is. */
+LOOM_API loom_status loom_fuse_mark_constants(loom_arena *a, const loom_module *m,
+                                              int n_constant_from, loom_module **out);
+
 #endif

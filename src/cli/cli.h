@@ -71,7 +71,8 @@ typedef struct cli_net {
 
 /* Reads FILE (MODEL.onnx or a module's TVMScript), fuses its operators
  * unless is_unfused (loom_fuse_module; a line per fused function into
- * explain when not NULL) and finds its graph (NAME, or the only one, or
+ * explain when not NULL), marks the parameters a model's weights reach
+ * (loom_fuse_mark_constants) and finds its graph (NAME, or the only one, or
  * main); prints why not and returns the exit code. */
 int cli_net_load(const char *file, const char *graph, bool is_unfused,
                  loom_buf *explain, cli_net *m);

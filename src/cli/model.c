@@ -95,6 +95,16 @@ int cli_net_load(const char *file, const char *graph, bool is_unfused,
     loom_diag_free(&d);
     m->module = fused;
   }
+  /* An ONNX model's initializers are constants: kernels may keep their
+   * weights reordered. */
+  loom_module *marked;
+  if (m->is_onnx) {
+    if (loom_fuse_mark_constants(m->arena, m->module, m->onnx.n_inputs, &marked) != LOOM_OK) {
+      fprintf(stderr, "%s: error: out of memory\n", file);
+      return EXIT_USER;
+    }
+    m->module = marked;
+  }
   const loom_module *mod = m->module;
   m->graph = graph ? loom_ir_module_find_graph(mod, graph)
              : mod->n_graphs == 1 ? mod->graphs[0]

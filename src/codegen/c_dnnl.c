@@ -40,6 +40,7 @@ static const char dnnl_shared[] =
 "  X(reorder_primitive_desc_create) X(primitive_desc_destroy) X(primitive_attr_destroy) \\\n"
 "  X(post_ops_destroy) X(memory_set_data_handle) X(primitive_execute) X(stream_wait)\n"
 "#define LOOM_DNNL_FIELD(f) __typeof__(&dnnl_##f) f;\n"
+"#define LOOM_DNNL_KEPT 16\n"
 "static struct { LOOM_DNNL_FNS(LOOM_DNNL_FIELD) } loom_dnnl;\n"
 "/* 0 when every function was found, -4 when one was not. */\n"
 "static int32_t loom_dnnl_open(void) {\n"
@@ -63,6 +64,11 @@ static const char dnnl_shared[] =
 "  dnnl_primitive_t conv;\n"
 "  dnnl_primitive_t src_in, wei_in, dst_in, dst_out; /* reorders; NULL: none needed */\n"
 "  dnnl_memory_t src, wei, dst, src_user, wei_user, dst_user;\n"
+"  dnnl_memory_desc_t wei_md; /* the layout of wei */\n"
+"  /* Constant weights reordered, by the address they came from: one call\n"
+"   * site serves every layer of its shape. */\n"
+"  struct { const float *from; dnnl_memory_t mem; } kept[LOOM_DNNL_KEPT];\n"
+"  int n_kept;\n"
 "} loom_dnnl_conv;\n"
 "/* The user's memory of layout user (its data set at each call) and the\n"
 " * primitive's of layout best: the same memory when the layouts are equal,\n"
@@ -133,6 +139,7 @@ static const char dnnl_shared[] =
 "    st = dnnl_runtime_error;\n"
 "  if (!st) st = loom_dnnl_place(c, &src_md, src_best, &c->src_user, &c->src, &c->src_in, NULL);\n"
 "  if (!st) st = loom_dnnl_place(c, &wei_md, wei_best, &c->wei_user, &c->wei, &c->wei_in, NULL);\n"
+"  if (!st) c->wei_md = *wei_best;\n"
 "  if (!st) st = loom_dnnl_place(c, &dst_md, dst_best, &c->dst_user, &c->dst,\n"
 "                                beta ? &c->dst_in : NULL, &c->dst_out);\n"
 "  if (pd) loom_dnnl.primitive_desc_destroy(pd);\n"
@@ -146,16 +153,37 @@ static const char dnnl_shared[] =
 "  dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, a}, {DNNL_ARG_TO, b}};\n"
 "  return r ? loom_dnnl.primitive_execute(r, c->stream, 2, args) : dnnl_success;\n"
 "}\n"
+"/* The memory holding the constant weights at w in the primitive's layout:\n"
+" * kept from an earlier call, else made (in place of the oldest when the\n"
+" * table is full) and moved into; NULL when oneDNN fails. */\n"
+"static dnnl_memory_t loom_dnnl_kept(loom_dnnl_conv *c, const float *w) {\n"
+"  for (int i = 0; i < c->n_kept && i < LOOM_DNNL_KEPT; i++)\n"
+"    if (c->kept[i].from == w) return c->kept[i].mem;\n"
+"  int i = c->n_kept++ % LOOM_DNNL_KEPT;\n"
+"  c->kept[i].from = NULL;\n"
+"  if (!c->kept[i].mem &&\n"
+"      loom_dnnl.memory_create(&c->kept[i].mem, &c->wei_md, c->engine, DNNL_MEMORY_ALLOCATE))\n"
+"    return NULL;\n"
+"  if (loom_dnnl_move(c, c->wei_in, c->wei_user, c->kept[i].mem)) return NULL;\n"
+"  c->kept[i].from = w;\n"
+"  return c->kept[i].mem;\n"
+"}\n"
 "/* y = conv(x, w) (+ y), each moved into the primitive's layout first and\n"
-" * y back after: 0, or -5 when oneDNN fails. */\n"
-"static int32_t loom_dnnl_conv_run(loom_dnnl_conv *c, const float *x, const float *w, float *y) {\n"
+" * y back after: 0, or -5 when oneDNN fails. Constant weights (the\n"
+" * function's layout-free buffer: a model's) are moved once for each\n"
+" * address they are given at. */\n"
+"static int32_t loom_dnnl_conv_run(loom_dnnl_conv *c, const float *x, const float *w, float *y,\n"
+"                                  int is_const_w) {\n"
 "  dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_WEIGHTS, c->wei},\n"
 "                             {DNNL_ARG_DST, c->dst}};\n"
 "  dnnl_status_t st = loom_dnnl.memory_set_data_handle(c->src_user, (void *)x);\n"
 "  if (!st) st = loom_dnnl.memory_set_data_handle(c->wei_user, (void *)w);\n"
 "  if (!st) st = loom_dnnl.memory_set_data_handle(c->dst_user, y);\n"
 "  if (!st) st = loom_dnnl_move(c, c->src_in, c->src_user, c->src);\n"
-"  if (!st) st = loom_dnnl_move(c, c->wei_in, c->wei_user, c->wei);\n"
+"  if (!st && is_const_w && c->wei_in)\n"
+"    st = (args[1].memory = loom_dnnl_kept(c, w)) ? dnnl_success : dnnl_runtime_error;\n"
+"  else if (!st)\n"
+"    st = loom_dnnl_move(c, c->wei_in, c->wei_user, c->wei);\n"
 "  if (!st) st = loom_dnnl_move(c, c->dst_in, c->dst_user, c->dst);\n"
 "  if (!st) st = loom_dnnl.primitive_execute(c->conv, c->stream, 3, args);\n"
 "  if (!st) st = loom_dnnl_move(c, c->dst_out, c->dst, c->dst_user);\n"
@@ -201,6 +229,20 @@ static int conv_site(const loom_func *f, const loom_stmt *loop) {
   return c.index;
 }
 
+/* Is b a parameter the function lists in "layout_free_buffers": a weight
+ * that holds the same data on every call (TVM's meaning: its layout may be
+ * rewritten ahead of time)? */
+static bool is_layout_free(const loom_func *f, const loom_buffer *b) {
+  const loom_value *l = loom_ir_attr_get(f->attrs, f->n_attrs, "layout_free_buffers");
+  for (int i = 0; l && l->kind == LOOM_VALUE_LIST && i < l->n_items; i++) {
+    int64_t at;
+    if (l->items[i]->kind == LOOM_VALUE_EXPR && loom_ir_is_const_int(l->items[i]->expr, &at) &&
+        at >= 0 && at < f->n_params && f->params[at].buffer == b)
+      return true;
+  }
+  return false;
+}
+
 static void emit_conv_helper(emitter *E, const loom_conv *c, int site) {
   put(E, dnnl_shared);
   loom_buf_printf(E->out,
@@ -220,10 +262,10 @@ static void emit_conv_helper(emitter *E, const loom_conv *c, int site) {
   loom_buf_printf(E->out,
                   "};\n"
                   "  if (c.state == 0) c.state = loom_dnnl_conv_make(&c, shape, %d, %d);\n"
-                  "  return c.state == 1 ? loom_dnnl_conv_run(&c, x, w, y) : c.state;\n"
+                  "  return c.state == 1 ? loom_dnnl_conv_run(&c, x, w, y, %d) : c.state;\n"
                   "}\n"
                   "#endif\n",
-                  c->is_nchw, c->beta);
+                  c->is_nchw, c->beta, is_layout_free(E->func, c->w));
 }
 
 typedef struct helpers_ctx {

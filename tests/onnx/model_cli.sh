@@ -82,6 +82,11 @@ check "--no-fuse keeps the ReLUs" test "$(grep -c 'def relu' "$tmp/mlp_unfused.p
 "$loom" model run "$cases/convnet.onnx" --no-fuse --verify >"$tmp/unfused.out"
 check "the conv net fused is 7 calls" grep -q "^7 calls of 7 functions" "$tmp/fused.out"
 check "the conv net unfused is 14 calls" grep -q "^14 calls of 11 functions" "$tmp/unfused.out"
+check "the weights are marked constant" \
+  grep -q '"layout_free_buffers": \[1, 2, 3, 4, 5, 6\]' "$tmp/convnet.py"
+"$loom" build "$tmp/convnet.py" --emit c --pipeline dispatch >"$tmp/convnet.c"
+check "oneDNN keeps the constant weights reordered" \
+  test "$(grep -c 'loom_dnnl_conv_run(&c, x, w, y, 1)' "$tmp/convnet.c")" = 3
 check "fused and unfused outputs agree" \
   test "$(grep '^output' "$tmp/fused.out")" = "$(grep '^output' "$tmp/unfused.out")"
 
