@@ -1,11 +1,13 @@
 /* `loom model tune MODEL.onnx|MODULE.py [--trials N] [--graph NAME]
  * [--target SPEC] [--db PATH] [--strategy evolutionary|replay-trace|
  * replay-func|fast] [--batch K] [--topk K] [--seed N] [--model xgb|random]
- * [--json]`: tunes the prim funcs the graph calls under one budget of N
- * trials (32 a task when not given; fast tuning, on a cuda target: each
- * task's top K, 20 by default), committing every measurement to the
- * database (loom_tune_graph); `loom model run --pipeline
- * apply-db,default --db PATH` then runs the network with the records. */
+ * [--json] [--no-fuse] [--skip-dispatched]`: tunes the prim funcs the graph
+ * calls (but those the dispatch pass takes whole, with --skip-dispatched)
+ * under one budget of N trials (32 a task when not given; fast tuning, on
+ * a cuda target: each task's top K, 20 by default), committing every
+ * measurement to the database (loom_tune_graph); `loom model run
+ * --pipeline apply-db,default --db PATH` then runs the network with the
+ * records. */
 #include "cli/cli.h"
 
 #include <stdio.h>
@@ -15,7 +17,7 @@
 typedef struct tune_net_opts {
   const char *file, *graph, *target, *db;
   int trials; /* the network's budget; 0: per task */
-  bool is_json, is_random_model, is_unfused;
+  bool is_json, is_random_model, is_unfused, is_skip_dispatched;
   loom_target tg;
   loom_tune_options t;
 } tune_net_opts;
@@ -28,8 +30,12 @@ static int parse(int argc, char **argv, tune_net_opts *o) {
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     long long v;
-    if (!strcmp(a, "--json") || !strcmp(a, "--no-fuse")) {
-      *(a[2] == 'j' ? &o->is_json : &o->is_unfused) = true;
+    bool *flag = !strcmp(a, "--json")              ? &o->is_json
+                 : !strcmp(a, "--no-fuse")           ? &o->is_unfused
+                 : !strcmp(a, "--skip-dispatched")   ? &o->is_skip_dispatched
+                                                     : NULL;
+    if (flag) {
+      *flag = true;
       continue;
     }
     if (a[0] != '-') {
@@ -86,16 +92,20 @@ static void report(const tune_net_opts *o, const loom_graph_tuning *r) {
            k->task.weight == 1 ? "" : "s", k->trials, k->rounds);
     if (k->best_ms > 0)
       printf("best %.4g ms (unscheduled %.4g ms)\n", k->best_ms, k->baseline_ms);
+    else if (k->rounds == 0)
+      printf("not reached: the budget was spent first\n");
     else
       printf("no candidate succeeded (%d failures)\n", k->failures);
   }
-  int calls = 0;
-  for (int i = 0; i < r->n_tasks; i++)
+  int calls = 0, unreached = 0;
+  for (int i = 0; i < r->n_tasks; i++) {
     calls += r->tasks[i].task.weight;
+    unreached += r->tasks[i].rounds == 0;
+  }
   if (!o->is_json)
     printf("%d tasks of %d calls, %d trials: the calls' kernels take %.4g ms "
-           "(unscheduled %.4g ms)\n", r->n_tasks, calls, r->trials, r->estimate_ms,
-           r->baseline_ms);
+           "(unscheduled %.4g ms)%s\n", r->n_tasks, calls, r->trials, r->estimate_ms,
+           r->baseline_ms, unreached ? "; the tasks not reached are not counted" : "");
 }
 
 static void progress(void *ctx, const loom_tune_progress *p) {
@@ -105,6 +115,45 @@ static void progress(void *ctx, const loom_tune_progress *p) {
     fprintf(stderr, "%.4f ms\n", p->best_ms);
   else
     fprintf(stderr, "none yet\n");
+}
+
+/* --skip-dispatched: g without the calls of functions the dispatch pass
+ * takes whole (a library computes them; tuning them is wasted), each
+ * named on stdout with what takes it. */
+static int undispatched(const tune_net_opts *o, const cli_net *m, const loom_graph **out) {
+  loom_compiled c;
+  loom_diag d;
+  loom_diag_init(&d);
+  if (loom_tune_compile_spec(m->module, "dispatch", &o->tg, NULL, &c, &d) != LOOM_OK) {
+    cli_print_diag(&d);
+    loom_diag_free(&d);
+    return EXIT_USER;
+  }
+  loom_diag_free(&d);
+  const loom_graph *g = m->graph;
+  loom_graph *ng = loom_arena_dup(m->arena, g, sizeof *g);
+  loom_graph_call *calls = loom_arena_alloc(m->arena, sizeof *calls * (size_t)(g->n_calls + 1));
+  int rc = ng && calls ? 0 : EXIT_USER, n = 0;
+  for (int k = 0; k < g->n_calls && rc == 0; k++) {
+    int i = 0;
+    while (i < m->module->n_funcs && strcmp(m->module->funcs[i]->name, g->calls[k].func))
+      i++;
+    bool is_taken = i < m->module->n_funcs && c.pass[i];
+    if (!is_taken)
+      calls[n++] = g->calls[k];
+    bool is_first = true;
+    for (int j = 0; j < k; j++)
+      is_first &= strcmp(g->calls[j].func, g->calls[k].func) != 0;
+    if (is_taken && is_first && !o->is_json)
+      printf("%s: taken by dispatch (%s), not tuned\n", g->calls[k].func, c.why[i]);
+  }
+  if (rc == 0) {
+    ng->calls = calls;
+    ng->n_calls = n;
+    *out = ng;
+  }
+  loom_tune_compiled_free(&c);
+  return rc;
 }
 
 int cli_model_tune(int argc, char **argv) {
@@ -124,12 +173,15 @@ int cli_model_tune(int argc, char **argv) {
     cli_print_diag(&d);
     rc = EXIT_USER;
   }
+  const loom_graph *g = m.graph;
+  if (rc == 0 && o.is_skip_dispatched)
+    rc = undispatched(&o, &m, &g);
   if (rc == 0)
     rc = cli_tune_model_open("model tune", o.file, db, o.is_random_model, o.t.seed, &model);
   o.t.model = model;
   loom_graph_tuning r;
   if (rc == 0) {
-    loom_status st = loom_tune_graph(m.module, m.graph, o.trials, &o.t, db, &r, &d);
+    loom_status st = loom_tune_graph(m.module, g, o.trials, &o.t, db, &r, &d);
     if (st == LOOM_OK) {
       report(&o, &r);
       loom_graph_tuning_free(&r);
