@@ -3,7 +3,7 @@
 taking turns in one run. Never part of the tests.
 
   usage: bench/bench_net.py [--loom build/loom] [--repeat N] [--short-repeat M]
-                            [--db PATH] [--only NAME,...] [--out DIR]
+                            [--db PATH] [--only NAME,...] [--no-default] [--out DIR]
 
 The networks: ResNet-18 (tests/onnx/resnet.py: torchvision's, random weights,
 BatchNormalization kept) at 224x224, batch 1 and 16; the MLP of
@@ -221,6 +221,8 @@ def main():
     p.add_argument("--threads", type=int, default=2, help="onnxruntime's intra_op_num_threads")
     p.add_argument("--db", help="a tuning database: adds the pipeline dispatch,apply-db,default")
     p.add_argument("--only", help="comma-separated names: resnet18, resnet18/16, mlp, ...")
+    p.add_argument("--no-default", action="store_true",
+                   help="leave out the pipeline default (the loops as written: minutes on ResNet-18)")
     p.add_argument("--out", help="where the models are written (kept); default a temporary folder")
     p.add_argument("--ort-time", nargs="+", help=argparse.SUPPRESS)
     a = p.parse_args()
@@ -230,7 +232,8 @@ def main():
 
     import numpy as np
 
-    pipelines = ["default", "dispatch,default"] + (["dispatch,apply-db,default"] if a.db else [])
+    pipelines = ([] if a.no_default else ["default"]) + ["dispatch,default"] + (
+        ["dispatch,apply-db,default"] if a.db else [])
     env, blas = openblas_env()
     py, version = ort_python(a.loom)
     tmp = tempfile.TemporaryDirectory()
