@@ -52,6 +52,16 @@ void cli_net_free(model *m) {
   loom_arena_free(m->arena);
 }
 
+/* st's failure said: d's error, or out of memory; EXIT_USER (0 for LOOM_OK). */
+static int said(const char *file, loom_status st, loom_diag *d) {
+  if (st != LOOM_OK && d->has_error)
+    cli_print_diag(d);
+  else if (st != LOOM_OK)
+    fprintf(stderr, "%s: error: out of memory\n", file);
+  loom_diag_free(d);
+  return st == LOOM_OK ? 0 : EXIT_USER;
+}
+
 int cli_net_load(const char *file, const char *graph, bool is_unfused,
                  loom_buf *explain, model *m) {
   memset(m, 0, sizeof *m);
@@ -62,15 +72,7 @@ int cli_net_load(const char *file, const char *graph, bool is_unfused,
   if (m->is_onnx) {
     loom_diag d;
     loom_diag_init(&d);
-    loom_status st = loom_onnx_read(file, m->arena, &m->onnx, &d);
-    if (st != LOOM_OK) {
-      if (d.has_error)
-        cli_print_diag(&d);
-      else
-        fprintf(stderr, "%s: error: out of memory\n", file);
-    }
-    loom_diag_free(&d);
-    if (st != LOOM_OK)
+    if (said(file, loom_onnx_read(file, m->arena, &m->onnx, &d), &d))
       return EXIT_USER;
     m->module = m->onnx.module;
   } else {
@@ -79,32 +81,19 @@ int cli_net_load(const char *file, const char *graph, bool is_unfused,
       return rc;
     m->module = m->program.module;
   }
-  if (!is_unfused) {
-    loom_diag d;
-    loom_diag_init(&d);
-    loom_module *fused;
-    loom_status st = loom_fuse_module(m->arena, m->module, &fused, explain, &d);
-    if (st != LOOM_OK) {
-      if (d.has_error)
-        cli_print_diag(&d);
-      else
-        fprintf(stderr, "%s: error: out of memory\n", file);
-      loom_diag_free(&d);
-      return EXIT_USER;
-    }
-    loom_diag_free(&d);
-    m->module = fused;
-  }
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_module *fused = (loom_module *)m->module;
+  if (!is_unfused && said(file, loom_fuse_module(m->arena, m->module, &fused, explain, &d), &d))
+    return EXIT_USER;
+  m->module = fused;
   /* An ONNX model's initializers are constants: kernels may keep their
    * weights reordered. */
-  loom_module *marked;
-  if (m->is_onnx) {
-    if (loom_fuse_mark_constants(m->arena, m->module, m->onnx.n_inputs, &marked) != LOOM_OK) {
-      fprintf(stderr, "%s: error: out of memory\n", file);
-      return EXIT_USER;
-    }
-    m->module = marked;
-  }
+  loom_module *marked = fused;
+  if (m->is_onnx &&
+      said(file, loom_fuse_mark_constants(m->arena, m->module, m->onnx.n_inputs, &marked), &d))
+    return EXIT_USER;
+  m->module = marked;
   const loom_module *mod = m->module;
   m->graph = graph ? loom_ir_module_find_graph(mod, graph)
              : mod->n_graphs == 1 ? mod->graphs[0]

@@ -129,14 +129,23 @@ static bool uses_other(const loom_expr *e, const loom_var *const *vars, int n) {
   return s.has_other;
 }
 
-static bool is_injective(const loom_stmt *st, const loom_expr *ld) {
-  const loom_var *vars[64];
+/* The variables the store's indices are, into vars (64 at most); -1 when
+ * an index is not a variable. */
+static int store_vars(const loom_stmt *st, const loom_var **vars) {
   int n = st->u.store.n_indices;
   if (n > 64)
-    return false;
+    return -1;
   for (int i = 0; i < n; i++)
     if (!(vars[i] = var_of(st->u.store.indices[i])))
-      return false;
+      return -1;
+  return n;
+}
+
+static bool is_injective(const loom_stmt *st, const loom_expr *ld) {
+  const loom_var *vars[64];
+  int n = store_vars(st, vars);
+  if (n < 0)
+    return false;
   for (int i = 0; i < ld->u.load.n_indices; i++)
     if (uses_other(ld->u.load.indices[i], vars, n))
       return false;
@@ -167,12 +176,7 @@ static loom_fuse_kind index_kind(const accesses *x) {
  * in ld's indices, so that ld's elements are reused along it? */
 static bool reuses(const loom_stmt *st, const loom_expr *ld) {
   const loom_var *vars[64];
-  int n = st->u.store.n_indices;
-  if (n > 64)
-    return false;
-  for (int i = 0; i < n; i++)
-    if (!(vars[i] = var_of(st->u.store.indices[i])))
-      return false;
+  int n = store_vars(st, vars);
   for (int i = 0; i < n; i++) {
     bool is_read = false;
     for (int k = 0; k < ld->u.load.n_indices && !is_read; k++)
