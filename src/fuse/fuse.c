@@ -150,14 +150,35 @@ static loom_status emit(rewrite *w, loom_graph_call c) {
   return LOOM_OK;
 }
 
+/* Is a tensor a member other than the last makes read outside the group
+ * or returned? The grouping never makes such a group; a merged function
+ * has one result, so it is kept from one all the same. */
+static bool escapes(const loom_graph *g, const int *members, int n) {
+  for (int j = 0; j < n - 1; j++) {
+    int v = g->calls[members[j]].out;
+    for (int i = 0; i < g->n_outputs; i++)
+      if (g->outputs[i] == v)
+        return true;
+    for (int k = 0; k < g->n_calls; k++) {
+      bool is_member = false;
+      for (int t = 0; t < n; t++)
+        is_member |= members[t] == k;
+      for (int i = 0; !is_member && i < g->calls[k].n_args; i++)
+        if (g->calls[k].args[i] == v)
+          return true;
+    }
+  }
+  return false;
+}
+
 /* Emits the group members[0..n) as one call of its merged function, or
  * its calls as they are when the merged function would take more tensors
- * than a call may pass. */
+ * than a call may pass or a tensor made inside escapes. */
 static loom_status emit_group(rewrite *w, const int *members, int n, int *args) {
   const loom_graph *g = w->g;
   loom_graph_call c = g->calls[members[n - 1]];
   int n_args = n > 1 ? outside_args(g, members, n, args) : 0;
-  if (n == 1 || n_args > LOOM_NET_MAX_ARGS) {
+  if (n == 1 || n_args > LOOM_NET_MAX_ARGS || escapes(g, members, n)) {
     for (int j = 0; j < n; j++)
       TRY(emit(w, g->calls[members[j]]));
     return LOOM_OK;
