@@ -173,6 +173,19 @@ typedef loom_status (*space_step)(const space_ctx *x, loom_sched *t,
                                   loom_sched_rv block, loom_diag *d);
 loom_status space_try(const space_ctx *x, LOOM_TAKE loom_sched *s,
                       loom_sched_rv block, space_step step, space_list *out);
+/* Tiling levels at most (the GPU's "SSSRRSRS" has 8). */
+#define SPACE_MAX_LEVELS 8
+/* MultiLevelTiling's first step (rules/tile_levels.c): block (sb, its
+ * loops outer first) marked with structure, then every loop bound to an
+ * iter split by sample_perfect_tile into one tile per level of its kind
+ * ('S' spatial, else reduction) and the tiles reordered level by level;
+ * tiles[l][0..n_tiles[l]) are level l's loops, outer first (n_tiles zero
+ * on entry). When packed is not NULL, that iter's innermost tile is fixed
+ * to lanes, the other levels sampled. */
+loom_status space_tile_levels(const space_ctx *x, loom_sched *t, const space_block *sb,
+                              loom_sched_rv block, const char *structure,
+                              loom_sched_rv (*tiles)[SPACE_MAX_LOOPS], int *n_tiles,
+                              const loom_var *packed, int64_t lanes, loom_diag *d);
 /* The block's only consumer when it is a write cache (MultiLevelTiling
  * moves it instead of writing a cache), as a random variable of t; -1
  * when there is none such. */

@@ -29,60 +29,9 @@ typedef struct tiling {
 static loom_status tile(const space_ctx *x, loom_sched *t,
                         const space_block *sb, loom_sched_rv block,
                         tiling *tl, loom_diag *d) {
-  int s_idx[N_LEVELS], r_idx[N_LEVELS], n_s = 0, n_r = 0;
-  for (int i = 0; i < N_LEVELS; i++) {
-    if (structure[i] == 'S')
-      s_idx[n_s++] = i;
-    else
-      r_idx[n_r++] = i;
-  }
   tl->block = block;
-  TRY(space_annotate(t, tl->block, SPACE_ANN_TILING, loom_tval_str(structure),
-                     d));
-  const loom_sched_rv *lp;
-  int n_lp;
-  TRY(loom_sched_get_loops(t, tl->block, &lp, &n_lp, d));
-  if (n_lp != sb->n_loops)
-    return loom_diag_error(d, (loom_loc){0}, "unexpected loop nest");
-  loom_sched_rv loops[SPACE_MAX_LOOPS];
-  memcpy(loops, lp, (size_t)n_lp * sizeof *loops);
-  for (int i = 0; i < n_lp; i++) {
-    const loom_iter_var *iv =
-        space_iter_of_loop(sb, sb->loops[i]->u.loop.var);
-    if (!iv)
-      continue;
-    const int *idx = iv->kind == LOOM_ITER_SPATIAL ? s_idx : r_idx;
-    int n = iv->kind == LOOM_ITER_SPATIAL ? n_s : n_r;
-    const loom_sched_rv *v, *parts;
-    loom_sched_rv loop = loops[i], fixed = -1;
-    int64_t ext;
-    if (iv->var == tl->packed &&
-        loom_ir_is_const_int(sb->loops[i]->u.loop.extent, &ext)) {
-      /* The packed copy's lanes are the innermost tile, so that the
-       * vectors read it whole: the other levels are sampled. */
-      loom_tval f[2] = {loom_tval_int(ext / tl->lanes), loom_tval_int(tl->lanes)};
-      TRY(loom_sched_split(t, loop, f, 2, true, false, &parts, d));
-      loop = parts[0];
-      fixed = parts[1];
-      n--;
-    }
-    TRY(loom_sched_sample_perfect_tile(t, loop, n,
-                                       x->target->max_innermost_factor, &v, d));
-    loom_tval factors[N_LEVELS];
-    for (int j = 0; j < n; j++)
-      factors[j] = loom_tval_rv(v[j]);
-    TRY(loom_sched_split(t, loop, factors, n, true, false, &parts, d));
-    for (int j = 0; j < n; j++)
-      tl->tiles[idx[j]][tl->n_tiles[idx[j]]++] = parts[j];
-    if (fixed >= 0)
-      tl->tiles[idx[n]][tl->n_tiles[idx[n]]++] = fixed;
-  }
-  loom_sched_rv order[N_LEVELS * SPACE_MAX_LOOPS];
-  int n_order = 0;
-  for (int l = 0; l < N_LEVELS; l++)
-    for (int j = 0; j < tl->n_tiles[l]; j++)
-      order[n_order++] = tl->tiles[l][j];
-  return loom_sched_reorder(t, order, n_order, d);
+  return space_tile_levels(x, t, sb, block, structure, tl->tiles, tl->n_tiles, tl->packed,
+                           tl->lanes, d);
 }
 
 /* The write cache of level `level`: cache_write, then the copy-back under
