@@ -19,49 +19,38 @@ static bool has_prefix(const char *s, const char *prefix) {
   return true;
 }
 
-/* TVM's UnboundBlockFinder: the blocks under s, not looking inside a block
- * nor under a loop that has both a blockIdx and a threadIdx loop at or
- * above it. */
-static void find_unbound(finder *fd, const loom_stmt *s, int depth) {
-  if (!s || depth > 400)
-    return;
-  switch (s->kind) {
-  case LOOM_STMT_BLOCK_REALIZE:
+/* The count of loops bound to blockIdx or threadIdx that s is, or NULL. */
+static int *bound_count(finder *fd, const loom_stmt *s) {
+  const char *tag = s->kind == LOOM_STMT_FOR && s->u.loop.kind == LOOM_FOR_THREAD_BINDING
+                        ? s->u.loop.thread
+                        : NULL;
+  return !tag                            ? NULL
+         : has_prefix(tag, "blockIdx.")  ? &fd->n_block_idx
+         : has_prefix(tag, "threadIdx.") ? &fd->n_thread_idx
+                                         : NULL;
+}
+
+/* TVM's UnboundBlockFinder: the blocks under a statement, not looking
+ * inside a block nor under a loop that has both a blockIdx and a threadIdx
+ * loop at or above it. */
+static loom_visit enter(void *ctx, loom_stmt *s) {
+  finder *fd = ctx;
+  if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
     if (fd->n < SPACE_MAX_BLOCKS)
       fd->names[fd->n++] = s->u.realize.block->name;
-    return;
-  case LOOM_STMT_FOR: {
-    const char *tag = s->u.loop.kind == LOOM_FOR_THREAD_BINDING ? s->u.loop.thread
-                                                             : NULL;
-    int *count = !tag                            ? NULL
-                 : has_prefix(tag, "blockIdx.")  ? &fd->n_block_idx
-                 : has_prefix(tag, "threadIdx.") ? &fd->n_thread_idx
-                                                 : NULL;
-    if (count)
-      (*count)++;
-    if (fd->n_block_idx == 0 || fd->n_thread_idx == 0)
-      find_unbound(fd, s->u.loop.body, depth + 1);
-    if (count)
-      (*count)--;
-    return;
+    return LOOM_VISIT_SKIP;
   }
-  case LOOM_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n_stmts; i++)
-      find_unbound(fd, s->u.seq.stmts[i], depth + 1);
-    return;
-  case LOOM_STMT_IF:
-    find_unbound(fd, s->u.if_.then_case, depth + 1);
-    find_unbound(fd, s->u.if_.else_case, depth + 1);
-    return;
-  case LOOM_STMT_LET: find_unbound(fd, s->u.let.body, depth + 1); return;
-  case LOOM_STMT_ALLOCATE:
-  case LOOM_STMT_DECL_BUFFER: find_unbound(fd, s->u.alloc.body, depth + 1); return;
-  case LOOM_STMT_ATTR: find_unbound(fd, s->u.attr.body, depth + 1); return;
-  case LOOM_STMT_ASSERT: find_unbound(fd, s->u.assert_.body, depth + 1); return;
-  case LOOM_STMT_STORE:
-  case LOOM_STMT_EVALUATE:
-  case LOOM_STMT_COUNT_: return;
-  }
+  int *count = bound_count(fd, s);
+  if (count)
+    (*count)++;
+  return fd->n_block_idx && fd->n_thread_idx ? LOOM_VISIT_SKIP : LOOM_VISIT_GO;
+}
+
+static loom_visit leave(void *ctx, loom_stmt *s) {
+  int *count = bound_count(ctx, s);
+  if (count)
+    (*count)--;
+  return LOOM_VISIT_GO;
 }
 
 loom_status space_rewrite_unbound_block(loom_sched *s, const loom_target *t,
@@ -77,7 +66,8 @@ loom_status space_rewrite_unbound_block(loom_sched *s, const loom_target *t,
   /* The blocks are found once, up front, as TVM does: binding one does not
    * change which others are bound. */
   finder fd = {.n = 0};
-  find_unbound(&fd, f->body->u.realize.block->body, 0);
+  loom_ir_visitor v = {.stmt_pre = enter, .stmt_post = leave, .ctx = &fd};
+  loom_ir_visit_stmt(&v, f->body->u.realize.block->body);
   for (int i = 0; i < fd.n; i++) {
     loom_sched_rv b;
     TRY(space_get_block(s, f->name, fd.names[i], &b, d));
