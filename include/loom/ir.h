@@ -382,6 +382,9 @@ LOOM_API loom_value *loom_ir_value_str(loom_arena *a, const char *s);
 /* Finds an attribute by key; NULL when absent. */
 LOOM_API const loom_value *loom_ir_attr_get(const loom_attr *attrs, int n,
                                             const char *key);
+/* Does f list parameter i in its "layout_free_buffers" (a buffer that holds
+ * the same data on every call: a model's weights)? */
+LOOM_API bool loom_ir_func_is_layout_free(const loom_func *f, int i);
 /* True when e is an INT constant; stores its value in *v when v is not NULL. */
 LOOM_API bool loom_ir_is_const_int(const loom_expr *e, int64_t *v);
 LOOM_API const loom_func *loom_ir_module_find(const loom_module *m,

@@ -233,13 +233,9 @@ static int conv_site(const loom_func *f, const loom_stmt *loop) {
  * that holds the same data on every call (TVM's meaning: its layout may be
  * rewritten ahead of time)? */
 static bool is_layout_free(const loom_func *f, const loom_buffer *b) {
-  const loom_value *l = loom_ir_attr_get(f->attrs, f->n_attrs, "layout_free_buffers");
-  for (int i = 0; l && l->kind == LOOM_VALUE_LIST && i < l->n_items; i++) {
-    int64_t at;
-    if (l->items[i]->kind == LOOM_VALUE_EXPR && loom_ir_is_const_int(l->items[i]->expr, &at) &&
-        at >= 0 && at < f->n_params && f->params[at].buffer == b)
-      return true;
-  }
+  for (int i = 0; i < f->n_params; i++)
+    if (f->params[i].buffer == b)
+      return loom_ir_func_is_layout_free(f, i);
   return false;
 }
 

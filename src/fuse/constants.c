@@ -5,17 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Is position i of f listed in its layout_free_buffers already? */
-static bool is_listed(const loom_value *l, int i) {
-  for (int k = 0; l && l->kind == LOOM_VALUE_LIST && k < l->n_items; k++) {
-    int64_t at;
-    if (l->items[k]->kind == LOOM_VALUE_EXPR && loom_ir_is_const_int(l->items[k]->expr, &at) &&
-        at == i)
-      return true;
-  }
-  return false;
-}
-
 /* Which parameters of f every call passes a constant: is_const[i]; false
  * when no call reaches f. */
 static bool constant_params(const loom_module *m, const loom_func *f, int from,
@@ -48,7 +37,7 @@ static loom_func *marked(loom_arena *a, const loom_func *f, const bool *is_const
   for (int k = 0; k < n_old; k++)
     items[k] = old->items[k];
   for (int i = 0; i < f->n_params; i++)
-    if (is_const[i] && !is_listed(old, i) &&
+    if (is_const[i] && !loom_ir_func_is_layout_free(f, i) &&
         !(items[n++] = loom_ir_value_expr(a, loom_ir_int(a, LOOM_INT32, i))))
       return NULL;
   if (n == n_old)

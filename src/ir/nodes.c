@@ -275,6 +275,17 @@ const loom_value *loom_ir_attr_get(const loom_attr *attrs, int n,
   return NULL;
 }
 
+bool loom_ir_func_is_layout_free(const loom_func *f, int i) {
+  const loom_value *l = loom_ir_attr_get(f->attrs, f->n_attrs, "layout_free_buffers");
+  for (int k = 0; l && l->kind == LOOM_VALUE_LIST && k < l->n_items; k++) {
+    int64_t at;
+    if (l->items[k]->kind == LOOM_VALUE_EXPR && loom_ir_is_const_int(l->items[k]->expr, &at) &&
+        at == i)
+      return true;
+  }
+  return false;
+}
+
 bool loom_ir_is_const_int(const loom_expr *e, int64_t *v) {
   if (!e || e->kind != LOOM_EXPR_INT)
     return false;
