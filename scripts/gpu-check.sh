@@ -72,6 +72,7 @@ say "programs: loom run --target cuda --verify"
 # Fourteen at a time: each is mostly the interpreter's work on the CPU. A
 # program the interpreter cannot finish in 45 s is given up on (TIME); one it
 # cannot check at all (symbolic shapes with no value, an intrinsic it lacks,
+# an extern function the CUDA backend cannot call,
 # a conformance program that is wrong on purpose) is a SKIP, not a failure.
 verify_one() {
   r=$(timeout 45 "$LOOM" run "$1" --target cuda --verify --repeat 3 --timeout 20000 2>&1)
@@ -80,7 +81,7 @@ verify_one() {
     echo "ok   $1: $(echo "$r" | tr '\n' ' ')"
   elif [ $rc = 124 ]; then
     echo "TIME $1: over 45 s"
-  elif echo "$r" | grep -q -E "interpreter cannot check|needs a value|does not support"; then
+  elif echo "$r" | grep -q -E "interpreter cannot check|needs a value|does not support|cannot call extern"; then
     echo "SKIP $1: $(echo "$r" | head -c 300 | tr '\n' ' ')"
   else
     echo "FAIL $1: $(echo "$r" | head -c 600 | tr '\n' ' ')"
@@ -89,7 +90,7 @@ verify_one() {
 export -f verify_one
 export LOOM
 ls $CARRY/programs/*.py tests/gpu/programs/*.py tests/dlight/cases/*.py 2>/dev/null |
-  timeout 240 xargs -P 14 -I{} bash -c 'verify_one {}' >"$OUT/verify.txt"
+  timeout 180 xargs -P 14 -I{} bash -c 'verify_one {}' >"$OUT/verify.txt"
 count() { grep -c "^$1" "$OUT/verify.txt"; }
 say "programs: $(count ok) verified, $(count FAIL) failed, $(count TIME) over time, $(count SKIP) the interpreter cannot check, of $(ls $CARRY/programs/*.py tests/gpu/programs/*.py tests/dlight/cases/*.py 2>/dev/null | wc -l)"
 grep -E '^(FAIL|TIME)' "$OUT/verify.txt" | cut -c1-300
@@ -115,7 +116,7 @@ say "fast tuning"
 : >"$W/fast_raw.txt"
 for name in matmul_f32 matmul_f16; do
   t0=$(date +%s.%N)
-  timeout 150 "$LOOM" tune bench/gpu/$name.py --target cuda --strategy fast --topk 20 \
+  timeout 100 "$LOOM" tune bench/gpu/$name.py --target cuda --strategy fast --topk 20 \
     --db "$W/fast.db" >"$W/fast_$name.txt" 2>&1
   rc=$?
   secs=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
@@ -128,7 +129,7 @@ done
 # ---- tuning over the cuda design space (MetaSchedule's rules) -----------------
 say "design-space tuning"
 t0=$(date +%s.%N)
-timeout 150 "$LOOM" tune bench/gpu/matmul_f32.py --target cuda --trials 64 \
+timeout 110 "$LOOM" tune bench/gpu/matmul_f32.py --target cuda --trials 64 \
   --db "$W/space.db" >"$W/space_matmul.txt" 2>&1
 rc=$?
 secs=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
@@ -138,7 +139,7 @@ echo "matmul_f32 tuned64 | main: ${best:-none} (tuned in $secs s, exit $rc) | sm
 { echo "== tuned64 matmul_f32 (exit $rc, $secs s)"; tail -25 "$W/space_matmul.txt"; } >>"$OUT/fault.txt"
 # The long-tail seeds tune for cuda and their candidates verify on the GPU.
 for seed in seed_loop_from_one seed_prefix_sum seed_inplace seed_branches; do
-  timeout 60 "$LOOM" tune tests/tune/cases/$seed.py --target cuda --trials 8 \
+  timeout 25 "$LOOM" tune tests/tune/cases/$seed.py --target cuda --trials 8 \
     --db "$W/seeds.db" >"$W/$seed.txt" 2>&1
   { echo "== $seed for cuda (exit $?)"; tail -4 "$W/$seed.txt"; } >>"$OUT/fault.txt"
 done
