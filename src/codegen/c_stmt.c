@@ -118,7 +118,7 @@ static void emit_auto_unroll(emitter *E, const loom_stmt *s, bool is_const_ext,
 static void emit_stmt_body(emitter *E, const void *ctx) { emit_body(E, ctx); }
 
 static void emit_for(emitter *E, const loom_stmt *s) {
-  if (!emit_register_tile(E, s))
+  if (!emit_register_tile(E, s) && !emit_vector_copy(E, s))
     emit_loop(E, s, emit_stmt_body, s->u.loop.body);
 }
 
@@ -323,6 +323,15 @@ static void emit_assert(emitter *E, const loom_stmt *s) {
   emit_fail_end(E, is_noted);
 }
 
+void emit_let_line(emitter *E, const loom_stmt *let) {
+  emit_bind_let(E, let->u.let.var, let->u.let.value);
+  emit_line_start(E);
+  loom_buf_printf(E->out, "const %s %s = ", emit_value_type(let->u.let.var->dtype),
+                  emit_name(E, let->u.let.var));
+  emit_expr(E, let->u.let.value);
+  put(E, ";\n");
+}
+
 void emit_stmt(emitter *E, const loom_stmt *s) {
   if (!s || E->st != LOOM_OK)
     return;
@@ -357,12 +366,7 @@ void emit_stmt(emitter *E, const loom_stmt *s) {
     put(E, ";\n");
     return;
   case LOOM_STMT_LET:
-    emit_bind_let(E, s->u.let.var, s->u.let.value);
-    emit_line_start(E);
-    loom_buf_printf(E->out, "const %s %s = ", emit_value_type(s->u.let.var->dtype),
-                    emit_name(E, s->u.let.var));
-    emit_expr(E, s->u.let.value);
-    put(E, ";\n");
+    emit_let_line(E, s);
     emit_stmt(E, s->u.let.body);
     return;
   case LOOM_STMT_ALLOCATE: emit_alloc(E, s); return;

@@ -89,6 +89,13 @@ bool emit_stores_only(const loom_stmt *loop, const loom_buffer *out);
  * emitted, when s is not such a loop. */
 bool emit_register_tile(emitter *E, const loom_stmt *s);
 
+/* A vectorized loop that copies contiguous elements, printed in CUDA as
+ * aligned vector moves (cuda_vector.c); false, with nothing printed, when
+ * the loop is not one or its alignment is not proven. */
+bool emit_vector_copy(emitter *E, const loom_stmt *loop);
+/* A let statement's line, "const T name = value;", without its body. */
+void emit_let_line(emitter *E, const loom_stmt *let);
+
 /* CUDA's warp matrix operations (cuda_wmma.c): the call; a fragment
  * buffer's declaration and body (false, with nothing printed, for a buffer
  * of another scope). */

@@ -61,6 +61,19 @@ check "storage_align: padded A tile" grep -q '__shared__ uint16_t A_shared\[5112
 check "storage_align: padded B tile" grep -q '__shared__ uint16_t B_shared\[4344\]' "$tmp/padded.cu"
 check "storage_align: fragment loads at stride 40" grep -q 'const int32_t A_s0 = 40;' "$tmp/padded.cu"
 
+# Vectorized copies move 16 bytes at a time where both offsets are proven
+# aligned; one element off, the copy stays scalar.
+"$loom" build "$here/programs/vector_copies.py" --emit cuda >"$tmp/vec.cu"
+check "vector copies: three of 16 bytes" \
+  test "$(grep -c '^ *\*(uint4 \*)(.*) = \*(const uint4 \*)' "$tmp/vec.cu")" = 3
+check "vector copies: a misaligned one stays scalar" \
+  grep -q 'F\[i_1\] = loom_f16_storef(loom_f16_load(E\[(i_1 + 1)\]))' "$tmp/vec.cu"
+"$loom" dlight "$tmp/mm16.py" >"$tmp/mm16_dlight.py"
+"$loom" build "$tmp/mm16_dlight.py" --emit cuda >"$tmp/mm16_dlight.cu"
+check "dlight's tensor-core matmul: 16-byte copies into shared memory" \
+  test "$(grep -c '(uint4 \*)(A_shared\|(uint4 \*)(B_shared' "$tmp/mm16_dlight.cu")" = 2
+check "dlight's tensor-core matmul: padded rows" grep -q 'const int32_t A_s0 = 40;' "$tmp/mm16_dlight.cu"
+
 "$loom" build "$here/programs/once_per_block.py" --emit cuda >"$tmp/once.cu"
 check "store outside threadIdx runs in thread 0" grep -q 'if ((threadIdx_x == 0))' "$tmp/once.cu"
 

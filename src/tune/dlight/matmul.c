@@ -160,6 +160,16 @@ static loom_status split(loom_sched *s, loom_sched_rv loop, int64_t f1, int64_t 
   return LOOM_OK;
 }
 
+static loom_status split4(loom_sched *s, loom_sched_rv loop, int64_t f1, int64_t f2,
+                          int64_t f3, loom_sched_rv *out, loom_diag *why) {
+  loom_tval factors[4] = {loom_tval_none(), loom_tval_int(f1), loom_tval_int(f2),
+                          loom_tval_int(f3)};
+  const loom_sched_rv *parts;
+  TRY(loom_sched_split(s, loop, factors, 4, true, false, &parts, why));
+  memcpy(out, parts, 4 * sizeof *out);
+  return LOOM_OK;
+}
+
 /* The block's read `index` cached in scope at loop `at`; its loops. */
 static loom_status cache_at(loom_sched *s, loom_sched_rv block, int index, const char *scope,
                             loom_sched_rv at, loom_sched_rv *cache,
@@ -177,24 +187,41 @@ static loom_status cache_at(loom_sched *s, loom_sched_rv block, int index, const
 
 /* A shared copy of input name of the block, fetched at loop at by every
  * thread of the block (ty x tx of them): its two loops fused and spread
- * over the threads. */
+ * over the threads, vec elements at a time (a vectorized loop, which the
+ * CUDA backend moves as one vector where it proves the alignment) when
+ * vec > 1. The copy's block goes to *copy. */
 static loom_status fetch(loom_sched *s, loom_sched_rv block, const char *block_name,
                          const char *name, loom_sched_rv at, int64_t ty, int64_t tx,
-                         loom_diag *why) {
+                         int64_t vec, loom_sched_rv *copy, loom_diag *why) {
   int index = read_index(s, block, name);
   if (index < 0)
     return dlight_not_taken(why, block_name, "lost a read on the way");
-  loom_sched_rv copy;
   const loom_sched_rv *loops;
   int n;
-  TRY(cache_at(s, block, index, "shared", at, &copy, &loops, &n, why));
+  TRY(cache_at(s, block, index, "shared", at, copy, &loops, &n, why));
   if (n < 2)
     return dlight_not_taken(why, block_name, "has a shared copy with fewer than two loops");
-  loom_sched_rv inner[2] = {loops[n - 2], loops[n - 1]}, fused, parts[3];
+  loom_sched_rv inner[2] = {loops[n - 2], loops[n - 1]}, fused, parts[4];
   TRY(loom_sched_fuse(s, inner, 2, true, &fused, why));
-  TRY(split(s, fused, ty, tx, 3, parts, why));
+  if (vec > 1) {
+    TRY(split4(s, fused, ty, tx, vec, parts, why));
+    TRY(loom_sched_for_kind(s, LOOM_INST_VECTORIZE, parts[3], why));
+  } else {
+    TRY(split(s, fused, ty, tx, 3, parts, why));
+  }
   TRY(loom_sched_bind(s, parts[1], "threadIdx.y", why));
   return loom_sched_bind(s, parts[2], "threadIdx.x", why);
+}
+
+/* Elements each thread copies at a time into a rows x cols tile: 16
+ * bytes' worth where every vector lies within a row and the threads share
+ * the tile evenly in vectors, else fewer (down to one, no vectors below 4
+ * bytes). */
+static int64_t copy_vec(int64_t rows, int64_t cols, int64_t threads, int bits) {
+  int64_t bytes = bits >= 8 ? bits / 8 : 1, vec = 16 / bytes;
+  while (vec > 1 && (cols % vec != 0 || (rows * cols) % (threads * vec) != 0))
+    vec /= 2;
+  return vec * bytes >= 4 ? vec : 1;
 }
 
 static loom_status tile(loom_sched *s, const char *name, const matmul *mm, loom_diag *why) {
@@ -225,8 +252,14 @@ static loom_status tile(loom_sched *s, const char *name, const matmul *mm, loom_
   TRY(space_apply(s, LOOM_INST_REVERSE_COMPUTE_AT, at_in, 2, at_attrs, 2, NULL, NULL, why));
   loom_tval dr[2] = {loom_tval_rv(block), loom_tval_rv(ks[0])};
   TRY(space_apply(s, LOOM_INST_DECOMPOSE_REDUCTION, dr, 2, NULL, 0, NULL, NULL, why));
-  TRY(fetch(s, block, name, mm->a, ks[0], c->bm / c->tm, c->bn / c->tn, why));
-  TRY(fetch(s, block, name, mm->b, ks[0], c->bm / c->tm, c->bn / c->tn, why));
+  int64_t ty = c->bm / c->tm, tx = c->bn / c->tn, bits = mm->shape.bits;
+  int64_t a_vec = mm->shape.a_k_last ? copy_vec(c->bm, c->bk, ty * tx, bits)
+                                     : copy_vec(c->bk, c->bm, ty * tx, bits);
+  int64_t b_vec = mm->shape.b_j_last ? copy_vec(c->bk, c->bn, ty * tx, bits)
+                                     : copy_vec(c->bn, c->bk, ty * tx, bits);
+  loom_sched_rv copy;
+  TRY(fetch(s, block, name, mm->a, ks[0], ty, tx, a_vec, &copy, why));
+  TRY(fetch(s, block, name, mm->b, ks[0], ty, tx, b_vec, &copy, why));
   TRY(loom_sched_for_kind(s, LOOM_INST_UNROLL, ks[1], why));
   TRY(loom_sched_for_kind(s, LOOM_INST_UNROLL, is[2], why));
   return loom_sched_for_kind(s, LOOM_INST_UNROLL, js[2], why);
@@ -263,20 +296,16 @@ static bool fits_wmma(const space_block *sb, const matmul *mm, const loom_target
          mm->shape.n % 128 == 0 && mm->shape.k % 32 == 0;
 }
 
-static loom_status split4(loom_sched *s, loom_sched_rv loop, int64_t f1, int64_t f2,
-                          int64_t f3, loom_sched_rv *out, loom_diag *why) {
-  loom_tval factors[4] = {loom_tval_none(), loom_tval_int(f1), loom_tval_int(f2),
-                          loom_tval_int(f3)};
-  const loom_sched_rv *parts;
-  TRY(loom_sched_split(s, loop, factors, 4, true, false, &parts, why));
-  memcpy(out, parts, 4 * sizeof *out);
-  return LOOM_OK;
-}
-
 static loom_status unroll_all(loom_sched *s, const loom_sched_rv *loops, int n, loom_diag *why) {
   for (int i = 0; i < n; i++)
     TRY(loom_sched_for_kind(s, LOOM_INST_UNROLL, loops[i], why));
   return LOOM_OK;
+}
+
+static loom_status pad_rows(loom_sched *s, loom_sched_rv copy, loom_diag *why) {
+  loom_tval in = loom_tval_rv(copy);
+  loom_tval attrs[4] = {loom_tval_int(0), loom_tval_int(0), loom_tval_int(32), loom_tval_int(8)};
+  return space_apply(s, LOOM_INST_STORAGE_ALIGN, &in, 1, attrs, 4, NULL, NULL, why);
 }
 
 static loom_status tile_wmma(loom_sched *s, const char *name, const matmul *mm, loom_diag *why) {
@@ -315,10 +344,14 @@ static loom_status tile_wmma(loom_sched *s, const char *name, const matmul *mm, 
   loom_tval dr[2] = {loom_tval_rv(block), loom_tval_rv(ks[0])};
   TRY(space_apply(s, LOOM_INST_DECOMPOSE_REDUCTION, dr, 2, NULL, 0, &out, NULL, why));
   loom_sched_rv init = out[0];
-  /* A and B tiles into shared memory, by all 128 threads. */
-  TRY(fetch(s, block, name, mm->a, ks[0], 4, 32, why));
-  TRY(fetch(s, block, name, mm->b, ks[0], 4, 32, why));
+  /* A and B tiles into shared memory, by all 128 threads, 16 bytes at a
+   * time; each row padded by 8 halves (16 bytes) past a multiple of 32, so
+   * that the fragment loads' rows fall in different banks. */
   loom_sched_rv cache;
+  TRY(fetch(s, block, name, mm->a, ks[0], 4, 32, 8, &cache, why));
+  TRY(pad_rows(s, cache, why));
+  TRY(fetch(s, block, name, mm->b, ks[0], 4, 32, 8, &cache, why));
+  TRY(pad_rows(s, cache, why));
   /* Fragments of A and B for each 16-deep step of k. */
   loom_sched_rv a_split[2], b_split[2];
   char a_shared[256], b_shared[256];
