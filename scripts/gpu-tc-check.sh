@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
-# Tensor cores on the GPU machine, in about two minutes: builds Loom (with
-# the carried packages where the machine lacks them, scripts/gpu-env.sh),
-# checks and times the float16 matmuls (A B and A Bᵀ) as dlight schedules
-# them (wmma) and the top 4 of fast tuning, beside PyTorch in the same run.
-#   usage: scripts/gpu-tc-check.sh OUT   (after scripts/gpu-check.sh --prepare)
+# Tensor cores and tile copies on the GPU machine, in about four minutes:
+# builds Loom (with the carried packages where the machine lacks them,
+# scripts/gpu-env.sh), then
+#  - checks at 256 (against the interpreter) and times at full size the
+#    float16 matmuls (A B, A Bᵀ, 8192³) as dlight schedules them (wmma),
+#    and variants of that schedule: the tile copies scalar and unpadded as
+#    they were, unpadded, k in steps of 64, eight warps (128 x 256 tiles);
+#  - the float32 matmul as dlight schedules it (16-byte tile copies) beside
+#    bench/gpu/matmul.sched.py (scalar copies), and the vector copies of
+#    tests/gpu/programs/vector_copies.py;
+#  - PyTorch's matmuls, in the same run;
+#  - fast tuning (float16 top 4, float32 top 8, with where the time went),
+#    a short tuning over the cuda design space, and a kernel that faults
+#    while tuning.
+#   usage: scripts/gpu-tc-check.sh OUT   (after scripts/gpu-check.sh --prepare;
+#   LOOM=PATH uses that binary instead of building one)
 set -u
 cd "$(dirname "$0")/.."
 OUT=${1:?usage: scripts/gpu-tc-check.sh OUT}
@@ -11,27 +22,72 @@ mkdir -p "$OUT"
 . scripts/gpu-env.sh
 gpu_env build/gpu-carry
 B=build-gpu W=build-gpu/tc
-cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release >"$OUT/build.txt" 2>&1 &&
-  make -C $B -j16 loom >>"$OUT/build.txt" 2>&1 || { tail -20 "$OUT/build.txt"; exit 1; }
-L=$B/loom
-mkdir -p $W
-for n in matmul_f16 matmul_nt_f16 matmul8k_f16; do
-  sed -e 's/4096/256/g; s/8192/256/g' bench/gpu/$n.py >$W/$n.small.py
-  echo "$n dlight verify: $(timeout 60 $L run $W/$n.small.py --target cuda --verify --repeat 3 2>&1 | tail -1)"
-  echo "$n dlight: $(timeout 60 $L run bench/gpu/$n.py --target cuda --repeat 20 2>&1 | tail -1)"
+if [ -z "${LOOM:-}" ]; then
+  cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release >"$OUT/build.txt" 2>&1 &&
+    make -C $B -j16 loom >>"$OUT/build.txt" 2>&1 || { tail -20 "$OUT/build.txt"; exit 1; }
+fi
+L=${LOOM:-$PWD/$B/loom}
+rm -rf $W && mkdir -p $W
+small() { sed -e 's/4096/256/g; s/8192/256/g' "$1"; }
+
+# The variants of bench/gpu/matmul_wmma.sched.py.
+S=bench/gpu/matmul_wmma.sched.py
+sed -e 's/\[None, 4, 32, 8\]/[None, 4, 32]/; s/^_, ty, tx, v = /_, ty, tx = /' \
+  -e '/sch.vectorize(v)/d; /storage_align/d' $S >$W/scalar.sched.py
+sed -e '/storage_align/d' $S >$W/unpadded.sched.py
+sed -e 's/sch.split(k, \[None, 2, 16\])/sch.split(k, [None, 4, 16])/' $S >$W/k64.sched.py
+sed -e 's/sch.split(j, \[None, 2, 4, 16\])/sch.split(j, [None, 4, 4, 16])/' \
+  -e 's/\[None, 4, 32, 8\]/[None, 8, 32, 8]/' $S >$W/warps8.sched.py
+
+# Every kernel to check and time, by label: LABEL.py at full size and
+# LABEL.small.py at 256, each scheduled the same way.
+: >$W/list
+pair() { # label program dlight|SCRIPT
+  small bench/gpu/$2.py >$W/$1.src.small.py
+  if [ "$3" = dlight ]; then
+    $L dlight bench/gpu/$2.py --target cuda >$W/$1.py && $L dlight $W/$1.src.small.py --target cuda >$W/$1.small.py
+  else
+    $L sched bench/gpu/$2.py "$3" >$W/$1.py && $L sched $W/$1.src.small.py "$3" >$W/$1.small.py
+  fi 2>>"$OUT/build.txt" && echo "$1" >>$W/list
+}
+for n in matmul_f16 matmul_nt_f16 matmul8k_f16 matmul_f32; do pair $n.dlight $n dlight; done
+for v in scalar unpadded k64 warps8; do pair matmul_f16.$v matmul_f16 $W/$v.sched.py; done
+pair matmul_f32.hand_scalar_copies matmul_f32 bench/gpu/matmul.sched.py
+# The small ones checked eight at a time (the interpreter's work is the CPU's).
+check_one() {
+  echo "$1 verify: $(timeout 90 "$L" run "$W/$1.small.py" --target cuda --verify --repeat 3 2>&1 | tail -1)"
+}
+export -f check_one
+export L W
+{ xargs -P 8 -I{} bash -c 'check_one {}' <$W/list
+  echo "vector_copies verify: $(timeout 60 $L run tests/gpu/programs/vector_copies.py --target cuda --verify 2>&1 | tail -1)"
+} | sort >"$OUT/verify.txt"
+cat "$OUT/verify.txt"
+# Timed one at a time, at full size.
+while read -r label; do
+  echo "$label: $(timeout 60 $L run "$W/$label.py" --target cuda --repeat 20 2>&1 | tail -1)"
+done <$W/list | tee "$OUT/timed.txt"
+timeout 100 python3 bench/gpu_peer.py 20 2>&1 | grep -E "device|matmul" | tee "$OUT/peer.txt"
+
+# Tuning.
+for spec in "matmul_f16 4" "matmul_f32 8"; do
+  set -- $spec
+  t0=$(date +%s.%N)
+  timeout 100 $L tune bench/gpu/$1.py --target cuda --strategy fast --topk $2 --db $W/fast.db \
+    >$W/fast_$1.txt 2>&1
+  echo "$1 fast top $2: $(grep -o 'main: best [0-9.]* ms' $W/fast_$1.txt) in" \
+    "$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}") s;" \
+    "$(grep -o 'time: .*' $W/fast_$1.txt)"
 done
-# The hand schedule with its shared tiles padded (storage_align, 8 halves a
-# row) beside it: fragment loads off bank conflicts.
-{ cat bench/gpu/matmul_wmma.sched.py
-  echo 'sch.storage_align(a_sh, 0, 0, 32, 8)'
-  echo 'sch.storage_align(b_sh, 0, 0, 32, 8)'; } >$W/padded.sched.py
-$L sched $W/matmul8k_f16.small.py $W/padded.sched.py >$W/padded.small.py &&
-  $L sched bench/gpu/matmul8k_f16.py $W/padded.sched.py >$W/padded.py &&
-  echo "matmul8k_f16 padded verify: $(timeout 60 $L run $W/padded.small.py --target cuda --verify --repeat 3 2>&1 | tail -1)" &&
-  echo "matmul8k_f16 padded: $(timeout 60 $L run $W/padded.py --target cuda --repeat 20 2>&1 | tail -1)"
+sed -e 's/4096/1024/g' bench/gpu/matmul_f32.py >$W/mm1k.py
 t0=$(date +%s.%N)
-timeout 100 $L tune bench/gpu/matmul_f16.py --target cuda --strategy fast --topk 4 --db $W/fast.db \
-  >$W/fast.txt 2>&1
-echo "matmul_f16 fast top 4: $(grep -o 'main: best [0-9.]* ms' $W/fast.txt) in $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}") s"
-$L dlight bench/gpu/matmul_f16.py --target cuda >$W/dl.py && $L build $W/dl.py --emit cuda --target cuda >"$OUT/matmul_f16.cu" 2>&1
-timeout 100 python3 bench/gpu_peer.py 20 2>&1 | grep -E "device|matmul"
+timeout 60 $L tune $W/mm1k.py --target cuda --trials 16 --db $W/space.db >$W/space.txt 2>&1
+echo "matmul_f32 1024³ design space, 16 trials (exit $?):" \
+  "$(grep -o 'main: best [0-9.]* ms.*rejected' $W/space.txt) in" \
+  "$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}") s; $(grep -o 'time: .*' $W/space.txt)"
+grep -E "^\[main\] [0-9]+ candidates rejected" -A3 $W/space.txt | head -4
+$L tune tests/gpu/fault.py --target cuda --space tests/gpu/fault.space.py --trials 2 \
+  --db $W/fault.db >$W/fault.txt 2>&1
+echo "fault while tuning: exit $?, $($L db export --db $W/fault.db 2>&1 | grep -o '"error": "[^"]*"' | head -1)"
+cp $W/space.txt $W/fast_matmul_f32.txt "$OUT/" 2>/dev/null
+$L build $W/matmul_f16.dlight.py --emit cuda --target cuda >"$OUT/matmul_f16.cu" 2>&1

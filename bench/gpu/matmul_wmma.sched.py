@@ -28,16 +28,24 @@ a_sh = sch.cache_read(b, 1, "shared")
 sch.compute_at(a_sh, k0)
 b_sh = sch.cache_read(b, 2, "shared")
 sch.compute_at(b_sh, k0)
+# Each thread copies 8 halves (16 bytes) at a time: the CUDA backend moves
+# a vectorized copy it proves aligned as one vector. Each row is padded by
+# 8 halves past a multiple of 32, so that the fragment loads' rows fall in
+# different banks of shared memory.
 _, _, _, _, r0, r1 = sch.get_loops(a_sh)
 f = sch.fuse(r0, r1)
-_, ty, tx = sch.split(f, [None, 4, 32])
+_, ty, tx, v = sch.split(f, [None, 4, 32, 8])
 sch.bind(ty, "threadIdx.y")
 sch.bind(tx, "threadIdx.x")
+sch.vectorize(v)
+sch.storage_align(a_sh, 0, 0, 32, 8)
 _, _, _, _, r0, r1 = sch.get_loops(b_sh)
 f = sch.fuse(r0, r1)
-_, ty, tx = sch.split(f, [None, 4, 32])
+_, ty, tx, v = sch.split(f, [None, 4, 32, 8])
 sch.bind(ty, "threadIdx.y")
 sch.bind(tx, "threadIdx.x")
+sch.vectorize(v)
+sch.storage_align(b_sh, 0, 0, 32, 8)
 # Fragments of A and B for each 16-deep step of k.
 a_fr = sch.cache_read(b, 1, "wmma.matrix_a")
 sch.compute_at(a_fr, k1)

@@ -208,6 +208,10 @@ static int tune_task(const tune_opts *o, const loom_task *t, const char *space,
     if (*r.best_trace && r.best_trace[strlen(r.best_trace) - 1] != '\n')
       putchar('\n');
   }
+  if (rc == 0 && r.trials > 0)
+    fprintf(stderr, "[%s] time: %.1f s proposing, %.1f s waiting for builds (%.1f s "
+                    "building), %.1f s measuring\n",
+            t->func->name, r.propose_s, r.build_s, r.build_wall_s, r.run_s);
   if (rc == 0 && r.disqualified)
     fprintf(stderr, "[%s] %d finalists failed when measured again and are out; "
                     "their records are failures now\n",
