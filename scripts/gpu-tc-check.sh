@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Tensor cores and tile copies on the GPU machine, in about four minutes:
+# Tensor cores, tile copies and vectors on the GPU machine, in about four
+# minutes:
 # builds Loom (with the carried packages where the machine lacks them,
 # scripts/gpu-env.sh), then
 #  - checks at 256 (against the interpreter) and times at full size the
@@ -9,7 +10,9 @@
 #  - the float32 matmul as dlight schedules it (16-byte tile copies) beside
 #    bench/gpu/matmul.sched.py (scalar copies), and the vector copies of
 #    tests/gpu/programs/vector_copies.py;
-#  - PyTorch's matmuls, in the same run;
+#  - the float16 copy and sum (memory-bound) as dlight schedules them (16-
+#    byte vectors) beside their scalar hand schedule and vector variants;
+#  - PyTorch's kernels, in the same run;
 #  - fast tuning (float16 top 4, float32 top 8, with where the time went),
 #    a short tuning over the cuda design space, and a kernel that faults
 #    while tuning.
@@ -28,7 +31,6 @@ if [ -z "${LOOM:-}" ]; then
 fi
 L=${LOOM:-$PWD/$B/loom}
 rm -rf $W && mkdir -p $W
-small() { sed -e 's/4096/256/g; s/8192/256/g' "$1"; }
 
 # The variants of bench/gpu/matmul_wmma.sched.py.
 S=bench/gpu/matmul_wmma.sched.py
@@ -42,17 +44,32 @@ sed -e 's/sch.split(j, \[None, 2, 4, 16\])/sch.split(j, [None, 4, 4, 16])/' \
 # Every kernel to check and time, by label: LABEL.py at full size and
 # LABEL.small.py at 256, each scheduled the same way.
 : >$W/list
-pair() { # label program dlight|SCRIPT
-  small bench/gpu/$2.py >$W/$1.src.small.py
+pair() { # label program dlight|SCRIPT [sed making the small one [sed making the full one]]
+  sed -e "${4:-s/4096/256/g; s/8192/256/g}" bench/gpu/$2.py >$W/$1.src.small.py
+  sed -e "${5:-p;d}" bench/gpu/$2.py >$W/$1.src.py
   if [ "$3" = dlight ]; then
-    $L dlight bench/gpu/$2.py --target cuda >$W/$1.py && $L dlight $W/$1.src.small.py --target cuda >$W/$1.small.py
+    $L dlight $W/$1.src.py --target cuda >$W/$1.py && $L dlight $W/$1.src.small.py --target cuda >$W/$1.small.py
   else
-    $L sched bench/gpu/$2.py "$3" >$W/$1.py && $L sched $W/$1.src.small.py "$3" >$W/$1.small.py
+    $L sched $W/$1.src.py "$3" >$W/$1.py && $L sched $W/$1.src.small.py "$3" >$W/$1.small.py
   fi 2>>"$OUT/build.txt" && echo "$1" >>$W/list
 }
 for n in matmul_f16 matmul_nt_f16 matmul8k_f16 matmul_f32; do pair $n.dlight $n dlight; done
 for v in scalar unpadded k64 warps8; do pair matmul_f16.$v matmul_f16 $W/$v.sched.py; done
 pair matmul_f32.hand_scalar_copies matmul_f32 bench/gpu/matmul.sched.py
+# Memory-bound kernels, checked at 4096 x 2048 (large enough for dlight's
+# vectors): dlight's 16-byte vectors, four a thread, at PyTorch's size; at
+# 8192 x 8192 (a quarter of the inputs to make) beside the scalar hand
+# schedule and vectors one and two a thread.
+mid='s/16384, 16384/4096, 2048/g' quarter='s/16384, 16384/8192, 8192/g'
+pair copy_f16.dlight copy_f16 dlight "$mid"
+pair add_f16.dlight add_f16 dlight "$mid"
+pair add8k_f16.dlight add_f16 dlight "$mid" "$quarter"
+pair add8k_f16.hand_scalar add_f16 bench/gpu/elementwise.sched.py "$mid" "$quarter"
+for steps in 1 2; do
+  sed -e "s/^bx, u, tx = sch.split(f, \[None, 4, 256\])/bx, u, tx, v = sch.split(f, [None, $steps, 256, 8])/" \
+    -e '$a sch.vectorize(v)' bench/gpu/elementwise.sched.py >$W/vec$steps.sched.py
+  pair add8k_f16.vectors_$steps add_f16 $W/vec$steps.sched.py "$mid" "$quarter"
+done
 # The small ones checked eight at a time (the interpreter's work is the CPU's).
 check_one() {
   echo "$1 verify: $(timeout 90 "$L" run "$W/$1.small.py" --target cuda --verify --repeat 3 2>&1 | tail -1)"
@@ -67,7 +84,7 @@ cat "$OUT/verify.txt"
 while read -r label; do
   echo "$label: $(timeout 60 $L run "$W/$label.py" --target cuda --repeat 20 2>&1 | tail -1)"
 done <$W/list | tee "$OUT/timed.txt"
-timeout 100 python3 bench/gpu_peer.py 20 2>&1 | grep -E "device|matmul" | tee "$OUT/peer.txt"
+timeout 100 python3 bench/gpu_peer.py 20 2>&1 | grep -E "device|matmul|copy|add" | tee "$OUT/peer.txt"
 
 # Tuning.
 for spec in "matmul_f16 4" "matmul_f32 8"; do
@@ -81,7 +98,7 @@ for spec in "matmul_f16 4" "matmul_f32 8"; do
 done
 sed -e 's/4096/1024/g' bench/gpu/matmul_f32.py >$W/mm1k.py
 t0=$(date +%s.%N)
-timeout 60 $L tune $W/mm1k.py --target cuda --trials 16 --db $W/space.db >$W/space.txt 2>&1
+timeout 45 $L tune $W/mm1k.py --target cuda --trials 16 --db $W/space.db >$W/space.txt 2>&1
 echo "matmul_f32 1024³ design space, 16 trials (exit $?):" \
   "$(grep -o 'main: best [0-9.]* ms.*rejected' $W/space.txt) in" \
   "$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}") s; $(grep -o 'time: .*' $W/space.txt)"

@@ -260,9 +260,16 @@ static void emit_load(emitter *E, const loom_expr *e) {
   put(E, wrap);
   if (t.code == LOOM_DT_BOOL)
     put(E, "(");
-  loom_buf_printf(E->out, "%s[", emit_name(E, b->data));
-  emit_expr(E, e->u.load.indices[0]);
-  put(E, "]");
+  int reg = 0;
+  while (reg < E->n_vec_loads && E->vec_loads[reg] != e)
+    reg++;
+  if (reg < E->n_vec_loads) {
+    put(E, E->vec_elems[reg]);
+  } else {
+    loom_buf_printf(E->out, "%s[", emit_name(E, b->data));
+    emit_expr(E, e->u.load.indices[0]);
+    put(E, "]");
+  }
   if (t.code == LOOM_DT_BOOL)
     put(E, " != 0)");
   if (*wrap)

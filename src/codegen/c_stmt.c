@@ -118,7 +118,7 @@ static void emit_auto_unroll(emitter *E, const loom_stmt *s, bool is_const_ext,
 static void emit_stmt_body(emitter *E, const void *ctx) { emit_body(E, ctx); }
 
 static void emit_for(emitter *E, const loom_stmt *s) {
-  if (!emit_register_tile(E, s) && !emit_vector_copy(E, s))
+  if (!emit_register_tile(E, s) && !emit_vector_loop(E, s))
     emit_loop(E, s, emit_stmt_body, s->u.loop.body);
 }
 
@@ -230,15 +230,19 @@ static void emit_store(emitter *E, const loom_stmt *s) {
   loom_buf_printf(E->out, "%s[", emit_name(E, b->data));
   emit_expr(E, s->u.store.indices[0]);
   put(E, "] = ");
+  emit_store_value(E, t, s->u.store.value);
+  put(E, ";\n");
+}
+
+void emit_store_value(emitter *E, loom_dtype t, const loom_expr *value) {
   bool is_bf16 = t.code == LOOM_DT_BFLOAT, is_f16 = t.code == LOOM_DT_FLOAT && t.bits == 16;
   if (is_bf16 || is_f16)
     put(E, is_bf16 ? "loom_bf16_store(" : "loom_f16_storef("); /* a float16 value is a float */
   else if (t.code == LOOM_DT_BOOL)
     put(E, "(uint8_t)(");
-  emit_expr(E, s->u.store.value);
+  emit_expr(E, value);
   if (is_bf16 || is_f16 || t.code == LOOM_DT_BOOL)
     put(E, ")");
-  put(E, ";\n");
 }
 
 static void emit_alloc(emitter *E, const loom_stmt *s) {

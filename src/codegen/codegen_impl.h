@@ -33,6 +33,11 @@ typedef struct emitter {
   int64_t unroll_max_step; /* from pragma_auto_unroll_max_step above; 0 none */
   const char *symbol;  /* the C function's name (C) */
   const loom_stmt *as_loops; /* a marked loop being printed as its loops */
+  /* Loads a vectorized loop has in registers (cuda_vector.c): each printed
+   * as its text, an element of the register, in place of memory. */
+  const loom_expr *const *vec_loads;
+  const char *const *vec_elems;
+  int n_vec_loads;
 } emitter;
 
 /* Is e computed from memory (a load, a call, a let variable bound to such
@@ -89,10 +94,13 @@ bool emit_stores_only(const loom_stmt *loop, const loom_buffer *out);
  * emitted, when s is not such a loop. */
 bool emit_register_tile(emitter *E, const loom_stmt *s);
 
-/* A vectorized loop that copies contiguous elements, printed in CUDA as
- * aligned vector moves (cuda_vector.c); false, with nothing printed, when
- * the loop is not one or its alignment is not proven. */
-bool emit_vector_copy(emitter *E, const loom_stmt *loop);
+/* A vectorized loop printed in CUDA with aligned vector loads and stores
+ * (cuda_vector.c); false, with nothing printed, when its accesses are not
+ * proven contiguous and aligned. */
+bool emit_vector_loop(emitter *E, const loom_stmt *loop);
+/* The right-hand side of a store of value into memory of type t: value
+ * converted to its bits there (float16 rounded, bool as a byte). */
+void emit_store_value(emitter *E, loom_dtype t, const loom_expr *value);
 /* A let statement's line, "const T name = value;", without its body. */
 void emit_let_line(emitter *E, const loom_stmt *let);
 

@@ -1,7 +1,8 @@
 /* dlight's rules, case by case: each program of tests/dlight/cases names
  * the rule that must take it ("# dlight: RULE", or "none") and lines the
  * explanation must hold ("# explain: TEXT") and lines its trace must hold
- * ("# trace: TEXT", as the trace prints in Python). Every schedule a rule makes
+ * ("# trace: TEXT", as the trace prints in Python), on the target "# target:
+ * SPEC" names (cuda -arch=sm_90 when none). Every schedule a rule makes
  * must compute what the program computes (in the interpreter, where thread
  * loops are loops; a reduction split across threads adds in another order,
  * so within the tuner's tolerance) and lower and print as CUDA C; NVRTC
@@ -48,7 +49,9 @@ static void check_case(const char *path, const char *text) {
   loom_target t;
   loom_diag d;
   loom_diag_init(&d);
-  CHECK(loom_target_parse("cuda -arch=sm_90", &t, &d) == LOOM_OK);
+  char spec[256] = "cuda -arch=sm_90";
+  header(text, "target", spec, sizeof spec);
+  CHECK(loom_target_parse(spec, &t, &d) == LOOM_OK);
   const loom_func *f = m->funcs[0], *g;
   loom_sched *s = NULL;
   const char *rule = NULL;

@@ -68,6 +68,15 @@ check "vector copies: three of 16 bytes" \
   test "$(grep -c '^ *\*(uint4 \*)(.*) = \*(const uint4 \*)' "$tmp/vec.cu")" = 3
 check "vector copies: a misaligned one stays scalar" \
   grep -q 'F\[i_1\] = loom_f16_storef(loom_f16_load(E\[(i_1 + 1)\]))' "$tmp/vec.cu"
+"$loom" build "$here/programs/vector_elementwise.py" --emit cuda >"$tmp/vecew.cu"
+check "vector loops: a float16 sum stored 16 bytes at a time" \
+  grep -q '^ *\*(uint4 \*)(C + (((r \* 256) + c))) = vec;' "$tmp/vecew.cu"
+check "vector loops: its inputs loaded so" \
+  test "$(grep -c 'uint4 vec_[12] = \*(const uint4 \*)([AB] + ' "$tmp/vecew.cu")" = 2
+check "vector loops: a bias that does not move with the lanes read as it is" \
+  grep -q 'loom_f16_load(bias\[r\])' "$tmp/vecew.cu"
+check "vector loops: float16 to float32 in two chunks of four lanes" \
+  test "$(grep -c 'uint2 vec_[0-9]* = \*(const uint2 \*)(A + ' "$tmp/vecew.cu")" = 2
 "$loom" dlight "$tmp/mm16.py" >"$tmp/mm16_dlight.py"
 "$loom" build "$tmp/mm16_dlight.py" --emit cuda >"$tmp/mm16_dlight.cu"
 check "dlight's tensor-core matmul: 16-byte copies into shared memory" \
