@@ -209,9 +209,11 @@ LOOM_API const loom_dlight_rule *const *loom_tune_dlight_rules(int *n);
 /* f scheduled for t by the first of rules (NULL: the built-in ones) that
  * takes it: *sched holds the schedule (free it after *out's last use), of f
  * normalized in arena a, and *rule (when not NULL) names the rule. f itself,
- * *sched and *rule NULL, when f binds threads already, is marked
- * tir.is_scheduled, or no rule takes it. explain (NULL: none) gets a line
- * per rule offered: why it does not apply, or that it schedules f. */
+ * *sched and *rule NULL, when f is marked tir.is_scheduled, binds threads
+ * around every block, or no rule takes it. A function that binds threads
+ * in part keeps its bound nests, and Fallback binds the blocks under no
+ * bound loop (rule "Fallback"). explain (NULL: none) gets a line per rule
+ * offered: why it does not apply, or that it schedules f. */
 LOOM_API loom_status loom_tune_dlight(loom_arena *a, const loom_func *f,
                                       const loom_target *t,
                                       const loom_dlight_rule *const *rules, int n_rules,

@@ -1,7 +1,7 @@
 /* GPU kernels without a GPU. Every program of tests/gpu/programs and
  * bench/gpu and tests/dlight/cases, and where ../shared is there every
  * corpus program and every conformance case's program, gets dlight's
- * schedule (those that bind threads already stay as they are), which must
+ * schedule (the nests that bind threads already stay as they are), which must
  * compute what the program computes (in the interpreter, where thread
  * loops are loops, for programs small enough to interpret; floats within
  * the tuner's tolerance, as a reduction across threads adds in another

@@ -58,6 +58,61 @@ loom_status dlight_schedule(loom_sched **s, const loom_target *t,
   return LOOM_OK;
 }
 
+/* The blocks with a loop bound to a thread axis anywhere above them. */
+typedef struct bound_blocks {
+  const char *names[SPACE_MAX_BLOCKS];
+  int n, depth;
+} bound_blocks;
+
+static bool is_bound_loop(const loom_stmt *s) {
+  return s->kind == LOOM_STMT_FOR && s->u.loop.kind == LOOM_FOR_THREAD_BINDING;
+}
+
+static loom_visit enter(void *ctx, loom_stmt *s) {
+  bound_blocks *B = ctx;
+  B->depth += is_bound_loop(s);
+  if (s->kind == LOOM_STMT_BLOCK_REALIZE && B->depth > 0 && B->n < SPACE_MAX_BLOCKS)
+    B->names[B->n++] = s->u.realize.block->name;
+  return LOOM_VISIT_GO;
+}
+
+static loom_visit leave(void *ctx, loom_stmt *s) {
+  ((bound_blocks *)ctx)->depth -= is_bound_loop(s);
+  return LOOM_VISIT_GO;
+}
+
+/* A function that binds threads in part: its bound nests stay as they are,
+ * and the blocks under no bound loop get Fallback's binding, which would
+ * otherwise run in a kernel of one thread (a 2048-cubed product in one
+ * thread runs for minutes). None of them: left as it is. */
+static loom_status bind_the_rest(loom_arena *a, const loom_func *f, const loom_target *t,
+                                 loom_sched **sched, const loom_func **out,
+                                 const char **rule, loom_buf *explain) {
+  loom_module *m = module_of(a, f);
+  loom_sched *s = m ? loom_sched_new(m, 0) : NULL;
+  if (!s)
+    return LOOM_NOMEM;
+  bound_blocks B = {.n = 0};
+  loom_ir_visitor v = {.stmt_pre = enter, .stmt_post = leave, .ctx = &B};
+  loom_ir_visit_stmt(&v, f->body);
+  int n_bound;
+  loom_status st = dlight_bind_others(&s, t, B.names, B.n, &n_bound);
+  if (st != LOOM_OK || n_bound == 0) {
+    loom_sched_free(s);
+    if (explain && st == LOOM_OK)
+      loom_buf_printf(explain, "scheduled already (it binds threads): left as it is\n");
+    return st;
+  }
+  if (explain)
+    loom_buf_printf(explain, "binds threads in part: Fallback binds the %d block%s "
+                             "under no bound loop\n", n_bound, n_bound == 1 ? "" : "s");
+  if (rule)
+    *rule = dlight_rule_fallback.name;
+  *sched = s;
+  *out = loom_sched_module(s)->funcs[0];
+  return LOOM_OK;
+}
+
 loom_status loom_tune_dlight(loom_arena *a, const loom_func *f, const loom_target *t,
                              const loom_dlight_rule *const *rules, int n_rules,
                              loom_sched **sched, const loom_func **out,
@@ -69,13 +124,13 @@ loom_status loom_tune_dlight(loom_arena *a, const loom_func *f, const loom_targe
     *rule = NULL;
   if (!rules)
     rules = loom_tune_dlight_rules(&n_rules);
-  if (loom_ir_attr_get(f->attrs, f->n_attrs, "tir.is_scheduled") ||
-      dlight_binds_threads(f->body)) {
+  if (loom_ir_attr_get(f->attrs, f->n_attrs, "tir.is_scheduled")) {
     if (explain)
-      loom_buf_printf(explain, "scheduled already (it binds threads, or is marked "
-                               "tir.is_scheduled): left as it is\n");
+      loom_buf_printf(explain, "scheduled already (marked tir.is_scheduled): left as it is\n");
     return LOOM_OK;
   }
+  if (dlight_binds_threads(f->body))
+    return bind_the_rest(a, f, t, sched, out, rule, explain);
   const loom_func *nf = loom_tune_normalized(a, f);
   loom_module *m = nf ? module_of(a, nf) : NULL;
   loom_sched *s = m ? loom_sched_new(m, 0) : NULL;
