@@ -69,31 +69,7 @@ fi
 
 # ---- every program, dlight's schedule, against the interpreter ----------------
 say "programs: loom run --target cuda --verify"
-# Fourteen at a time: each is mostly the interpreter's work on the CPU. A
-# program the interpreter cannot finish in 45 s is given up on (TIME); one it
-# cannot check at all (symbolic shapes with no value, an intrinsic it lacks,
-# an extern function the CUDA backend cannot call,
-# a conformance program that is wrong on purpose) is a SKIP, not a failure.
-verify_one() {
-  r=$(timeout 45 "$LOOM" run "$1" --target cuda --verify --repeat 3 --timeout 20000 2>&1)
-  rc=$?
-  if [ $rc = 0 ]; then
-    echo "ok   $1: $(echo "$r" | tr '\n' ' ')"
-  elif [ $rc = 124 ]; then
-    echo "TIME $1: over 45 s"
-  elif echo "$r" | grep -q -E "interpreter cannot check|needs a value|does not support|cannot call extern"; then
-    echo "SKIP $1: $(echo "$r" | head -c 300 | tr '\n' ' ')"
-  else
-    echo "FAIL $1: $(echo "$r" | head -c 600 | tr '\n' ' ')"
-  fi
-}
-export -f verify_one
-export LOOM
-ls $CARRY/programs/*.py tests/gpu/programs/*.py tests/dlight/cases/*.py 2>/dev/null |
-  timeout 180 xargs -P 14 -I{} bash -c 'verify_one {}' >"$OUT/verify.txt"
-count() { grep -c "^$1" "$OUT/verify.txt"; }
-say "programs: $(count ok) verified, $(count FAIL) failed, $(count TIME) over time, $(count SKIP) the interpreter cannot check, of $(ls $CARRY/programs/*.py tests/gpu/programs/*.py tests/dlight/cases/*.py 2>/dev/null | wc -l)"
-grep -E '^(FAIL|TIME)' "$OUT/verify.txt" | cut -c1-300
+scripts/gpu-verify.sh "$LOOM" "$OUT/verify.txt" 45 180 | tee -a "$OUT/log.txt"
 
 # ---- a kernel that faults is a failure, not a crash ---------------------------
 say "fault check"

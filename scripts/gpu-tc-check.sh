@@ -8,16 +8,17 @@
 #    and variants of that schedule: the tile copies scalar and unpadded as
 #    they were, unpadded, k in steps of 64, eight warps (128 x 256 tiles);
 #  - the float32 matmul as dlight schedules it (16-byte tile copies) beside
-#    bench/gpu/matmul.sched.py (scalar copies), and the vector copies of
-#    tests/gpu/programs/vector_copies.py;
+#    bench/gpu/matmul.sched.py (scalar copies), and the vector loops of
+#    tests/gpu/programs/vector_*.py;
 #  - the float16 copy and sum (memory-bound) as dlight schedules them (16-
 #    byte vectors) beside their scalar hand schedule and vector variants;
 #  - PyTorch's kernels, in the same run;
-#  - fast tuning (float16 top 4, float32 top 8, with where the time went),
-#    a short tuning over the cuda design space, and a kernel that faults
-#    while tuning.
-#   usage: scripts/gpu-tc-check.sh OUT   (after scripts/gpu-check.sh --prepare;
-#   LOOM=PATH uses that binary instead of building one)
+#  - a kernel that faults while tuning, and fast tuning (float16 top 4,
+#    float32 top 8) with where its time went.
+# With --programs, first every program of scripts/gpu-verify.sh, checked
+# (30 s each, 80 s in all).
+#   usage: scripts/gpu-tc-check.sh OUT [--programs]   (after scripts/gpu-check.sh
+#   --prepare; LOOM=PATH uses that binary instead of building one)
 set -u
 cd "$(dirname "$0")/.."
 OUT=${1:?usage: scripts/gpu-tc-check.sh OUT}
@@ -31,6 +32,7 @@ if [ -z "${LOOM:-}" ]; then
 fi
 L=${LOOM:-$PWD/$B/loom}
 rm -rf $W && mkdir -p $W
+[ "${2:-}" = --programs ] && scripts/gpu-verify.sh "$L" "$OUT/programs.txt" 30 80
 
 # The variants of bench/gpu/matmul_wmma.sched.py.
 S=bench/gpu/matmul_wmma.sched.py
@@ -77,7 +79,9 @@ check_one() {
 export -f check_one
 export L W
 { xargs -P 8 -I{} bash -c 'check_one {}' <$W/list
-  echo "vector_copies verify: $(timeout 60 $L run tests/gpu/programs/vector_copies.py --target cuda --verify 2>&1 | tail -1)"
+  for p in vector_copies vector_elementwise; do
+    echo "$p verify: $(timeout 60 $L run tests/gpu/programs/$p.py --target cuda --verify 2>&1 | tail -1)"
+  done
 } | sort >"$OUT/verify.txt"
 cat "$OUT/verify.txt"
 # Timed one at a time, at full size.
@@ -86,7 +90,10 @@ while read -r label; do
 done <$W/list | tee "$OUT/timed.txt"
 timeout 100 python3 bench/gpu_peer.py 20 2>&1 | grep -E "device|matmul|copy|add" | tee "$OUT/peer.txt"
 
-# Tuning.
+# Tuning: a kernel that faults, then fast tuning with where its time went.
+$L tune tests/gpu/fault.py --target cuda --space tests/gpu/fault.space.py --trials 2 \
+  --db $W/fault.db >$W/fault.txt 2>&1
+echo "fault while tuning: exit $?, $($L db export --db $W/fault.db 2>&1 | grep -o '"error": "[^"]*"' | head -1)"
 for spec in "matmul_f16 4" "matmul_f32 8"; do
   set -- $spec
   t0=$(date +%s.%N)
@@ -96,15 +103,5 @@ for spec in "matmul_f16 4" "matmul_f32 8"; do
     "$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}") s;" \
     "$(grep -o 'time: .*' $W/fast_$1.txt)"
 done
-sed -e 's/4096/1024/g' bench/gpu/matmul_f32.py >$W/mm1k.py
-t0=$(date +%s.%N)
-timeout 45 $L tune $W/mm1k.py --target cuda --trials 16 --db $W/space.db >$W/space.txt 2>&1
-echo "matmul_f32 1024³ design space, 16 trials (exit $?):" \
-  "$(grep -o 'main: best [0-9.]* ms.*rejected' $W/space.txt) in" \
-  "$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}") s; $(grep -o 'time: .*' $W/space.txt)"
-grep -E "^\[main\] [0-9]+ candidates rejected" -A3 $W/space.txt | head -4
-$L tune tests/gpu/fault.py --target cuda --space tests/gpu/fault.space.py --trials 2 \
-  --db $W/fault.db >$W/fault.txt 2>&1
-echo "fault while tuning: exit $?, $($L db export --db $W/fault.db 2>&1 | grep -o '"error": "[^"]*"' | head -1)"
-cp $W/space.txt $W/fast_matmul_f32.txt "$OUT/" 2>/dev/null
+cp $W/fast_matmul_f32.txt "$OUT/" 2>/dev/null
 $L build $W/matmul_f16.dlight.py --emit cuda --target cuda >"$OUT/matmul_f16.cu" 2>&1
