@@ -2,7 +2,7 @@
 # column-major from its n-by-k tiles. A 128 x 128 tile of C per block of
 # four warps (threadIdx.y), each warp a 64 x 64 tile as 4 x 4 accumulator
 # fragments,
-# k in steps of 32 through shared memory, 16 at a time through A and B
+# k in steps of 64 through shared memory, 16 at a time through A and B
 # fragments. threadIdx.x is the warp's 32 lanes: the copies into shared
 # memory are spread over them, and every wmma call is made by all of them.
 # The loops over fragments are unrolled: CUDA keeps a fragment array in
@@ -11,7 +11,7 @@ b = sch.get_block("C")
 i, j, k = sch.get_loops(b)
 i0, i1, i2, i3 = sch.split(i, [None, 2, 4, 16])
 j0, j1, j2, j3 = sch.split(j, [None, 2, 4, 16])
-k0, k1, k2 = sch.split(k, [None, 2, 16])
+k0, k1, k2 = sch.split(k, [None, 4, 16])
 sch.reorder(i0, j0, i1, j1, k0, k1, i2, j2, i3, j3, k2)
 sch.bind(i0, "blockIdx.y")
 sch.bind(j0, "blockIdx.x")

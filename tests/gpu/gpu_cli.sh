@@ -50,16 +50,11 @@ check "wmma: fragment indices in the loops' terms" \
 check "wmma: two barriers" test "$(grep -c '__syncthreads()' "$tmp/wmma.cu")" = 2
 check "wmma: lanes and warps" grep -q '__launch_bounds__(128)' "$tmp/wmma.cu"
 
-# storage_align pads the shared tiles' rows (32 + 8 and 128 + 8 halves), and
+# storage_align pads the shared tiles' rows (64 + 8 and 128 + 8 halves), and
 # the fragment loads read them with the padded stride.
-{ cat "$root/bench/gpu/matmul_wmma.sched.py"
-  echo 'sch.storage_align(a_sh, 0, 0, 32, 8)'
-  echo 'sch.storage_align(b_sh, 0, 0, 32, 8)'; } >"$tmp/padded.sched.py"
-"$loom" sched "$tmp/mm16.py" "$tmp/padded.sched.py" >"$tmp/padded.py"
-"$loom" build "$tmp/padded.py" --emit cuda >"$tmp/padded.cu"
-check "storage_align: padded A tile" grep -q '__shared__ uint16_t A_shared\[5112\]' "$tmp/padded.cu"
-check "storage_align: padded B tile" grep -q '__shared__ uint16_t B_shared\[4344\]' "$tmp/padded.cu"
-check "storage_align: fragment loads at stride 40" grep -q 'const int32_t A_s0 = 40;' "$tmp/padded.cu"
+check "storage_align: padded A tile" grep -q '__shared__ uint16_t A_shared\[9208\]' "$tmp/wmma.cu"
+check "storage_align: padded B tile" grep -q '__shared__ uint16_t B_shared\[8696\]' "$tmp/wmma.cu"
+check "storage_align: fragment loads at stride 72" grep -q 'const int32_t A_s0 = 72;' "$tmp/wmma.cu"
 
 # Vectorized copies move 16 bytes at a time where both offsets are proven
 # aligned; one element off, the copy stays scalar.
@@ -81,7 +76,7 @@ check "vector loops: float16 to float32 in two chunks of four lanes" \
 "$loom" build "$tmp/mm16_dlight.py" --emit cuda >"$tmp/mm16_dlight.cu"
 check "dlight's tensor-core matmul: 16-byte copies into shared memory" \
   test "$(grep -c '(uint4 \*)(A_shared\|(uint4 \*)(B_shared' "$tmp/mm16_dlight.cu")" = 2
-check "dlight's tensor-core matmul: padded rows" grep -q 'const int32_t A_s0 = 40;' "$tmp/mm16_dlight.cu"
+check "dlight's tensor-core matmul: padded rows" grep -q 'const int32_t A_s0 = 72;' "$tmp/mm16_dlight.cu"
 
 "$loom" build "$here/programs/once_per_block.py" --emit cuda >"$tmp/once.cu"
 check "store outside threadIdx runs in thread 0" grep -q 'if ((threadIdx_x == 0))' "$tmp/once.cu"
