@@ -11,7 +11,8 @@
 #    bench/gpu/matmul.sched.py (scalar copies), and the vector loops of
 #    tests/gpu/programs/vector_*.py;
 #  - the float16 copy and sum (memory-bound) as dlight schedules them (16-
-#    byte vectors) beside their scalar hand schedule and vector variants;
+#    byte vectors) beside their scalar hand schedule and vector variants,
+#    and row sums and maxima with and without 16-byte loads;
 #  - PyTorch's kernels, in the same run;
 #  - a kernel that faults while tuning, and fast tuning (float16 top 4,
 #    float32 top 8) with where its time went.
@@ -72,6 +73,16 @@ for steps in 1 2; do
     -e '$a sch.vectorize(v)' bench/gpu/elementwise.sched.py >$W/vec$steps.sched.py
   pair add8k_f16.vectors_$steps add_f16 $W/vec$steps.sched.py "$mid" "$quarter"
 done
+# Row reductions: bench/gpu/rowreduce_threads.sched.py (256 threads a row,
+# four strided steps each) beside 128 threads a row, each summing 8
+# contiguous halves read in one 16-byte load.
+sed -e 's/^jo, ji = sch.split(j, \[None, 256\])/jo, ji, jv = sch.split(j, [None, 128, 8])/' \
+  -e 's/^sch.reorder(i, ji, jo)/sch.reorder(i, ji, jo, jv)/' -e '$a sch.unroll(jv)' \
+  bench/gpu/rowreduce_threads.sched.py >$W/rowvec.sched.py
+for n in rowsum_f16 rowmax_f16; do
+  pair $n.threads $n bench/gpu/rowreduce_threads.sched.py 's/16384/256/g'
+  pair $n.vector_loads $n $W/rowvec.sched.py 's/16384/256/g'
+done
 # The small ones checked eight at a time (the interpreter's work is the CPU's).
 check_one() {
   echo "$1 verify: $(timeout 90 "$L" run "$W/$1.small.py" --target cuda --verify --repeat 3 2>&1 | tail -1)"
@@ -88,7 +99,7 @@ cat "$OUT/verify.txt"
 while read -r label; do
   echo "$label: $(timeout 60 $L run "$W/$label.py" --target cuda --repeat 20 2>&1 | tail -1)"
 done <$W/list | tee "$OUT/timed.txt"
-timeout 100 python3 bench/gpu_peer.py 20 2>&1 | grep -E "device|matmul|copy|add" | tee "$OUT/peer.txt"
+timeout 100 python3 bench/gpu_peer.py 20 2>&1 | grep -E "device|matmul|copy|add|rowsum|rowmax" | tee "$OUT/peer.txt"
 
 # Tuning: a kernel that faults, then fast tuning with where its time went.
 $L tune tests/gpu/fault.py --target cuda --space tests/gpu/fault.space.py --trials 2 \

@@ -1,4 +1,4 @@
-/* Vectorized loops in CUDA: the loop
+/* Vector loads and stores in CUDA: the loop
  *
  *   for lane in T.vectorized(L): [integer lets] D[d] = value
  *
@@ -9,7 +9,8 @@
  * as one vector. A plain copy (the value a load of D's type) is one vector
  * move. CUDA compiles the loop otherwise into loads and stores of one
  * element each: for 2-byte elements an eighth of what one instruction can
- * move.
+ * move. An unrolled loop whose loads from global memory move so has those
+ * loads read first as vectors, and then runs in order as written.
  *
  * A vector access must be aligned to its width. The bases are: kernel
  * parameters come from cuMemAlloc (256 bytes), shared and local buffers
@@ -44,6 +45,7 @@ typedef struct vloop {
   access accesses[MAX_ACCESSES];
   int n_accesses;
   bool is_copy;  /* the value is a load of the store's type, moving too */
+  bool is_hoist; /* an unrolled loop: only its loads from memory are vectors */
   int64_t chunk; /* lanes per vector access */
   bool ok;
 } vloop;
@@ -203,6 +205,7 @@ typedef struct planning {
   vloop *c;
   loom_arena *a;
   loom_arith_ctx *ax;
+  const emitter *E;
 } planning;
 
 /* Each load of the value: one that does not move with the lanes stays as
@@ -227,6 +230,14 @@ static loom_visit note_load(void *ctx, loom_expr *e) {
   }
   if (!loom_ir_expr_uses(i, c->loop->u.loop.var))
     return LOOM_VISIT_SKIP;
+  /* Hoisted out of a loop that runs in order, a load must not see the
+   * loop's own stores: global memory other than the stored buffer, which
+   * __restrict__ says no other parameter aliases. */
+  if (c->is_hoist && (b->data == out->data || !P->E->is_noalias ||
+                      loom_ptrmap_get(&P->E->locals, b->data) >= 0)) {
+    c->ok = false;
+    return LOOM_VISIT_STOP;
+  }
   access *x = &c->accesses[c->n_accesses];
   if (c->n_accesses == MAX_ACCESSES ||
       !is_contiguous(P->a, P->ax, c, e->u.load.indices[0], &x->base)) {
@@ -260,13 +271,19 @@ static int64_t widest_chunk(const vloop *c) {
   return 0;
 }
 
-static bool plan(const loom_stmt *loop, vloop *c) {
+/* A vectorized loop (every access a vector), or an unrolled one of at most
+ * 16 steps whose loads from global memory all move with it (those loads
+ * alone become vectors, read before the loop runs in order: a thread's
+ * share of a row summed, say). */
+static bool plan(const emitter *E, const loom_stmt *loop, vloop *c) {
   int64_t min;
   memset(c, 0, sizeof *c);
   c->loop = loop;
-  if (loop->u.loop.kind != LOOM_FOR_VECTORIZED ||
+  c->is_hoist = loop->u.loop.kind == LOOM_FOR_UNROLLED;
+  if ((loop->u.loop.kind != LOOM_FOR_VECTORIZED && !c->is_hoist) ||
       !loom_ir_is_const_int(loop->u.loop.min, &min) || min != 0 ||
-      !loom_ir_is_const_int(loop->u.loop.extent, &c->lanes) || c->lanes < 2)
+      !loom_ir_is_const_int(loop->u.loop.extent, &c->lanes) || c->lanes < 2 ||
+      (c->is_hoist && c->lanes > 16))
     return false;
   const loom_stmt *s = loop->u.loop.body;
   for (; s && s->kind == LOOM_STMT_LET; s = s->u.let.body) {
@@ -285,19 +302,19 @@ static bool plan(const loom_stmt *loop, vloop *c) {
   out->buffer = s->u.store.buffer;
   out->index = s->u.store.indices[0];
   out->elem_bytes = out->buffer->dtype.bits / 8;
-  c->n_accesses = 1;
+  c->n_accesses = c->is_hoist ? 0 : 1;
   c->ok = a && ax &&
           loom_arith_bind(ax, loop->u.loop.var, 0, c->lanes - 1, NULL) == LOOM_OK &&
-          is_contiguous(a, ax, c, out->index, &out->base);
-  planning P = {c, a, ax};
+          (c->is_hoist || is_contiguous(a, ax, c, out->index, &out->base));
+  planning P = {c, a, ax, E};
   loom_ir_visitor v = {.expr_pre = note_load, .ctx = &P};
   if (c->ok)
     loom_ir_visit_expr(&v, s->u.store.value);
   const loom_expr *value = s->u.store.value;
-  c->is_copy = c->n_accesses == 2 && c->accesses[1].load == value &&
+  c->is_copy = !c->is_hoist && c->n_accesses == 2 && c->accesses[1].load == value &&
                value->u.load.buffer->dtype.code == out->buffer->dtype.code &&
                value->u.load.buffer->dtype.bits == out->buffer->dtype.bits;
-  c->chunk = c->ok ? widest_chunk(c) : 0;
+  c->chunk = c->ok && c->n_accesses > 0 ? widest_chunk(c) : 0;
   loom_arith_ctx_free(ax);
   loom_arena_free(a);
   return c->chunk > 1;
@@ -389,10 +406,70 @@ static void emit_chunk(emitter *E, const vloop *c, int64_t at) {
   put(E, "}\n");
 }
 
+static void emit_hoisted_body(emitter *E, const void *ctx) {
+  const vloop *c = ctx;
+  E->indent++;
+  for (int i = 0; i < c->n_lets; i++)
+    emit_let_line(E, c->lets[i]);
+  emit_stmt(E, c->store);
+  E->indent--;
+}
+
+/* The loop's moving loads into arrays of vectors, a chunk at a time; then
+ * the loop as it is, its steps reading their elements of the arrays. */
+static void emit_hoisted(emitter *E, const vloop *c) {
+  const char *regs[MAX_ACCESSES];
+  const loom_expr *loads[MAX_ACCESSES];
+  const char *elems[MAX_ACCESSES];
+  char texts[MAX_ACCESSES][160];
+  const char *lane = emit_name(E, c->loop->u.loop.var);
+  emit_line_start(E);
+  put(E, "{\n");
+  E->indent++;
+  for (int i = 0; i < c->n_accesses; i++) {
+    const access *x = &c->accesses[i];
+    regs[i] = emit_fresh(E, "vec");
+    emit_line_start(E);
+    loom_buf_printf(E->out, "%s %s[%lld];\n", vector_type(c->chunk * x->elem_bytes), regs[i],
+                    (long long)(c->lanes / c->chunk));
+    snprintf(texts[i], sizeof texts[i], "((const %s *)%s)[%s]",
+             emit_elem_type(x->buffer->dtype), regs[i], lane);
+    elems[i] = texts[i];
+    loads[i] = x->load;
+  }
+  for (int64_t at = 0; at < c->lanes; at += c->chunk) {
+    emit_line_start(E);
+    put(E, "{\n");
+    E->indent++;
+    emit_lane_lets(E, c, at, NULL);
+    for (int i = 0; i < c->n_accesses; i++) {
+      emit_line_start(E);
+      loom_buf_printf(E->out, "%s[%lld] = ", regs[i], (long long)(at / c->chunk));
+      emit_vector_at(E, c, &c->accesses[i], true);
+      put(E, ";\n");
+    }
+    E->indent--;
+    emit_line_start(E);
+    put(E, "}\n");
+  }
+  E->vec_loads = loads;
+  E->vec_elems = elems;
+  E->n_vec_loads = c->n_accesses;
+  emit_loop(E, c->loop, emit_hoisted_body, c);
+  E->n_vec_loads = 0;
+  E->indent--;
+  emit_line_start(E);
+  put(E, "}\n");
+}
+
 bool emit_vector_loop(emitter *E, const loom_stmt *loop) {
   vloop c;
-  if (!E->is_cuda || !plan(loop, &c))
+  if (!E->is_cuda || E->n_vec_loads > 0 || !plan(E, loop, &c))
     return false;
+  if (c.is_hoist) {
+    emit_hoisted(E, &c);
+    return true;
+  }
   emit_note_loop(E, loop);
   for (int64_t at = 0; at < c.lanes; at += c.chunk)
     emit_chunk(E, &c, at);

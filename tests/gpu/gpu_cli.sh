@@ -72,6 +72,13 @@ check "vector loops: a bias that does not move with the lanes read as it is" \
   grep -q 'loom_f16_load(bias\[r\])' "$tmp/vecew.cu"
 check "vector loops: float16 to float32 in two chunks of four lanes" \
   test "$(grep -c 'uint2 vec_[0-9]* = \*(const uint2 \*)(A + ' "$tmp/vecew.cu")" = 2
+"$loom" build "$here/programs/rowsum_vector_loads.py" --emit cuda >"$tmp/rowvec.cu"
+check "unrolled reduction: a thread's 8 halves in one 16-byte load" \
+  grep -q 'vec\[0\] = \*(const uint4 \*)(A + (((vi \* 1024) + vj)));' "$tmp/rowvec.cu"
+check "unrolled reduction: its steps read the register" \
+  grep -q 'red_acc\[0\] + ((float)loom_f16_load(((const uint16_t \*)vec)\[j_2\]))' "$tmp/rowvec.cu"
+check "unrolled reduction: both inputs of a dot product in vectors" \
+  test "$(grep -c 'vec_[12]\[0\] = \*(const uint4 \*)' "$tmp/rowvec.cu")" = 2
 "$loom" dlight "$tmp/mm16.py" >"$tmp/mm16_dlight.py"
 "$loom" build "$tmp/mm16_dlight.py" --emit cuda >"$tmp/mm16_dlight.cu"
 check "dlight's tensor-core matmul: 16-byte copies into shared memory" \
