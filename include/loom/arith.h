@@ -53,6 +53,14 @@ LOOM_API loom_expr *loom_arith_simplify(loom_arena *a, loom_arith_ctx *ctx,
 LOOM_API loom_arith_truth loom_arith_can_prove(loom_arith_ctx *ctx,
                                                const loom_expr *cond);
 
+/* An integer expression's residue: every value it takes is coef * k + base
+ * for some integer k (coef 0: it is base; coef 1: nothing is known). Holds
+ * whatever its variables are (src/arith/modular.c). */
+typedef struct loom_arith_modular {
+  int64_t coef, base; /* 0 <= base < coef when coef > 0 */
+} loom_arith_modular;
+LOOM_API loom_arith_modular loom_arith_modular_of(const loom_expr *e);
+
 /* The simplifier's rules, by index, and how often each fired in ctx. */
 LOOM_API int loom_arith_rule_count(void);
 LOOM_API const char *loom_arith_rule_name(int i);

@@ -36,6 +36,7 @@ loom_arith_interval arith_unbounded(void);
 loom_arith_interval arith_dtype_range(loom_dtype t);
 
 /* ---- helpers shared by the rules ---- */
+int64_t arith_gcd64(int64_t a, int64_t b); /* of the magnitudes; 0 when both are */
 bool arith_is_signed_int(loom_dtype t); /* scalar intN: linear rules apply */
 bool arith_fits(loom_dtype t, int64_t v);
 /* Structural equality with variables compared by identity (the IR's

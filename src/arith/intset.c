@@ -265,17 +265,6 @@ static sym eval(evaluator *ev, loom_expr *e, int depth) {
   }
 }
 
-static int64_t gcd64(int64_t a, int64_t b) {
-  a = a < 0 ? -a : a;
-  b = b < 0 ? -b : b;
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
-
 /* The gcd of the coefficients of the relaxed variables when e is linear in
  * them (plain variable atoms): every value is then congruent to the lower
  * bound modulo it, since the bound is the same sum at integer points. 1 when
@@ -297,7 +286,7 @@ static int64_t linear_stride(evaluator *ev, loom_expr *e) {
       g = 1;
       break;
     }
-    g = gcd64(g, l.terms[i].coef);
+    g = arith_gcd64(g, l.terms[i].coef);
   }
   if (l.has_failed || g <= 0)
     g = 1;
@@ -384,9 +373,9 @@ loom_status loom_arith_intset_union(loom_arena *a, loom_arith_ctx *ctx,
   sym s = {pick(&ev, LOOM_EXPR_MIN, x->min, y->min),
            pick(&ev, LOOM_EXPR_MAX, last_of(&ev, x), last_of(&ev, y))};
   /* Strides survive when the two grids line up. */
-  int64_t stride = gcd64(x->stride, y->stride), d;
+  int64_t stride = arith_gcd64(x->stride, y->stride), d;
   if (stride > 1)
-    stride = const_diff(&ev, x->min, y->min, &d) ? gcd64(stride, d) : 1;
+    stride = const_diff(&ev, x->min, y->min, &d) ? arith_gcd64(stride, d) : 1;
   if (stride == 0)
     stride = 1;
   return finish(&ev, s, stride, out);

@@ -264,15 +264,8 @@ static void open_point(emitter *E, const tile *t, int64_t q, int64_t c, bool at_
   loom_buf_printf(E->out, " const %s %s = %lld;\n", emit_value_type(v->dtype),
                   emit_name(E, v), (long long)(c * t->chunk));
   E->indent++;
-  for (int i = 0; i < t->n_lets; i++) {
-    const loom_stmt *l = t->lets[i];
-    emit_bind_let(E, l->u.let.var, l->u.let.value);
-    emit_line_start(E);
-    loom_buf_printf(E->out, "const %s %s = ", emit_value_type(l->u.let.var->dtype),
-                    emit_name(E, l->u.let.var));
-    emit_expr(E, l->u.let.value);
-    put(E, ";\n");
-  }
+  for (int i = 0; i < t->n_lets; i++)
+    emit_let_line(E, t->lets[i]);
 }
 
 static void close_point(emitter *E) {

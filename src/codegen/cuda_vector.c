@@ -16,8 +16,8 @@
  * parameters come from cuMemAlloc (256 bytes), shared and local buffers
  * are placed at 16 bytes (lower/gpu.c, cuda.c). The offsets are checked
  * here: each access's offset at a chunk's first lane must be a multiple of
- * the chunk, which a modular analysis of the indices proves (the residue
- * of each expression modulo a known stride, as TVM's ModularSet). A loop
+ * the chunk, which the modular analysis of the indices proves
+ * (loom_arith_modular_of). A loop
  * it cannot prove keeps its scalar form. So does one whose value reads
  * D other than where it stores: the chunk loads before it stores. */
 #include "codegen/codegen_impl.h"
@@ -50,82 +50,10 @@ typedef struct vloop {
   bool ok;
 } vloop;
 
-/* e is coef * k + base for some integer k (coef 0: e is base). */
-typedef struct modular {
-  int64_t coef, base;
-} modular;
-
-static int64_t gcd64(int64_t a, int64_t b) {
-  a = a < 0 ? -a : a;
-  b = b < 0 ? -b : b;
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
-
-static int64_t floormod64(int64_t a, int64_t m) {
-  int64_t r = a % m;
-  return r < 0 ? r + m : r;
-}
-
-static modular norm(int64_t coef, int64_t base) {
-  coef = coef < 0 ? -coef : coef;
-  return (modular){coef, coef ? floormod64(base, coef) : base};
-}
-
-/* The residues are kept small: a coefficient past 2^20 says no more than
- * one at it would for vectors of 16 bytes, and keeps products in range. */
-static modular cap(modular m) {
-  const int64_t limit = 1 << 20;
-  if (m.coef == 0)
-    return m.base > limit || m.base < -limit ? norm(limit, m.base) : m;
-  return m.coef > limit ? norm(gcd64(m.coef, limit), m.base) : m;
-}
-
-static modular modular_of(const loom_expr *e) {
-  const modular any = {1, 0};
-  int64_t c;
-  if (!e || e->dtype.code != LOOM_DT_INT || e->dtype.lanes != 1)
-    return any;
-  switch (e->kind) {
-  case LOOM_EXPR_INT: return cap((modular){0, e->u.int_value});
-  case LOOM_EXPR_CAST: return modular_of(e->u.unary.a);
-  case LOOM_EXPR_ADD:
-  case LOOM_EXPR_SUB: {
-    modular x = modular_of(e->u.bin.a), y = modular_of(e->u.bin.b);
-    int64_t b = e->kind == LOOM_EXPR_ADD ? x.base + y.base : x.base - y.base;
-    return cap(norm(gcd64(x.coef, y.coef), b));
-  }
-  case LOOM_EXPR_MUL: {
-    modular x = modular_of(e->u.bin.a), y = modular_of(e->u.bin.b);
-    /* (cx k + bx)(cy l + by) = cx cy kl + cx by k + cy bx l + bx by */
-    int64_t g = gcd64(gcd64(x.coef * y.coef, x.coef * y.base), y.coef * x.base);
-    return cap(norm(g, x.base * y.base));
-  }
-  case LOOM_EXPR_FLOORMOD:
-    if (loom_ir_is_const_int(e->u.bin.b, &c) && c > 0) {
-      modular x = modular_of(e->u.bin.a);
-      return x.coef ? norm(gcd64(x.coef, c), x.base) : (modular){0, floormod64(x.base, c)};
-    }
-    return any;
-  case LOOM_EXPR_FLOORDIV:
-    if (loom_ir_is_const_int(e->u.bin.b, &c) && c > 0) {
-      modular x = modular_of(e->u.bin.a);
-      /* (c q k + b) // c = q k + b // c when c divides the coefficient */
-      if (x.coef % c == 0)
-        return norm(x.coef / c, (x.base - floormod64(x.base, c)) / c);
-    }
-    return any;
-  default: return any;
-  }
-}
-
 static bool divides(int64_t n, const loom_expr *e) {
-  modular m = modular_of(e);
-  return m.coef % n == 0 && floormod64(m.base, n) == 0;
+  loom_arith_modular m = loom_arith_modular_of(e);
+  int64_t r = m.base % n;
+  return m.coef % n == 0 && r == 0;
 }
 
 /* e with the copy's lets replaced by their values, innermost first. */
