@@ -403,6 +403,8 @@ typedef struct loom_tune_result {
   double propose_s, build_s, run_s; /* where the time went; build_s is the
                                        time spent waiting for builds */
   double build_wall_s;         /* the builds' own time, overlapped or not */
+  double final_s;              /* measuring the unscheduled function and the
+                                  finalists again, outside the trials */
 } loom_tune_result;
 
 /* Tunes one task over its design spaces: the one a schedule script

@@ -210,8 +210,9 @@ static int tune_task(const tune_opts *o, const loom_task *t, const char *space,
   }
   if (rc == 0 && r.trials > 0)
     fprintf(stderr, "[%s] time: %.1f s proposing, %.1f s waiting for builds (%.1f s "
-                    "building), %.1f s measuring\n",
-            t->func->name, r.propose_s, r.build_s, r.build_wall_s, r.run_s);
+                    "building), %.1f s measuring trials, %.1f s measuring the "
+                    "unscheduled function and the finalists\n",
+            t->func->name, r.propose_s, r.build_s, r.build_wall_s, r.run_s, r.final_s);
   if (rc == 0 && r.disqualified)
     fprintf(stderr, "[%s] %d finalists failed when measured again and are out; "
                     "their records are failures now\n",

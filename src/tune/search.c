@@ -637,7 +637,9 @@ static loom_status baseline(search *S, loom_diag *d) {
    * limit is set for; it gets ten minutes. */
   double limit = S->o->runner.timeout_ms > 0 ? S->o->runner.timeout_ms : 10000;
   loom_tune_runner_set_timeout(S->runner, limit > 600000 ? limit : 600000);
+  double t0 = now_s();
   loom_status st = loom_tune_runner_run(S->runner, &b.items[0].kernel, 1, &m, d);
+  S->res->final_s += now_s() - t0;
   loom_tune_runner_set_timeout(S->runner, limit);
   if (st == LOOM_OK && !m.error) {
     S->res->baseline_ms = m.timing.median_ms;
@@ -823,9 +825,11 @@ static loom_status choose_best(search *S, loom_diag *d) {
   for (int i = 0; is_choice && i < n && st == LOOM_OK; i++)
     if (!(f[i].trace = trace_json(scheds[i])))
       st = LOOM_NOMEM;
+  double t0 = now_s();
   if (is_choice && st == LOOM_OK)
     st = tune_remeasure(S->runner, &S->builder, S->db, S->workload, S->target_key,
                         f, n, rounds, d);
+  S->res->final_s += now_s() - t0;
   int best = -1;
   for (int i = 0; st == LOOM_OK && i < n; i++) {
     S->res->disqualified += f[i].error != NULL;
