@@ -17,9 +17,9 @@
  * are placed at 16 bytes (lower/gpu.c, cuda.c). The offsets are checked
  * here: each access's offset at a chunk's first lane must be a multiple of
  * the chunk, which the modular analysis of the indices proves
- * (loom_arith_modular_of). A loop
- * it cannot prove keeps its scalar form. So does one whose value reads
- * D other than where it stores: the chunk loads before it stores. */
+ * (loom_arith_modular_of). A loop it cannot prove keeps its scalar form.
+ * So does one whose value reads D other than where it stores: the chunk
+ * loads before it stores. */
 #include "codegen/codegen_impl.h"
 #include "loom/arith.h"
 
@@ -52,11 +52,10 @@ typedef struct vloop {
 
 static bool divides(int64_t n, const loom_expr *e) {
   loom_arith_modular m = loom_arith_modular_of(e);
-  int64_t r = m.base % n;
-  return m.coef % n == 0 && r == 0;
+  return m.coef % n == 0 && m.base % n == 0;
 }
 
-/* e with the copy's lets replaced by their values, innermost first. */
+/* e with the loop's lets replaced by their values, innermost first. */
 static loom_expr *unlet(loom_arena *a, const vloop *c, const loom_expr *e) {
   loom_expr *x = (loom_expr *)e;
   for (int i = c->n_lets - 1; i >= 0 && x; i--) {
