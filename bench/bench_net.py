@@ -193,8 +193,7 @@ def run_loom(args, env, model, feed, pipeline, outdir, repeat):
     cmd = [args.loom, "model", "run", model, "--repeat", str(repeat), "--output", outdir]
     for f in feed:
         cmd += ["--input", f]
-    if pipeline != "default":
-        cmd += ["--pipeline", pipeline]
+    cmd += ["--pipeline", pipeline]
     if "apply-db" in pipeline:
         cmd += ["--db", args.db]
     t = time.perf_counter()

@@ -8,7 +8,8 @@
  * [--verify] [--no-fuse] [--explain] [--profile] [--pipeline P1,...
  * [--db PATH]]`: fuses the graph's operators (--explain lists the fused
  * functions), builds the graph's functions (after the module passes of
- * --pipeline, as `loom compile` runs them: dispatch, apply-db, ...), runs
+ * --pipeline, as `loom compile` runs them: dispatch,default unless given,
+ * apply-db first with --db), runs
  * it on the inputs given (the others, and the weights of a module that has
  * none, seeded random; an ONNX model's weights are its own), prints each
  * output and the time of a run (--profile: of each function too), writes
@@ -201,10 +202,12 @@ static int parse_run(int argc, char **argv, model_opts *o) {
   }
   if (!o->file)
     return cli_usage_error("model", "missing MODEL");
-  /* A database alone means its records first, then the libraries, then
-   * the functions as written. */
-  if (o->db && !o->pipeline)
-    o->pipeline = "apply-db,dispatch,default";
+  /* Without --pipeline the libraries take what they can (products to BLAS,
+   * convolutions to oneDNN), since a network is run to be fast, and a
+   * database's records come first; `--pipeline default` runs every
+   * function as written. */
+  if (!o->pipeline)
+    o->pipeline = o->db ? "apply-db,dispatch,default" : "dispatch,default";
   return cli_target("model", o->target, &o->tg);
 }
 
