@@ -160,9 +160,9 @@ static void check_matmul(void) {
                         "storage_scope=\"global\", index_map=lambda v0, v1, v2: "
                         "(v1 // 16, v2, v1 % 16))\n"
                         "l3, l4 = sch.get_loops(block=b2)\n"
-                        "sch.reorder(l4, l3)\n"
                         "l5, l6 = sch.split(loop=l3, factors=[8, 16], preserve_unit_iters=True, "
-                        "disable_predication=False)\n");
+                        "disable_predication=False)\n"
+                        "sch.reorder(l4, l5, l6)\n");
     CHECK_CONTAINS(got, "l18, l19 = sch.split(loop=l8, factors=[8, 16], preserve_unit_iters=True, "
                         "disable_predication=False)\n"
                         "v20, v21, v22 = sch.sample_perfect_tile(loop=l18, n=3, "
@@ -346,10 +346,10 @@ static void check_each_space(const char *root, const char *file,
 }
 
 /* The spaces of tests/space/cases/<file> for this machine with 64-byte
- * vectors (packing depends on the lanes), in a; -1 when the file does not
- * read. */
+ * vectors (packing depends on the lanes), in a, and the module into *mp
+ * when mp is not NULL; -1 when the file does not read. */
 static int case_spaces(const char *root, const char *file, loom_arena *a,
-                       loom_trace **spaces) {
+                       loom_trace **spaces, loom_module **mp) {
   char path[1024];
   snprintf(path, sizeof path, "%s/tests/space/cases/%s", root, file);
   char *text;
@@ -368,6 +368,8 @@ static int case_spaces(const char *root, const char *file, loom_arena *a,
     CHECK(m && loom_space_generate(m, &t, a, spaces, &n, &d) == LOOM_OK);
   }
   loom_diag_free(&d);
+  if (mp)
+    *mp = m;
   return n;
 }
 
@@ -376,7 +378,7 @@ static void check_spaces(const char *root, const char *file, int n_want,
                          const char *only_k) {
   loom_arena *a = loom_arena_new();
   loom_trace *spaces;
-  int n = case_spaces(root, file, a, &spaces);
+  int n = case_spaces(root, file, a, &spaces, NULL);
   if (n < 0) {
     loom_arena_free(a);
     return;
@@ -582,7 +584,7 @@ static void check_many_tiled_blocks(void) {
 static void check_gathered_read(const char *root) {
   loom_arena *a = loom_arena_new();
   loom_trace *spaces;
-  int n = case_spaces(root, "dense_relu.py", a, &spaces), n_copied = 0;
+  int n = case_spaces(root, "dense_relu.py", a, &spaces, NULL), n_copied = 0;
   for (int i = 0; i < n; i++) {
     char *got = program_trace_plain(&spaces[i], LOOM_DIALECT_TIR);
     n_copied += got && strstr(got, "sch.reindex_cache_read(block=b0, read_buffer_index=1, "
@@ -592,6 +594,51 @@ static void check_gathered_read(const char *root) {
   }
   CHECK(n == 6);
   CHECK(n_copied == 3);
+  loom_arena_free(a);
+}
+
+/* A dense layer whose columns the 16 lanes divide reads B[vj, vk] three
+ * ways: as it is, through a transposed copy, and through a copy packed by
+ * the lanes, B_global[vj // 16, vk, vj % 16], with vj's innermost tile
+ * fixed to them. The packed copy fills 16 rows of B at a time (j_0
+ * outermost), which it reads a line each while they are in cache. */
+static void check_packed_transposed(const char *root) {
+  loom_arena *a = loom_arena_new();
+  loom_trace *spaces;
+  loom_module *m = NULL;
+  int n = case_spaces(root, "dense_packed.py", a, &spaces, &m);
+  CHECK(n == 9);
+  for (int i = 6; i < n; i++) {
+    char *got = program_trace_plain(&spaces[i], LOOM_DIALECT_TIR);
+    CHECK_CONTAINS(got, "b2 = sch.reindex_cache_read(block=b0, read_buffer_index=1, "
+                        "storage_scope=\"global\", index_map=lambda v0, v1, v2: "
+                        "(v1 // 16, v2, v1 % 16))\n"
+                        "l3, l4 = sch.get_loops(block=b2)\n"
+                        "l5, l6 = sch.split(loop=l3, factors=[2, 16], preserve_unit_iters=True, "
+                        "disable_predication=False)\n"
+                        "sch.reorder(l5, l4, l6)\n");
+    CHECK_CONTAINS(got, "l18, l19 = sch.split(loop=l8, factors=[2, 16], "
+                        "preserve_unit_iters=True, disable_predication=False)\n");
+    free(got);
+  }
+  if (n == 9 && m) {
+    loom_target t;
+    loom_diag d;
+    loom_diag_init(&d);
+    CHECK(loom_target_parse("cpu -vector-bytes=64", &t, &d) == LOOM_OK);
+    loom_sched *s = loom_sched_new(m, 7);
+    CHECK(loom_trace_apply(&spaces[6], s, LOOM_REPLAY_RESAMPLE, &d) == LOOM_OK);
+    CHECK(loom_space_postprocess(s, &t, &d) == LOOM_OK);
+    loom_buf b;
+    loom_buf_init(&b);
+    loom_script_print_module(loom_sched_module(s), &(loom_print_opts){LOOM_DIALECT_TIR}, &b);
+    CHECK_CONTAINS(b.data, "B_global = T.alloc_buffer((2, 24, 16))\n");
+    CHECK_CONTAINS(b.data, "for j_0, k, j_1 in T.grid(2, 24, 16):\n");
+    CHECK_CONTAINS(b.data, "B_global[vj // 16, vk, vj % 16] = B[vj, vk]\n");
+    loom_buf_free(&b);
+    loom_sched_free(s);
+    loom_diag_free(&d);
+  }
   loom_arena_free(a);
 }
 
@@ -621,7 +668,7 @@ static void check_gathered_read(const char *root) {
 static void check_rfactor(const char *root) {
   loom_arena *a = loom_arena_new();
   loom_trace *spaces;
-  int n = case_spaces(root, "row_norm.py", a, &spaces);
+  int n = case_spaces(root, "row_norm.py", a, &spaces, NULL);
   if (n >= 0)
     CHECK(n == 3);
   for (int i = 0; i < n; i++) {
@@ -749,6 +796,7 @@ int main(int argc, char **argv) {
   check_user_block();
   check_custom_rule();
   check_gathered_read(root);
+  check_packed_transposed(root);
   check_rfactor(root);
   check_rfactor_tiled();
   return test_summary("generate");

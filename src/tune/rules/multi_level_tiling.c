@@ -111,11 +111,12 @@ static int gathered_read(const loom_block *b, char *map, size_t n) {
 }
 
 /* A read worth packing: every dimension a single point at a distinct iter
- * var, the last at the block's last spatial iter (which the postprocessor
+ * var, one of them the block's last spatial iter (which the postprocessor
  * vectorizes), and some spatial iter of extent > 1 indexing none of it, so
  * the copy is read again and again: B[vk, vj] of a matmul, reused across
- * vi. Its index among the reads, or -1. */
-static int packed_read(const loom_block *b) {
+ * vi, or B[vj, vk] of one with B transposed. Its index among the reads, or
+ * -1; *pos gets the dimension the last spatial iter indexes. */
+static int packed_read(const loom_block *b, int *pos) {
   int last = last_spatial(b);
   if (last < 0)
     return -1;
@@ -124,16 +125,18 @@ static int packed_read(const loom_block *b) {
     int n = rd->n_ranges;
     int64_t one;
     bool ok = n >= 2 && rd->buffer != b->writes[0].buffer;
+    *pos = -1;
     for (int k = 0; ok && k < n; k++) {
       const loom_expr *m = rd->ranges[k].min;
       ok = m->kind == LOOM_EXPR_VAR &&
-           loom_ir_is_const_int(rd->ranges[k].extent, &one) && one == 1 &&
-           (m->u.var == b->iter_vars[last].var) == (k == n - 1);
+           loom_ir_is_const_int(rd->ranges[k].extent, &one) && one == 1;
+      if (ok && m->u.var == b->iter_vars[last].var)
+        *pos = k;
       for (int j = 0; ok && j < k; j++)
         ok = rd->ranges[j].min->u.var != m->u.var;
     }
     bool is_reused = false;
-    for (int i = 0; ok && i < b->n_iter_vars && !is_reused; i++) {
+    for (int i = 0; ok && *pos >= 0 && i < b->n_iter_vars && !is_reused; i++) {
       int64_t ext;
       is_reused = b->iter_vars[i].kind == LOOM_ITER_SPATIAL &&
                   !(loom_ir_is_const_int(b->iter_vars[i].dom.extent, &ext) && ext == 1) &&
@@ -149,19 +152,21 @@ static loom_status tile_block(const space_ctx *x, loom_sched *s,
                               const space_block *sb, loom_sched_rv rv,
                               int packed, int64_t lanes, space_list *out);
 
-/* The copy of a packed read: its loops reordered so that the one moving
- * the packed iter (the buffer's last index) runs innermost, and that one
- * split by the lanes; RewriteParallelVectorizeUnroll then parallelizes the
- * outer loops and vectorizes the lanes, which it reads and writes
- * contiguously. */
-static loom_status lay_out_copy(loom_sched *p, loom_sched_rv copy, int64_t lanes,
+/* The copy of a packed read: the loop moving the packed iter (the read's
+ * dimension pos) split by the lanes, the lanes innermost;
+ * RewriteParallelVectorizeUnroll then parallelizes the outer loops and
+ * vectorizes the lanes, which it writes contiguously (and reads so too
+ * where pos is the buffer's last dimension). */
+static loom_status lay_out_copy(loom_sched *p, loom_sched_rv copy, int pos, int64_t lanes,
                                 loom_diag *d) {
   const loom_block *cb = loom_sched_rv_block(p, copy);
   space_block sb;
   if (!cb || !space_find_block(space_func(p), cb->name, &sb) || cb->n_reads != 1)
     return loom_diag_error(d, (loom_loc){0}, "no packed copy");
   const loom_buffer_region *rd = &cb->reads[0];
-  const loom_expr *last = rd->ranges[rd->n_ranges - 1].min;
+  if (pos >= rd->n_ranges)
+    return loom_diag_error(d, (loom_loc){0}, "no packed copy");
+  const loom_expr *last = rd->ranges[pos].min;
   int at = -1;
   for (int k = 0; k < sb.n_loops && at < 0; k++)
     if (last->kind == LOOM_EXPR_VAR &&
@@ -170,43 +175,53 @@ static loom_status lay_out_copy(loom_sched *p, loom_sched_rv copy, int64_t lanes
   int64_t ext;
   if (at < 0 || !loom_ir_is_const_int(sb.loops[at]->u.loop.extent, &ext))
     return loom_diag_error(d, (loom_loc){0}, "no loop over the packed lanes");
-  const loom_sched_rv *lp;
+  const loom_sched_rv *lp, *parts;
   int n;
   TRY(loom_sched_get_loops(p, copy, &lp, &n, d));
+  if (n > SPACE_MAX_LOOPS - 1)
+    return loom_diag_error(d, (loom_loc){0}, "a packed copy of %d loops", n);
   loom_sched_rv order[SPACE_MAX_LOOPS];
-  int m = 0;
-  for (int k = 0; k < n && k < SPACE_MAX_LOOPS; k++)
-    if (k != at)
-      order[m++] = lp[k];
-  order[m++] = lp[at];
-  if (at != n - 1)
-    TRY(loom_sched_reorder(p, order, m, d));
+  memcpy(order, lp, (size_t)n * sizeof *order);
   loom_tval f[2] = {loom_tval_int(ext / lanes), loom_tval_int(lanes)};
-  const loom_sched_rv *parts;
-  return loom_sched_split(p, order[m - 1], f, 2, true, false, &parts, d);
+  TRY(loom_sched_split(p, order[at], f, 2, true, false, &parts, d));
+  /* A copy that transposes goes block of lanes by block of lanes, so
+   * that it reads each source line (one per lane) while it is in cache,
+   * not once per lane across the whole buffer; one that does not reads
+   * its source in order. */
+  int first = pos == rd->n_ranges - 1 ? n - 1 : 0;
+  if (first == 0)
+    memmove(order + 1, order, (size_t)at * sizeof *order);
+  else
+    memmove(order + at, order + at + 1, (size_t)(n - 1 - at) * sizeof *order);
+  order[first] = parts[0];
+  order[n] = parts[1];
+  return n == 1 ? LOOM_OK : loom_sched_reorder(p, order, n + 1, d);
 }
 
-/* The packed layout of read rd of b (single points at iter vars) for
- * lanes l: B[vk, vj] becomes B_global[vj // l, vk, vj % l]. */
-static bool pack_map(const loom_block *b, const loom_buffer_region *rd, int64_t l,
+/* The packed layout of read rd of b (single points at iter vars), the
+ * packed iter at dimension pos, for lanes l: B[vk, vj] becomes
+ * B_global[vj // l, vk, vj % l], and B[vj, vk] the same. */
+static bool pack_map(const loom_block *b, const loom_buffer_region *rd, int pos, int64_t l,
                      char *map, size_t n) {
-  int nd = rd->n_ranges, last = space_iter_index(b, rd->ranges[nd - 1].min->u.var);
+  int last = space_iter_index(b, rd->ranges[pos].min->u.var);
   size_t len = map_start(b, map, n);
   if (len < n)
     len += (size_t)snprintf(map + len, n - len, "v%d // %lld", last, (long long)l);
-  for (int k = 0; k < nd - 1 && len < n; k++)
-    len += (size_t)snprintf(map + len, n - len, ", v%d", space_iter_index(b, rd->ranges[k].min->u.var));
+  for (int k = 0; k < rd->n_ranges && len < n; k++)
+    if (k != pos)
+      len += (size_t)snprintf(map + len, n - len, ", v%d",
+                              space_iter_index(b, rd->ranges[k].min->u.var));
   if (len < n)
     len += (size_t)snprintf(map + len, n - len, ", v%d %% %lld)", last, (long long)l);
   return len < n;
 }
 
-/* Makes block rv of p read its read r (packed_read's) through a copy
- * packed by the target's vector lanes (*lanes), and says which iter
- * (*packed) the lanes divide; an error when the lanes do not fit or a step
- * is refused. */
+/* Makes block rv of p read its read r (packed_read's, the packed iter at
+ * dimension pos) through a copy packed by the target's vector lanes
+ * (*lanes), and says which iter (*packed) the lanes divide; an error when
+ * the lanes do not fit or a step is refused. */
 static loom_status pack(const space_ctx *x, loom_sched *p, const space_block *sb,
-                        loom_sched_rv rv, int r, int *packed, int64_t *lanes,
+                        loom_sched_rv rv, int r, int pos, int *packed, int64_t *lanes,
                         loom_diag *d) {
   const loom_block *b = sb->block;
   const loom_buffer_region *rd = &b->reads[r];
@@ -214,22 +229,22 @@ static loom_status pack(const space_ctx *x, loom_sched *p, const space_block *sb
   int nd = rd->n_ranges;
   int bytes = buf->dtype.bits / 8 * (buf->dtype.lanes > 0 ? buf->dtype.lanes : 1);
   *lanes = bytes > 0 && x->target->cpu.vector_bytes >= bytes ? x->target->cpu.vector_bytes / bytes : 0;
-  *packed = space_iter_index(b, rd->ranges[nd - 1].min->u.var);
-  /* The lanes must divide the buffer's last dimension and the iter's
+  *packed = space_iter_index(b, rd->ranges[pos].min->u.var);
+  /* The lanes must divide the buffer's packed dimension and the iter's
    * domain, which the block's loop over vj then splits evenly. */
   int64_t dim, ext;
-  if (*lanes < 2 || *packed < 0 || !loom_ir_is_const_int(buf->shape[nd - 1], &dim) ||
+  if (*lanes < 2 || *packed < 0 || pos >= nd || !loom_ir_is_const_int(buf->shape[pos], &dim) ||
       dim % *lanes != 0 || !loom_ir_is_const_int(b->iter_vars[*packed].dom.extent, &ext) ||
       ext % *lanes != 0)
     return loom_diag_error(d, (loom_loc){0}, "no read to pack");
   char map[256];
-  if (!pack_map(b, rd, *lanes, map, sizeof map))
+  if (!pack_map(b, rd, pos, *lanes, map, sizeof map))
     return loom_diag_error(d, (loom_loc){0}, "no read to pack");
   loom_tval in = loom_tval_rv(rv);
   loom_tval attrs[3] = {loom_tval_int(r), loom_tval_str("global"), loom_tval_str(map)};
   const loom_sched_rv *copy;
   TRY(space_apply(p, LOOM_INST_REINDEX_CACHE_READ, &in, 1, attrs, 3, &copy, NULL, d));
-  return lay_out_copy(p, copy[0], *lanes, d);
+  return lay_out_copy(p, copy[0], pos, *lanes, d);
 }
 
 /* The tiled schedules of the block; when a read is worth packing, then
@@ -238,7 +253,8 @@ static loom_status tile_maybe_packed(const space_ctx *x, loom_sched *s,
                                      const space_block *sb, loom_sched_rv rv,
                                      space_list *out) {
   /* p shares s's IR, which sb points into, and outlives s. */
-  int r = packed_read(sb->block);
+  int pos = -1;
+  int r = packed_read(sb->block, &pos);
   loom_sched *p = r >= 0 ? loom_sched_copy(s) : NULL;
   loom_status st = tile_block(x, s, sb, rv, -1, 0, out);
   if (!p || st != LOOM_OK) {
@@ -251,7 +267,7 @@ static loom_status tile_maybe_packed(const space_ctx *x, loom_sched *s,
   int64_t lanes = 0;
   space_block pb;
   const loom_func *pf = NULL;
-  st = pack(x, p, sb, rv, r, &packed, &lanes, &d);
+  st = pack(x, p, sb, rv, r, pos, &packed, &lanes, &d);
   loom_diag_free(&d);
   if (st == LOOM_OK && (pf = space_func(p)) && space_find_block(pf, sb->block->name, &pb) &&
       space_needs_tiling(&pb))
@@ -262,7 +278,8 @@ static loom_status tile_maybe_packed(const space_ctx *x, loom_sched *s,
 
 /* Tiles the block; when a read would be gathered, the space branches on
  * reading it through a copy in the layout the vectors want (the copy runs
- * once, before the block: N x K against the M x N x K of a matmul). */
+ * once, before the block: N x K against the M x N x K of a matmul), and
+ * on one packed by the lanes (tile_maybe_packed). */
 static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
                          loom_sched_rv rv, space_list *out) {
   space_block sb;
@@ -296,7 +313,7 @@ static loom_status apply(const space_ctx *x, loom_sched *s, const char *name,
       }
     }
   }
-  return r >= 0 ? tile_block(x, s, &sb, rv, -1, 0, out) : tile_maybe_packed(x, s, &sb, rv, out);
+  return tile_maybe_packed(x, s, &sb, rv, out);
 }
 
 /* The tiled schedules of the block, with and without write caches. */
