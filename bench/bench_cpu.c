@@ -1,5 +1,5 @@
 /* Loom's tuned kernels side by side with the libraries people use instead:
- * matmul (512^3, 1024^3, 2048^3, and B transposed) and gemv against
+ * matmul (512^3, 1024^3, 2048^3, each also with B transposed) and gemv against
  * OpenBLAS, conv2d NHWC against oneDNN, softmax, layer norm, a row sum and
  * an elementwise add against plain C loops with OpenMP (their reductions
  * vectorized by `omp simd reduction`: without it the compiler keeps the
@@ -873,12 +873,14 @@ int main(int argc, char **argv) {
   loom_target tg;
   loom_target_detect(&tg);
 
-  static kcase cs[11];
+  static kcase cs[13];
   int n = 0;
   matmul(&cs[n++], "matmul 512^3", 512, 512, 512, false);
   matmul(&cs[n++], "matmul 1024^3", 1024, 1024, 1024, false);
   matmul(&cs[n++], "matmul 2048^3", 2048, 2048, 2048, false);
+  matmul(&cs[n++], "matmul NT 512^3", 512, 512, 512, true);
   matmul(&cs[n++], "matmul NT 1024^3", 1024, 1024, 1024, true);
+  matmul(&cs[n++], "matmul NT 2048^3", 2048, 2048, 2048, true);
   matmul(&cs[n++], "gemv 1x4096x4096", 1, 4096, 4096, false);
   conv(&cs[n++], "conv2d 56x56x64 3x3", 56, 64);
   conv(&cs[n++], "conv2d 28x28x128 3x3", 28, 128);
