@@ -242,7 +242,11 @@ static loom_status measure(run *r, const loom_func *f, offer *o, int n, int *pic
   loom_build_set b;
   TRY(loom_tune_build(funcs, n, &bo, &b));
   bool is_checked = loom_tune_flops(f) <= CHECK_MAX_OPS;
-  loom_runner_options ro = {.target = r->t, .check = is_checked, .seed = 1};
+  /* Every offer runs at the target's core count, set in its child before
+   * the first call. */
+  int threads = r->t->kind == LOOM_TARGET_CPU ? r->t->cpu.cores : 0;
+  loom_runner_options ro = {.target = r->t, .check = is_checked, .seed = 1,
+                            .threads = threads};
   double best = 0;
   *pick = -1;
   size_t used = (size_t)snprintf(why, why_n, "fastest of");

@@ -93,19 +93,21 @@ static int timed_call(void *ctx) {
 }
 
 typedef void (*threads_fn)(int);
+typedef void (*warm_fn)(void);
 
-/* loom_set_num_threads of the library the kernel lives in: the C backend
- * defines it in every file it makes. NULL when it cannot be found. */
-static threads_fn threads_setter(loom_kernel k) {
+/* A function the C backend defines in every file it makes
+ * (loom_set_num_threads, loom_warm_threads), from the library the kernel
+ * lives in. NULL when it cannot be found. */
+static void *library_symbol(loom_kernel k, const char *name) {
   Dl_info info;
   if (!dladdr((void *)k, &info) || !info.dli_fname)
     return NULL;
   void *lib = dlopen(info.dli_fname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
   if (!lib)
     return NULL;
-  threads_fn set = (threads_fn)dlsym(lib, "loom_set_num_threads");
+  void *p = dlsym(lib, name);
   dlclose(lib); /* the reference RTLD_NOLOAD took; the kernel's stays */
-  return set;
+  return p;
 }
 
 static int child_main(void *ctx) {
@@ -114,10 +116,18 @@ static int child_main(void *ctx) {
   /* The kernel runs at the thread count it is measured for, in tuning as
    * in `loom run`. */
   if (r->o->threads > 0) {
-    threads_fn set = r->o->set_threads ? r->o->set_threads : threads_setter(r->kernel);
+    threads_fn set = r->o->set_threads
+                         ? r->o->set_threads
+                         : (threads_fn)library_symbol(r->kernel, "loom_set_num_threads");
     if (set)
       set(r->o->threads);
   }
+  /* Then the threads are started and placed before the first call, which
+   * decides whether the candidate is stopped: started there, they could
+   * add milliseconds to a kernel of microseconds. */
+  warm_fn warm = (warm_fn)library_symbol(r->kernel, "loom_warm_threads");
+  if (warm)
+    warm();
   for (int i = 0; i < f->n_params; i++) {
     r->timed_args[i] = r->args[i];
     if (!r->arrays[i])

@@ -209,6 +209,26 @@ int main(void) {
   loom_tune_measured_free(m, 1);
   loom_runtime_lib_free(lib);
 
+  /* OpenMP's threads are started before the first call, through
+   * loom_warm_threads of the kernel's library: this kernel fails unless it
+   * was called first (the C backend's warms up OpenMP's threads). */
+  static const char *warm_src =
+      "#include <stdint.h>\n"
+      "static int is_warm;\n"
+      "void loom_warm_threads(void) { is_warm = 1; }\n"
+      "int32_t kern(void *const *args, const int64_t *const *shapes) {\n"
+      "  (void)args, (void)shapes;\n"
+      "  return is_warm ? 0 : 7;\n"
+      "}\n";
+  CHECK(loom_runtime_compile(warm_src, strlen(warm_src), NULL, &lib, NULL, &d) == LOOM_OK);
+  loom_kernel kw = lib ? loom_runtime_lib_symbol(lib, "kern") : NULL;
+  CHECK(kw != NULL);
+  loom_runner_options wo = {.repeat = 1, .timeout_ms = 5000};
+  CHECK(loom_tune_run(w, &kw, 1, &wo, m, &d) == LOOM_OK);
+  CHECK(m[0].error == NULL);
+  loom_tune_measured_free(m, 1);
+  loom_runtime_lib_free(lib);
+
   /* Outputs of small values are held to their own scale: 5% off on values
    * near 1e-3 (a softmax's) is a wrong result, which an absolute tolerance
    * of 1e-4 let through. */
