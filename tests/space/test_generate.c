@@ -162,17 +162,19 @@ static void check_matmul(void) {
                         "l3, l4 = sch.get_loops(block=b2)\n"
                         "l5, l6 = sch.split(loop=l3, factors=[8, 16], preserve_unit_iters=True, "
                         "disable_predication=False)\n"
-                        "sch.reorder(l4, l5, l6)\n");
-    CHECK_CONTAINS(got, "l18, l19 = sch.split(loop=l8, factors=[8, 16], preserve_unit_iters=True, "
+                        "l7, l8 = sch.split(loop=l4, factors=[8, 16], preserve_unit_iters=True, "
                         "disable_predication=False)\n"
-                        "v20, v21, v22 = sch.sample_perfect_tile(loop=l18, n=3, "
+                        "sch.reorder(l7, l5, l8, l6)\n");
+    CHECK_CONTAINS(got, "l20, l21 = sch.split(loop=l10, factors=[8, 16], preserve_unit_iters=True, "
+                        "disable_predication=False)\n"
+                        "v22, v23, v24 = sch.sample_perfect_tile(loop=l20, n=3, "
                         "max_innermost_factor=64)\n");
-    CHECK_CONTAINS(got, "sch.reorder(l14, l23, l15, l24, l28, l16, l25, l29, l17, l19)\n");
+    CHECK_CONTAINS(got, "sch.reorder(l16, l25, l17, l26, l30, l18, l27, l31, l19, l21)\n");
     free(got);
   }
-  /* Postprocessed, the copy is parallel over k and vectorized over its 16
-   * lanes, and so is the block's innermost loop, which reads the packed
-   * copy contiguously. */
+  /* Postprocessed, the copy is parallel over blocks of 16 x 16 (k_0, j_0)
+   * and their rows (k_1), and vectorized over its 16 lanes, and so is the
+   * block's innermost loop, which reads the packed copy contiguously. */
   if (n == 6) {
     loom_sched *s = loom_sched_new(m, 7);
     CHECK(loom_trace_apply(&spaces[3], s, LOOM_REPLAY_RESAMPLE, &d) == LOOM_OK);
@@ -181,9 +183,8 @@ static void check_matmul(void) {
     loom_buf_init(&b);
     loom_script_print_module(loom_sched_module(s), &(loom_print_opts){LOOM_DIALECT_TIR}, &b);
     CHECK_CONTAINS(b.data, "B_global = T.alloc_buffer((8, 128, 16))\n"
-                           "    for k_fused in T.parallel(128):\n"
-                           "        for j_0 in range(8):\n"
-                           "            for j_1_fused in T.vectorized(16):\n");
+                           "    for k_0_j_0_k_1_fused in T.parallel(1024):\n"
+                           "        for j_1_fused in T.vectorized(16):\n");
     CHECK_CONTAINS(b.data, "for j_1_fused in T.vectorized(16):\n"
                            "                with T.block(\"update_update\"):\n");
     loom_buf_free(&b);

@@ -152,50 +152,73 @@ static loom_status tile_block(const space_ctx *x, loom_sched *s,
                               const space_block *sb, loom_sched_rv rv,
                               int packed, int64_t lanes, space_list *out);
 
+/* The index among sb's loops of the one moving dimension k of read rd,
+ * or -1. */
+static int copy_loop(const space_block *sb, const loom_buffer_region *rd, int k) {
+  const loom_expr *m = rd->ranges[k].min;
+  for (int i = 0; m->kind == LOOM_EXPR_VAR && i < sb->n_loops; i++)
+    if (space_unit_iter(sb, sb->loops[i]->u.loop.var) == m->u.var)
+      return i;
+  return -1;
+}
+
 /* The copy of a packed read: the loop moving the packed iter (the read's
- * dimension pos) split by the lanes, the lanes innermost;
- * RewriteParallelVectorizeUnroll then parallelizes the outer loops and
- * vectorizes the lanes, which it writes contiguously (and reads so too
- * where pos is the buffer's last dimension). */
+ * dimension pos) split by the lanes, the lanes innermost, where
+ * RewriteParallelVectorizeUnroll vectorizes them (it parallelizes the
+ * outer loops). The copy moves blocks of lanes x lanes: a transposing one
+ * (pos not the last dimension) goes block of lanes by block of lanes, its
+ * outer part outermost, reading lanes source rows in order; one that does
+ * not has the dimension before pos split by the lanes as well and reads a
+ * block of that many rows at a time, each in order, where its extent
+ * allows. Either way it writes in order and reads each source line while
+ * it is in cache; read a line per row and lane down the whole buffer, a
+ * 2048 x 2048 copy took 10.7 ms on one core instead of 1.5. */
 static loom_status lay_out_copy(loom_sched *p, loom_sched_rv copy, int pos, int64_t lanes,
                                 loom_diag *d) {
   const loom_block *cb = loom_sched_rv_block(p, copy);
   space_block sb;
-  if (!cb || !space_find_block(space_func(p), cb->name, &sb) || cb->n_reads != 1)
+  if (!cb || !space_find_block(space_func(p), cb->name, &sb) || cb->n_reads != 1 ||
+      pos >= cb->reads[0].n_ranges)
     return loom_diag_error(d, (loom_loc){0}, "no packed copy");
   const loom_buffer_region *rd = &cb->reads[0];
-  if (pos >= rd->n_ranges)
-    return loom_diag_error(d, (loom_loc){0}, "no packed copy");
-  const loom_expr *last = rd->ranges[pos].min;
-  int at = -1;
-  for (int k = 0; k < sb.n_loops && at < 0; k++)
-    if (last->kind == LOOM_EXPR_VAR &&
-        space_unit_iter(&sb, sb.loops[k]->u.loop.var) == last->u.var)
-      at = k;
-  int64_t ext;
+  bool is_transposing = pos != rd->n_ranges - 1;
+  int at = copy_loop(&sb, rd, pos), row = is_transposing || pos == 0 ? -1 : copy_loop(&sb, rd, pos - 1);
+  int64_t ext, row_ext;
   if (at < 0 || !loom_ir_is_const_int(sb.loops[at]->u.loop.extent, &ext))
     return loom_diag_error(d, (loom_loc){0}, "no loop over the packed lanes");
+  if (row >= 0 && !(loom_ir_is_const_int(sb.loops[row]->u.loop.extent, &row_ext) &&
+                    row_ext % lanes == 0 && row_ext > lanes))
+    row = -1;
   const loom_sched_rv *lp, *parts;
   int n;
   TRY(loom_sched_get_loops(p, copy, &lp, &n, d));
-  if (n > SPACE_MAX_LOOPS - 1)
+  if (n > SPACE_MAX_LOOPS - 2)
     return loom_diag_error(d, (loom_loc){0}, "a packed copy of %d loops", n);
-  loom_sched_rv order[SPACE_MAX_LOOPS];
-  memcpy(order, lp, (size_t)n * sizeof *order);
+  loom_sched_rv loops[SPACE_MAX_LOOPS], order[SPACE_MAX_LOOPS];
+  memcpy(loops, lp, (size_t)n * sizeof *loops);
   loom_tval f[2] = {loom_tval_int(ext / lanes), loom_tval_int(lanes)};
-  TRY(loom_sched_split(p, order[at], f, 2, true, false, &parts, d));
-  /* A copy that transposes goes block of lanes by block of lanes, so
-   * that it reads each source line (one per lane) while it is in cache,
-   * not once per lane across the whole buffer; one that does not reads
-   * its source in order. */
-  int first = pos == rd->n_ranges - 1 ? n - 1 : 0;
-  if (first == 0)
-    memmove(order + 1, order, (size_t)at * sizeof *order);
-  else
-    memmove(order + at, order + at + 1, (size_t)(n - 1 - at) * sizeof *order);
-  order[first] = parts[0];
-  order[n] = parts[1];
-  return n == 1 ? LOOM_OK : loom_sched_reorder(p, order, n + 1, d);
+  TRY(loom_sched_split(p, loops[at], f, 2, true, false, &parts, d));
+  loom_sched_rv outer = parts[0], inner = parts[1], row_outer = -1, row_inner = -1;
+  if (row >= 0) {
+    loom_tval g[2] = {loom_tval_int(row_ext / lanes), loom_tval_int(lanes)};
+    TRY(loom_sched_split(p, loops[row], g, 2, true, false, &parts, d));
+    row_outer = parts[0], row_inner = parts[1];
+  }
+  int m = 0;
+  if (is_transposing)
+    order[m++] = outer;
+  for (int i = 0; i < n; i++)
+    if (i != at && i != row)
+      order[m++] = loops[i];
+  if (row >= 0)
+    order[m++] = row_outer;
+  if (!is_transposing)
+    order[m++] = outer;
+  if (row >= 0)
+    order[m++] = row_inner;
+  order[m++] = inner;
+  bool is_in_order = n == 1 || (!is_transposing && row < 0 && at == n - 1);
+  return is_in_order ? LOOM_OK : loom_sched_reorder(p, order, m, d);
 }
 
 /* The packed layout of read rd of b (single points at iter vars), the
