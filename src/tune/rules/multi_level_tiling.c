@@ -182,7 +182,8 @@ static loom_status lay_out_copy(loom_sched *p, loom_sched_rv copy, int pos, int6
     return loom_diag_error(d, (loom_loc){0}, "no packed copy");
   const loom_buffer_region *rd = &cb->reads[0];
   bool is_transposing = pos != rd->n_ranges - 1;
-  int at = copy_loop(&sb, rd, pos), row = is_transposing || pos == 0 ? -1 : copy_loop(&sb, rd, pos - 1);
+  int at = copy_loop(&sb, rd, pos);
+  int row = is_transposing || pos == 0 ? -1 : copy_loop(&sb, rd, pos - 1);
   int64_t ext, row_ext;
   if (at < 0 || !loom_ir_is_const_int(sb.loops[at]->u.loop.extent, &ext))
     return loom_diag_error(d, (loom_loc){0}, "no loop over the packed lanes");
