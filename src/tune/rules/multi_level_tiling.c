@@ -172,7 +172,7 @@ static int copy_loop(const space_block *sb, const loom_buffer_region *rd, int k)
  * block of that many rows at a time, each in order, where its extent
  * allows. Either way it writes in order and reads each source line while
  * it is in cache; read a line per row and lane down the whole buffer, a
- * 2048 x 2048 copy took 10.7 ms on one core instead of 1.5. */
+ * 2048 x 2048 copy took 2.3 ms on one core instead of 1.4. */
 static loom_status lay_out_copy(loom_sched *p, loom_sched_rv copy, int pos, int64_t lanes,
                                 loom_diag *d) {
   const loom_block *cb = loom_sched_rv_block(p, copy);
