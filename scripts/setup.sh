@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 # python3-venv: the test command installs NVRTC from PyPI into a virtual
 # environment when the CUDA toolkit is absent (scripts/nvrtc.sh).
-packages=(build-essential cmake clang libclang-rt-14-dev libomp-dev libisl-dev libsqlite3-dev libxgboost-dev libopenblas-dev libdnnl-dev libonnx-dev libonnx-testdata protobuf-c-compiler libprotobuf-c-dev python3-venv python3-numpy python3-pytest python3-setuptools)
+packages=(build-essential cmake clang libclang-rt-14-dev libomp-dev libisl-dev libsqlite3-dev libxgboost-dev libopenblas-dev libdnnl-dev libonnx-dev libonnx-testdata protobuf-c-compiler libprotobuf-c-dev python3-venv python3-numpy python3-onnx python3-pytest python3-setuptools)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

@@ -38,7 +38,7 @@ done
 # The stored inputs give the stored NumPy outputs (Debian's python3-onnx
 # reads the .pb files; without it this part is skipped).
 py=/usr/bin/python3
-if "$py" -c "import onnx, numpy" 2>/dev/null; then
+if "$py" -c "from onnx import numpy_helper; import numpy" 2>/dev/null; then
   for m in mlp convnet; do
     "$py" - "$cases" "$m" "$tmp" <<'PY'
 import sys, numpy as np, onnx

@@ -21,7 +21,7 @@ py=/usr/bin/python3
 [ -x "$py" ] || py=$(command -v python3)
 skip() { echo "SKIP resnet_ort: $*"; exit 77; }
 
-"$py" -c "import onnx, numpy" 2>/dev/null ||
+"$py" -c "from onnx import helper, numpy_helper; import numpy" 2>/dev/null ||
   skip "python3-onnx or python3-numpy missing from $py (run scripts/setup.sh)"
 if ! "$venv/bin/python" -c "import onnxruntime, numpy" 2>/dev/null; then
   echo "resnet_ort: installing onnxruntime and numpy from PyPI into $venv"
