@@ -232,12 +232,11 @@ static bool allocated_by_block(const loom_stmt *s, const loom_buffer *b) {
   return !loom_ir_visit_stmt(&v, s);
 }
 
-/* Checks the index and that a block allocates the buffer; gives a copy of
- * the buffer, with a fresh data variable, for the caller to change. */
+/* Checks that a block allocates the buffer; gives a copy of it, with a
+ * fresh data variable, for the caller to change. */
 static loom_status prepare(sched_call *c, sched_path *p, loom_buffer **old,
                            loom_buffer **copy) {
   loom_arena *a = sched_arena(c->s);
-  TRY(written_buffer(c, p, attr_int(c, 0), old));
   if (!allocated_by_block(p->stmts[0], *old))
     return sched_fail(c, "buffer '%s' is not allocated by a block: it is a "
                          "function parameter or a match_buffer view",
@@ -261,10 +260,14 @@ loom_status sched_apply_set_scope(sched_call *c) {
   const char *scope = c->n_attrs >= 2 && c->attrs[1].kind == LOOM_TV_STR
                           ? c->attrs[1].s
                           : "";
-  loom_status st = prepare(c, &p, &old, &n);
-  if (st == LOOM_OK && !sched_is_storage_scope(scope))
+  loom_status st = written_buffer(c, &p, attr_int(c, 0), &old);
+  /* The scope it has already: nothing to do, whoever allocates it (as TVM) */
+  bool same = st == LOOM_OK && !strcmp(old->scope, scope);
+  if (st == LOOM_OK && !same && !sched_is_storage_scope(scope))
     st = sched_fail(c, "\"%s\" is not a storage scope", scope);
-  if (st == LOOM_OK) {
+  if (st == LOOM_OK && !same)
+    st = prepare(c, &p, &old, &n);
+  if (st == LOOM_OK && !same) {
     n->scope = loom_arena_strdup(a, scope);
     n->data->scope = n->scope;
     replacement rp = {old, n, false};
@@ -282,15 +285,19 @@ loom_status sched_apply_unsafe_set_dtype(sched_call *c) {
                          ? c->attrs[1].s
                          : "";
   loom_dtype t;
-  loom_status st = prepare(c, &p, &old, &n);
+  loom_status st = written_buffer(c, &p, attr_int(c, 0), &old);
   if (st == LOOM_OK &&
       (!loom_dtype_parse(name, strlen(name), &t) || t.lanes != 1 ||
        t.code == LOOM_DT_HANDLE || t.code == LOOM_DT_VOID))
     st = sched_fail(c, "\"%s\" is not a scalar data type", name);
-  if (st == LOOM_OK) {
+  /* The type it has already: nothing to do, whoever allocates it (as TVM) */
+  bool same = st == LOOM_OK && loom_dtype_eq(t, old->dtype);
+  if (st == LOOM_OK && !same)
+    st = prepare(c, &p, &old, &n);
+  if (st == LOOM_OK && !same) {
     n->dtype = t;
     n->data->elem = t;
-    replacement rp = {old, n, !loom_dtype_eq(t, old->dtype)};
+    replacement rp = {old, n, true};
     st = replace_buffer(c, &p, &rp);
   }
   sched_path_free(&p);

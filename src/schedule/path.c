@@ -3,6 +3,7 @@
  * by its loop variable; both survive every rewrite that keeps them. */
 #include "schedule/sched_impl.h"
 
+#include <stdint.h>
 #include <string.h>
 
 void sched_path_free(sched_path *p) {
@@ -262,17 +263,28 @@ loom_arith_ctx *sched_arith_for_path(const sched_path *p, int depth) {
   loom_arith_ctx *ctx = loom_arith_ctx_new();
   if (!ctx)
     return NULL;
+  for (int i = 0; i < depth && i < p->n; i++)
+    if (p->stmts[i]->kind == LOOM_STMT_FOR)
+      sched_arith_bind_loop(ctx, p->stmts[i]);
+  return ctx;
+}
+
+void sched_arith_bind_loop(loom_arith_ctx *ctx, const loom_stmt *loop) {
+  int64_t min, ext;
+  if (!loom_ir_is_const_int(loop->u.loop.min, &min))
+    return;
   loom_diag d;
   loom_diag_init(&d);
-  for (int i = 0; i < depth && i < p->n; i++) {
-    const loom_stmt *s = p->stmts[i];
-    int64_t min, ext;
-    if (s->kind == LOOM_STMT_FOR && loom_ir_is_const_int(s->u.loop.min, &min) &&
-        loom_ir_is_const_int(s->u.loop.extent, &ext) && ext > 0)
-      loom_arith_bind(ctx, s->u.loop.var, min, min + ext - 1, &d);
+  if (loom_ir_is_const_int(loop->u.loop.extent, &ext)) {
+    if (ext > 0)
+      loom_arith_bind(ctx, loop->u.loop.var, min, min + ext - 1, &d);
+  } else if (min >= 0) {
+    /* A symbolic extent fits its type: the variable is at least min and
+     * below the type's largest value, which sets it apart from unbound
+     * symbols (normalize.c orders a sum's terms by it). */
+    loom_arith_bind(ctx, loop->u.loop.var, min, INT32_MAX - 1, &d);
   }
   loom_diag_free(&d);
-  return ctx;
 }
 
 typedef struct each {

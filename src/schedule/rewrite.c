@@ -32,16 +32,8 @@ static loom_stmt *enter_block(realize_visitor *v, loom_stmt *r) {
  * its block are visited. */
 static loom_stmt *realize_pre(void *ctx, loom_stmt *s) {
   realize_visitor *v = ctx;
-  if (s->kind == LOOM_STMT_FOR && v->ctx) {
-    int64_t mn, ext;
-    if (loom_ir_is_const_int(s->u.loop.min, &mn) &&
-        loom_ir_is_const_int(s->u.loop.extent, &ext) && ext > 0) {
-      loom_diag d;
-      loom_diag_init(&d);
-      loom_arith_bind(v->ctx, s->u.loop.var, mn, mn + ext - 1, &d);
-      loom_diag_free(&d);
-    }
-  }
+  if (s->kind == LOOM_STMT_FOR && v->ctx)
+    sched_arith_bind_loop(v->ctx, s);
   if (s->kind != LOOM_STMT_BLOCK_REALIZE)
     return NULL;
   if (v->has_failed)
@@ -90,10 +82,13 @@ static bool has_constant_op(const loom_expr *e) {
 
 static loom_stmt *simplify_realize(realize_visitor *v, loom_stmt *r) {
   int n = r->u.realize.n_iter_values;
+  if (n == 0 && !v->descend_blocks)
+    return enter_block(v, r);
   loom_expr **vals = NULL;
   for (int i = 0; i < n; i++) {
     loom_expr *e = r->u.realize.iter_values[i];
-    if (!uses_any(e, v->vars, v->n_vars) && !has_constant_op(e))
+    if (v->n_vars >= 0 && !uses_any(e, v->vars, v->n_vars) &&
+        !has_constant_op(e))
       continue;
     loom_expr *s = sched_normalize(v->a, v->ctx, e);
     if (!s)
@@ -121,8 +116,61 @@ static loom_stmt *simplify_realize(realize_visitor *v, loom_stmt *r) {
 loom_stmt *sched_simplify_bindings(loom_arena *a, loom_arith_ctx *ctx,
                                    loom_stmt *s, loom_var *const *vars,
                                    int n_vars) {
+  /* Every binding: TVM's way, which stops at blocks with iters */
   realize_visitor v = {.fn = simplify_realize, .a = a, .ctx = ctx,
-                       .descend_blocks = true, .vars = vars, .n_vars = n_vars};
+                       .descend_blocks = n_vars >= 0, .vars = vars,
+                       .n_vars = n_vars};
+  return sched_visit_realizes(&v, s);
+}
+
+/* A loop variable the context pins to one value becomes that value. */
+static loom_expr *pin_unit(void *ctx, loom_expr *e) {
+  realize_visitor *v = ctx;
+  if (e->kind != LOOM_EXPR_VAR)
+    return NULL;
+  loom_arith_interval r = loom_arith_bound(v->ctx, e);
+  if (!r.is_bounded || r.min != r.max)
+    return NULL;
+  loom_expr *k = loom_ir_int(v->a, e->dtype, r.min);
+  v->has_failed |= !k;
+  return k ? k : e;
+}
+
+static loom_stmt *drop_unit_iters(realize_visitor *v, loom_stmt *r) {
+  /* TVM simplifies through opaque blocks, not into blocks with iters */
+  if (r->u.realize.n_iter_values == 0)
+    return enter_block(v, r);
+  int n = r->u.realize.n_iter_values;
+  loom_expr **vals = NULL;
+  for (int i = 0; i < n; i++) {
+    loom_expr *e = r->u.realize.iter_values[i];
+    loom_expr *z = loom_ir_rewrite_expr(v->a, e, pin_unit, v);
+    if (!z || v->has_failed)
+      return NULL;
+    if (z == e)
+      continue;
+    if (!vals) {
+      vals = loom_arena_alloc(v->a, (size_t)n * sizeof *vals);
+      if (!vals)
+        return NULL;
+      memcpy(vals, r->u.realize.iter_values, (size_t)n * sizeof *vals);
+    }
+    vals[i] = sched_normalize(v->a, v->ctx, z);
+    if (!vals[i])
+      return NULL;
+  }
+  if (!vals)
+    return r;
+  loom_stmt *c = loom_arena_dup(v->a, r, sizeof *r);
+  if (!c)
+    return NULL;
+  c->u.realize.iter_values = vals;
+  return c;
+}
+
+loom_stmt *sched_drop_unit_iters(loom_arena *a, loom_arith_ctx *ctx,
+                                 loom_stmt *s) {
+  realize_visitor v = {.fn = drop_unit_iters, .a = a, .ctx = ctx};
   return sched_visit_realizes(&v, s);
 }
 

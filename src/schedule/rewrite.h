@@ -14,6 +14,7 @@ struct realize_visitor {
   loom_var *const *vars;
   int n_vars;
   loom_expr *pred;
+  const loom_expr *whole; /* split: the sum a whole binding may be */
   bool has_failed; /* fn failed (out of memory) */
 };
 
@@ -21,10 +22,16 @@ struct realize_visitor {
 loom_stmt *sched_visit_realizes(realize_visitor *v, loom_stmt *s);
 /* Simplifies, under ctx plus the loops inside s, every block binding in s
  * that mentions one of vars, or holds an operation on two constants left by
- * a substitution. */
+ * a substitution; with n_vars < 0, every binding. */
 loom_stmt *sched_simplify_bindings(loom_arena *a, loom_arith_ctx *ctx,
                                    loom_stmt *s, loom_var *const *vars,
                                    int n_vars);
+/* Replaces, in the bindings of the realizes in s (through opaque blocks,
+ * not into blocks with iters), every loop of extent one (under ctx plus the
+ * loops inside s) by its value: what TVM's split and fuse do to every block
+ * under them when unit iters are not preserved. */
+loom_stmt *sched_drop_unit_iters(loom_arena *a, loom_arith_ctx *ctx,
+                                 loom_stmt *s);
 /* Conjoins pred to the predicate of the outermost realizes in s. */
 loom_stmt *sched_append_predicate(loom_arena *a, loom_stmt *s,
                                   loom_expr *pred);

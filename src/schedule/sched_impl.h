@@ -158,6 +158,10 @@ loom_stmt *sched_simplify_accesses(loom_arena *a, loom_arith_ctx *ctx,
  * when min and extent are constants. NULL when out of memory. */
 loom_arith_ctx *sched_arith_for_path(const sched_path *p, int depth);
 
+/* Binds a loop's range in ctx: [min, min + extent) for constants; for a
+ * symbolic extent from a constant min >= 0, [min, INT32_MAX - 1]. */
+void sched_arith_bind_loop(loom_arith_ctx *ctx, const loom_stmt *loop);
+
 /* Simplifies e under ctx, then expands sums of products into the linear form
  * TVM prints (normalize.c). NULL when out of memory. */
 loom_expr *sched_normalize(loom_arena *a, loom_arith_ctx *ctx, loom_expr *e);

@@ -42,6 +42,31 @@ static loom_expr *from_start(loom_arena *a, const loom_stmt *loop, loom_expr *e)
 
 #define MAX_FACTORS 64
 
+/* Under a guard, TVM's iterator maps keep the guarded sum whole inside a
+ * binding, flattened within: `(k_0 * 32 + k_1 * 16) * 4 + j`. So each
+ * binding is simplified with the old loop (v->vars[0]) still in it, then
+ * the old loop becomes the flat sum (v->whole); where it was the only loop
+ * of the binding, the result reads flat. */
+static loom_stmt *bind_guarded(realize_visitor *v, loom_stmt *r) {
+  int n = r->u.realize.n_iter_values;
+  const loom_var *old[1] = {v->vars[0]};
+  loom_expr *flat[1] = {(loom_expr *)v->whole};
+  sched_map m = {.vars = old, .values = flat, .n = 1};
+  loom_expr **vals = loom_arena_alloc(v->a, (size_t)(n ? n : 1) * sizeof *vals);
+  if (!vals)
+    return NULL;
+  for (int i = 0; i < n; i++) {
+    loom_expr *e = sched_normalize(v->a, v->ctx, r->u.realize.iter_values[i]);
+    vals[i] = e ? sched_subst_expr(v->a, e, &m) : NULL;
+    if (!vals[i])
+      return NULL;
+  }
+  loom_stmt *c = loom_arena_dup(v->a, r, sizeof *r);
+  if (c)
+    c->u.realize.iter_values = vals;
+  return c;
+}
+
 loom_status sched_apply_split(sched_call *c) {
   loom_arena *a = sched_arena(c->s);
   sched_path p = {0};
@@ -169,28 +194,35 @@ loom_status sched_apply_split(sched_call *c) {
       loom_diag_free(&dd);
     }
   }
-  /* Unit loops drop out of the bindings unless asked to stay. */
-  loom_expr *value = raw;
-  if (raw && !preserve) {
-    const loom_var *unit[MAX_FACTORS];
-    loom_expr *zero[MAX_FACTORS];
-    int k = 0;
-    for (int i = 0; i < n; i++)
-      if (loom_ir_is_const_int(fx[i], NULL) && f[i] == 1) {
-        unit[k] = vars[i];
-        zero[k++] = loom_ir_int(a, t, 0);
-      }
-    sched_map zm = {.vars = unit, .values = zero, .n = k};
-    value = sched_subst_expr(a, raw, &zm);
+  /* The old loop becomes the raw mixed-radix sum of the new ones
+   * everywhere but in bindings, as TVM substitutes it; bindings are
+   * simplified as TVM's iterator maps do (bind_guarded under a guard), with
+   * unit loops dropped unless asked to stay. */
+  loom_expr *value = from_start(a, loop, raw);
+  loom_stmt *body = loop->u.loop.body;
+  bool guarded = !no_pred && !is_divisible;
+  if (guarded && value) {
+    loom_var *old_var[1] = {loop->u.loop.var};
+    int64_t mn;
+    if (const_extent && loom_ir_is_const_int(loop->u.loop.min, &mn)) {
+      loom_diag dd;
+      loom_diag_init(&dd);
+      loom_arith_bind(ctx, old_var[0], mn, mn + extent - 1, &dd);
+      loom_diag_free(&dd);
+    }
+    realize_visitor w = {.fn = bind_guarded, .a = a, .ctx = ctx,
+                         .descend_blocks = true, .vars = old_var, .n_vars = 1,
+                         .whole = sched_normalize(a, ctx, value)};
+    body = w.whole ? sched_visit_realizes(&w, body) : NULL;
   }
-  value = from_start(a, loop, value);
-  loom_expr *simple = value ? sched_normalize(a, ctx, value) : NULL;
   const loom_var *old[1] = {loop->u.loop.var};
-  sched_map m = {.vars = old, .values = &simple, .n = 1};
-  loom_stmt *body = simple ? sched_subst_stmt(a, loop->u.loop.body, &m) : NULL;
-  if (body)
-    body = sched_simplify_bindings(a, ctx, body, vars, n);
-  if (body && !no_pred && !is_divisible) {
+  sched_map m = {.vars = old, .values = &value, .n = 1};
+  body = value && body ? sched_subst_stmt(a, body, &m) : NULL;
+  if (body && !guarded)
+    body = sched_simplify_bindings(a, ctx, body, NULL, -1);
+  if (body && !preserve)
+    body = sched_drop_unit_iters(a, ctx, body);
+  if (body && guarded) {
     loom_expr *pred = loom_ir_binary(a, LOOM_EXPR_LT, raw, loop->u.loop.extent);
     if (pred)
       pred->dtype = LOOM_BOOL;
@@ -325,6 +357,8 @@ loom_status sched_apply_fuse(sched_call *c) {
   loom_var *fvs[1] = {fv};
   if (body)
     body = sched_simplify_bindings(a, ctx, body, fvs, 1);
+  if (body && !preserve)
+    body = sched_drop_unit_iters(a, ctx, body);
   loom_arith_ctx_free(ctx);
   if (body)
     body = new_loop(a, fv, loom_ir_int(a, t, 0), inner, body, loops[0]->loc);

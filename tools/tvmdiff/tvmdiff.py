@@ -1,33 +1,48 @@
 """Differential testing of Loom's schedule primitives against TVM.
 
-For every operator of Loom's library (`loom op --list`, default shapes) and
-every program of ../shared/corpus, candidates are drawn from Loom's design
-spaces (`loom space --sample`), each a full trace with its decisions. Each
-trace is applied by Loom (`loom sched`) and by TVM (the same trace as a
-script, on the same program, in the tirx spelling TVM 0.25+ reads), and the two
-results compared: both refuse, or both give structurally equal modules.
+Each trace is applied by Loom (`loom sched`) and by TVM 0.27, on the same
+program, and the two results compared: both refuse, or both give
+structurally equal modules. Traces come from three sources (--source):
+
+  spaces  candidates drawn from Loom's design spaces (`loom space --sample`)
+          for every operator of Loom's library and every corpus program;
+  random  random traces of random primitives with plausible arguments,
+          drawn step by step on TVM's own schedule (randtrace.py), on those
+          programs and on every program of the conformance cases;
+  cases   schedule cases made from TVM's own test files (capture.py's
+          output, --cases DIR; ../shared/conformance by default).
+
 Agreement is reported per instruction kind (a trace counts for every kind it
 holds). Differences are written to OUT (the trace, both results).
 
 TVM is never a dependency of Loom: this tool makes its own virtual
 environment with apache-tvm from PyPI (build/tvmdiff-venv) on first use.
 
-    python3 tools/tvmdiff/tvmdiff.py [--loom build/loom] [--samples N]
-                                     [--seed S] [--out DIR] [--only NAME,...]
+    python3 tools/tvmdiff/tvmdiff.py [--loom build/loom] [--source random]
+        [--traces N] [--samples N] [--seed S] [--jobs J] [--out DIR]
+        [--only NAME,...] [--cases DIR]
 """
 import argparse
+import concurrent.futures as cf
 import json
+import multiprocessing
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+SHARED = os.path.join(ROOT, "..", "shared")
 VENV = os.path.join(ROOT, "build", "tvmdiff-venv")
-# Kinds that only look things up or sample: every trace has them.
-PASSIVE = {"GetBlock", "GetSBlock", "GetLoops", "GetChildBlocks", "GetProducers",
-           "GetConsumers", "SamplePerfectTile", "SampleCategorical",
-           "SampleComputeLocation", "EnterPostproc"}
+# Methods that only look things up or sample: most traces have them.
+PASSIVE = {"get_sblock", "get_block", "get_loops", "get_child_blocks", "get_producers",
+           "get_consumers", "get_output_blocks", "sample_perfect_tile",
+           "sample_categorical", "sample_compute_location", "enter_postproc"}
+METHOD = re.compile(r"sch\.(\w+)\(")
 
 
 def ensure_tvm():
@@ -50,9 +65,16 @@ def run(cmd, stdin=None):
     return p.returncode, p.stdout, p.stderr
 
 
-def programs(loom, only):
-    """(name, path) of every program to try, written into a temporary dir."""
-    tmp = tempfile.mkdtemp(prefix="tvmdiff-")
+def kinds(script):
+    """The schedule methods a trace's script calls, lookups left out."""
+    return set(METHOD.findall(script)) - PASSIVE
+
+
+# --- programs ---------------------------------------------------------------
+
+def programs(loom, tmp, with_cases):
+    """(name, path) of every program: the operator library, the corpus and,
+    with_cases, the conformance cases' starting programs."""
     out = []
     rc, text, _ = run([loom, "op", "--list"])
     for line in text.splitlines():
@@ -64,73 +86,164 @@ def programs(loom, only):
             path = os.path.join(tmp, name + ".py")
             open(path, "w").write(prog)
             out.append(("op/" + name, path))
-    corpus = os.path.join(ROOT, "..", "shared", "corpus")
+    corpus = os.path.join(SHARED, "corpus")
     if os.path.isdir(corpus):
         for f in sorted(os.listdir(corpus)):
             if f.endswith(".py") and ".sched." not in f:
                 out.append(("corpus/" + f[:-3], os.path.join(corpus, f)))
-    if only:
-        keep = only.split(",")
-        out = [p for p in out if any(k in p[0] for k in keep)]
+    if with_cases:
+        for name, d in case_dirs(with_cases):
+            out.append(("case/" + name, os.path.join(d, "before.py")))
     return out
 
 
-def candidates(loom, path, samples, seed):
-    """The fully decided traces `loom space --sample` prints, as JSON text."""
-    rc, text, _ = run([loom, "space", path, "--sample", str(samples), "--seed", str(seed),
-                       "--json"])
-    if rc != 0:
+def case_dirs(root):
+    if not root or not os.path.isdir(root):
         return []
-    out, take = [], False
-    for line in text.splitlines():
+    return [(f, os.path.join(root, f)) for f in sorted(os.listdir(root))
+            if os.path.exists(os.path.join(root, f, "trace.py"))]
+
+
+def parse(text):
+    import tvm
+    mod = tvm.script.from_source(text)
+    return mod if isinstance(mod, tvm.IRModule) else tvm.IRModule({"main": mod})
+
+
+# --- comparing ----------------------------------------------------------------
+
+def verdict(rc_loom, loom_out, loom_err, tvm_mod, tvm_err, tvm_failed=False):
+    """(same, why) for Loom's result against TVM's (tvm_mod None: refused).
+    same is None where TVM failed with an error other than a refusal: there
+    is nothing to compare with."""
+    import tvm
+    if tvm_failed:
+        return None, "TVM fails (%s), Loom %s" % (tvm_err, "refuses" if rc_loom else "applies")
+    if rc_loom != 0 and tvm_mod is None:
+        return True, "both refuse"
+    if rc_loom != 0:
+        return False, "Loom refuses, TVM applies: " + loom_err.strip()[:300]
+    if tvm_mod is None:
+        return False, "TVM refuses, Loom applies: " + tvm_err
+    try:
+        mine = parse(loom_out)
+    except Exception as e:  # noqa: BLE001
+        return False, "TVM cannot read Loom's result: " + str(e).strip()[:200]
+    try:
+        tvm.ir.assert_structural_equal(mine, tvm_mod, map_free_vars=True)
+        return True, ""
+    except ValueError as e:
+        return False, "the modules differ: " + str(e).strip().splitlines()[0][:200]
+
+
+def loom_sched(loom, prog, script, tmp):
+    """Loom applies a script (.py text) to the program at prog."""
+    path = os.path.join(tmp, "trace.py")
+    open(path, "w").write(script + "\n")
+    return run([loom, "sched", prog, path, "--dialect", "tirx"])
+
+
+def record(name, script, same, why, loom_res, tvm_res):
+    return {"name": name, "script": script, "kinds": sorted(kinds(script)),
+            "same": same, "why": why, "loom": loom_res, "tvm": tvm_res}
+
+
+def check(loom, name, prog, script, tvm_mod, tvm_err, tmp, tvm_failed=False):
+    rc, out, err = loom_sched(loom, prog, script, tmp)
+    same, why = verdict(rc, out, err, tvm_mod, tvm_err, tvm_failed)
+    if rc == 0 and not same:
+        try:
+            out = parse(out).script()  # TVM's printing, to diff with TVM's
+        except Exception:  # noqa: BLE001
+            pass
+    return record(name, script, same, why, out if rc == 0 else err,
+                  "" if same else (tvm_mod.script() if tvm_mod is not None else tvm_err))
+
+
+# --- the sources -------------------------------------------------------------
+
+def job_random(loom, name, prog, tirx, seed, progress=None, avoid=()):
+    """The cases of one random trace on one program."""
+    import tvm
+    import randtrace
+    tmp = tempfile.mkdtemp(prefix="tvmdiff-")
+    try:
+        out = []
+        label = "%s seed %d" % (name, seed)
+        base = parse(tirx)
+        for script, outcome, res in randtrace.draw(base, seed, tvm.script.tirx,
+                                                   progress, avoid):
+            applied = outcome == "applied"
+            r = check(loom, label, prog, script, res if applied else None,
+                      None if applied else res, tmp, outcome == "failed")
+            if applied and r["same"] is False:
+                r = first_difference(loom, label, prog, base, script, tmp) or r
+            out.append(r)
+        return out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def first_difference(loom, label, prog, base, script, tmp):
+    """The shortest prefix of an applied trace on which Loom and TVM differ,
+    so that a difference is reported at the step that makes it."""
+    import tvm
+    from tvm import s_tir
+    lines = script.split("\n")
+    for i in range(len(lines) - 1):
+        if not kinds(lines[i]):
+            continue
+        prefix = "\n".join(lines[:i + 1])
+        sch = s_tir.Schedule(base)
+        exec(prefix, {"sch": sch, "T": tvm.script.tirx})  # noqa: S102
+        r = check(loom, label, prog, prefix, sch.mod, None, tmp)
+        if r["same"] is False:
+            return r
+    return None
+
+
+def job_case(loom, name, d):
+    """A captured case: before.py, trace.py, after.py or error.txt."""
+    tmp = tempfile.mkdtemp(prefix="tvmdiff-")
+    try:
+        script = "\n".join(l.split("  # REFUSED")[0]
+                           for l in open(os.path.join(d, "trace.py")).read().splitlines())
+        after = os.path.join(d, "after.py")
+        if os.path.exists(after):
+            tvm_mod, tvm_err = parse(open(after).read()), None
+        else:
+            tvm_mod, tvm_err = None, open(os.path.join(d, "error.txt")).read().strip()[:300]
+        return [check(loom, "case " + name, os.path.join(d, "before.py"), script, tvm_mod,
+                      tvm_err, tmp)]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def job_spaces(loom, name, prog, tirx, samples, seed):
+    """Candidates of Loom's design spaces, each run as TVM's script form."""
+    import tvm
+    from tvm import s_tir
+    base = parse(tirx)
+    rc, text, _ = run([loom, "space", prog, "--sample", str(samples), "--seed", str(seed),
+                       "--json"])
+    traces, take = [], False
+    for line in text.splitlines() if rc == 0 else []:
         if line.startswith("# candidate"):
             take = "dropped" not in line
         elif take and line.startswith("["):
-            out.append(line)
+            traces.append(line)
             take = False
-    return out
-
-
-def kinds(trace_json):
-    return {inst[0] for inst in json.loads(trace_json)[0]} - PASSIVE
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--loom", default=os.path.join(ROOT, "build", "loom"))
-    ap.add_argument("--samples", type=int, default=4)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--out", default=os.path.join(ROOT, "build", "tvmdiff-out"))
-    ap.add_argument("--only", default="")
-    args = ap.parse_args()
-    ensure_tvm()
-    import tvm
-    from tvm import s_tir
-
-    os.makedirs(args.out, exist_ok=True)
-    per_kind, n_traces, n_agree, n_diff = {}, 0, 0, 0
-    for name, path in programs(args.loom, args.only):
-        rc, tirx, err = run([args.loom, "fmt", path, "--dialect", "tirx"])
-        try:
-            base = tvm.script.from_source(tirx)
-        except Exception as e:  # noqa: BLE001
-            print("%s: TVM cannot read it: %s" % (name, str(e).strip().splitlines()[0][:120]))
-            continue
-        if not isinstance(base, tvm.IRModule):
-            base = tvm.IRModule({"main": base})
-        for k, trace in enumerate(candidates(args.loom, path, args.samples, args.seed)):
-            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-                f.write(trace)
-                classic = f.name
-            # The same trace as a schedule script in TVM 0.27's spelling
-            # (get_sblock), as TVM's Trace.as_python prints it: TVM runs it
-            # as Python (its JSON reader and writer disagree on some kinds).
-            rc, script, err = run([args.loom, "trace", path, classic, "--dialect", "tirx"])
+    tmp = tempfile.mkdtemp(prefix="tvmdiff-")
+    out = []
+    try:
+        for k, trace in enumerate(traces):
+            path = os.path.join(tmp, "trace.json")
+            open(path, "w").write(trace)
+            # The script form in TVM 0.27's spelling, as Trace.as_python
+            # prints it: TVM's JSON reader and writer disagree on some kinds.
+            rc, script, err = run([loom, "trace", prog, path, "--dialect", "tirx"])
             if rc != 0:
-                print("%s #%d: loom trace: %s" % (name, k, err.strip()[:200]))
                 continue
-            rc_loom, loom_out, loom_err = run([args.loom, "sched", path, classic, "--dialect",
-                                               "tirx"])
             tvm_mod, tvm_err = None, None
             try:
                 sch = s_tir.Schedule(base)
@@ -138,44 +251,196 @@ def main():
                 tvm_mod = sch.mod
             except Exception as e:  # noqa: BLE001
                 tvm_err = str(e).strip().splitlines()[-1][:300] if str(e).strip() else repr(e)
-            if rc_loom != 0 and tvm_mod is None:
-                same, why = True, "both refuse"
-            elif rc_loom != 0:
-                same, why = False, "Loom refuses, TVM applies: " + loom_err.strip()[:300]
-            elif tvm_mod is None:
-                same, why = False, "TVM refuses, Loom applies: " + tvm_err
-            else:
-                try:
-                    mine = tvm.script.from_source(loom_out)
-                    if not isinstance(mine, tvm.IRModule):
-                        mine = tvm.IRModule({"main": mine})
+            out.append(check(loom, "%s #%d" % (name, k), prog, script.strip(), tvm_mod,
+                             tvm_err, tmp))
+        return out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def jobs_for(args, progs):
+    """(function, args) of every job, in a fixed order."""
+    out = []
+    if "cases" in args.source:
+        for name, d in case_dirs(args.cases):
+            out.append((job_case, (args.loom, name, d)))
+    if "spaces" in args.source:
+        for name, prog, tirx in progs:
+            if not name.startswith("case/"):
+                out.append((job_spaces, (args.loom, name, prog, tirx, args.samples, args.seed)))
+    if "random" in args.source and progs:
+        for k in range(args.traces):
+            name, prog, tirx = progs[k % len(progs)]
+            out.append((job_random, (args.loom, name, prog, tirx, args.seed * 1000003 + k)))
+    return out
+
+
+def call(fn, fargs, kw=None):
+    return fn(*fargs, **(kw or {}))
+
+
+def run_alone(fn, fargs):
+    """Runs a job in a process of its own. Where TVM crashes that process in
+    a random trace, the crash is recorded and the trace drawn again without
+    the method that crashed."""
+    ctx = multiprocessing.get_context("fork")
+    progress = tempfile.mktemp(prefix="tvmdiff-progress-")
+    avoid, out = [], []
+    for _ in range(4):
+        kw = {"progress": progress, "avoid": tuple(avoid)} if fn is job_random else {}
+        with cf.ProcessPoolExecutor(1, mp_context=ctx) as one:
+            try:
+                out.extend(one.submit(call, fn, fargs, kw).result())
+                break
+            except cf.process.BrokenProcessPool:
+                script = open(progress).read() if os.path.exists(progress) else ""
+                method = (METHOD.findall(script) or ["?"])[-1]
+                out.append(record("%s seed %s" % (fargs[1], fargs[-1]), script, None,
+                                  "TVM crashes in %s" % method, "", ""))
+                if fn is not job_random:
+                    break
+                avoid.append(method)
+            except Exception as e:  # noqa: BLE001
+                print("tvmdiff: %s %s: %s" % (fn.__name__, fargs[1], e), file=sys.stderr)
+                break
+    if os.path.exists(progress):
+        os.unlink(progress)
+    return out
+
+
+def run_jobs(jobs, n_workers):
+    """Runs the jobs on n_workers processes; the jobs of a pool that TVM
+    crashed run again one at a time."""
+    results = []
+    ctx = multiprocessing.get_context("fork")
+    pending = []
+    with cf.ProcessPoolExecutor(n_workers, mp_context=ctx) as pool:
+        futs = {pool.submit(call, fn, fa): (fn, fa) for fn, fa in jobs}
+        for f in cf.as_completed(futs):
+            try:
+                results.extend(f.result())
+            except cf.process.BrokenProcessPool:
+                pending.append(futs[f])
+            except Exception as e:  # noqa: BLE001
+                print("tvmdiff: %s %s: %s" % (futs[f][0].__name__, futs[f][1][1], e),
+                      file=sys.stderr)
+    while pending:
+        # After a crash the pool is gone: the jobs left run on a new pool,
+        # and the one that crashes again runs alone.
+        fn, fa = pending.pop(0)
+        results.extend(run_alone(fn, fa))
+        if pending:
+            rest, pending = pending, []
+            with cf.ProcessPoolExecutor(n_workers, mp_context=ctx) as pool:
+                futs = {pool.submit(call, f2, a2): (f2, a2) for f2, a2 in rest}
+                for f in cf.as_completed(futs):
                     try:
-                        tvm.ir.assert_structural_equal(mine, tvm_mod, map_free_vars=True)
-                        same, why = True, ""
-                    except ValueError as e:
-                        same, why = False, "the modules differ: " + str(e).strip().splitlines()[0][:200]
-                except Exception as e:  # noqa: BLE001
-                    same, why = False, "TVM cannot read Loom's result: " + str(e).strip()[:200]
-            n_traces += 1
-            n_agree += same
-            for kind in kinds(trace):
+                        results.extend(f.result())
+                    except cf.process.BrokenProcessPool:
+                        pending.append(futs[f])
+                    except Exception as e:  # noqa: BLE001
+                        print("tvmdiff: %s: %s" % (futs[f][1][1], e), file=sys.stderr)
+    return results
+
+
+def group(r):
+    """A difference's family: the last step's method and how they differ,
+    with names and numbers left out of the messages."""
+    steps = [m for m in METHOD.findall(r["script"]) if m not in PASSIVE]
+    why = r["why"]
+    if why.startswith("the modules differ"):
+        m = re.search(r"caused by lhs at <root>(\S*)", why)
+        path = re.sub(r"\[[^\]]*\]", "", m.group(1) if m else "").strip(":").split(".")
+        why = "the modules differ at ..." + ".".join(path[-3:])
+    else:
+        why = re.sub(r"\S+:\d+:\d+: error: ", "", why.splitlines()[0])
+        why = re.sub(r"'[^']*'|\"[^\"]*\"|\b\d+\b|#\d+|0x[0-9a-f]+", "_", why)
+    return "%s: %s" % (steps[-1] if steps else "?", why)
+
+
+def report(results, args, elapsed):
+    os.makedirs(args.out, exist_ok=True)
+    per_kind, n_agree, n_cmp, fails = {}, 0, 0, {}
+    for k, r in enumerate(results):
+        if r["same"] is None:
+            why = re.sub(r"\(.*\)", "(...)", r["why"])
+            fails[why] = fails.get(why, 0) + 1
+        else:
+            n_cmp += 1
+            n_agree += r["same"]
+            for kind in r["kinds"] or ["(lookups only)"]:
                 t = per_kind.setdefault(kind, [0, 0])
                 t[0] += 1
-                t[1] += same
-            if not same:
-                n_diff += 1
-                stem = os.path.join(args.out, "%s-%d" % (name.replace("/", "_"), k))
-                open(stem + ".trace.py", "w").write(script)
-                open(stem + ".loom.py", "w").write(loom_out if rc_loom == 0 else loom_err)
-                open(stem + ".tvm.py", "w").write(tvm_mod.script() if tvm_mod else tvm_err)
-                print("%s #%d: %s (%s.*)" % (name, k, why, stem))
-            os.unlink(classic)
-    print("\ntvmdiff: seed %d, %d traces, %d agree (%.1f%%)" %
-          (args.seed, n_traces, n_agree, 100.0 * n_agree / max(n_traces, 1)))
+                t[1] += r["same"]
+        if not r["same"]:
+            stem = os.path.join(args.out, "%05d-%s" % (k, re.sub(r"\W+", "_", r["name"])))
+            open(stem + ".trace.py", "w").write(r["script"] + "\n")
+            open(stem + ".loom.py", "w").write(r["loom"])
+            open(stem + ".tvm.py", "w").write(r["tvm"])
+            if r["same"] is False:
+                print("%s: %s (%s.*)" % (r["name"], r["why"], stem))
+    groups = {}
+    for r in results:
+        if r["same"] is False:
+            g = group(r)
+            groups[g] = groups.get(g, 0) + 1
+    with open(os.path.join(args.out, "results.jsonl"), "w") as f:
+        for r in results:
+            f.write(json.dumps({k: r[k] for k in ("name", "kinds", "same", "why")}) + "\n")
+    print("\ntvmdiff: source %s, seed %d, %d traces compared, %d agree (%.2f%%), %.0f s" %
+          (args.source, args.seed, n_cmp, n_agree, 100.0 * n_agree / max(n_cmp, 1), elapsed))
     for kind in sorted(per_kind):
         t = per_kind[kind]
-        print("  %-24s %5d traces  %5d agree  %5.1f%%" % (kind, t[0], t[1], 100.0 * t[1] / t[0]))
-    return 0 if n_diff == 0 else 1
+        print("  %-26s %6d traces  %6d agree  %6.2f%%" % (kind, t[0], t[1],
+                                                          100.0 * t[1] / t[0]))
+    if groups:
+        print("differences, by the step that makes them:")
+        for g, n in sorted(groups.items(), key=lambda x: -x[1]):
+            print("  %5d  %s" % (n, g[:150]))
+    if fails:
+        print("not compared: TVM failed otherwise than by refusing (%d traces)" %
+              sum(fails.values()))
+        for why, n in sorted(fails.items(), key=lambda x: -x[1]):
+            print("  %5d  %s" % (n, why[:150]))
+    return n_agree == n_cmp
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--loom", default=os.path.join(ROOT, "build", "loom"))
+    ap.add_argument("--source", default="random",
+                    help="comma-separated: random, spaces, cases")
+    ap.add_argument("--traces", type=int, default=2000, help="random traces to draw")
+    ap.add_argument("--samples", type=int, default=4, help="candidates per design space")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "tvmdiff-out"))
+    ap.add_argument("--only", default="", help="programs whose name holds one of these")
+    ap.add_argument("--cases", default=os.path.join(SHARED, "conformance"),
+                    help="a folder of cases in ../shared/conformance's form")
+    args = ap.parse_args()
+    ensure_tvm()
+    sys.path.insert(0, HERE)
+    args.loom = os.path.abspath(args.loom)
+    start = time.time()
+    tmp = tempfile.mkdtemp(prefix="tvmdiff-progs-")
+    progs = []
+    for name, path in programs(args.loom, tmp, args.cases if "random" in args.source else None):
+        if args.only and not any(k in name for k in args.only.split(",")):
+            continue
+        rc, tirx, err = run([args.loom, "fmt", path, "--dialect", "tirx"])
+        try:
+            parse(tirx)
+        except Exception as e:  # noqa: BLE001
+            print("%s: left out, TVM cannot read it: %s" %
+                  (name, str(e).strip().splitlines()[0][:120] if str(e).strip() else repr(e)))
+            continue
+        progs.append((name, path, tirx))
+    if os.path.isdir(args.out):
+        shutil.rmtree(args.out)
+    results = run_jobs(jobs_for(args, progs), args.jobs)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 0 if report(results, args, time.time() - start) else 1
 
 
 if __name__ == "__main__":
