@@ -165,6 +165,36 @@ static bool divide(loom_arena *a, const loom_expr *bind, int64_t dom,
   return !*oom;
 }
 
+/* Every binding divided by the iterator maps (TVM's subspace division),
+ * for bindings the linear division does not take (`f // 49` of a fused
+ * loop inside). NULL when the maps fail or memory runs out. */
+static loom_iter_division *divide_by_maps(loom_arena *a, const loom_stmt *r,
+                                          const loop_set *in,
+                                          const loop_set *out) {
+  int n = r->u.realize.n_iter_values;
+  loom_arith_relax iters[2 * MAX_LOOPS];
+  const loom_var *inner[MAX_LOOPS];
+  int k = 0;
+  for (int i = 0; i < out->n; i++)
+    iters[k++] = (loom_arith_relax){out->loops[i]->u.loop.var,
+                                    {out->loops[i]->u.loop.min,
+                                     out->loops[i]->u.loop.extent}};
+  for (int i = 0; i < in->n; i++) {
+    iters[k++] = (loom_arith_relax){in->loops[i]->u.loop.var,
+                                    {in->loops[i]->u.loop.min,
+                                     in->loops[i]->u.loop.extent}};
+    inner[i] = in->loops[i]->u.loop.var;
+  }
+  loom_iter_division *div = loom_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *div);
+  loom_diag d;
+  loom_diag_init(&d);
+  bool ok = div && loom_arith_iter_map_subspace_divide(
+                       a, r->u.realize.iter_values, n, iters, k, NULL, inner,
+                       in->n, div, &d) == LOOM_OK;
+  loom_diag_free(&d);
+  return ok ? div : NULL;
+}
+
 /* One block being blockized: its realize, its path, the loops inside the
  * new block above it, and its rebuilt form. */
 typedef struct inner_block {
@@ -197,10 +227,12 @@ static loom_status split_init(sched_call *c, inner_block *ib,
 
 /* Rebuilds the block at ib->p as the inner block: inner iters, the old
  * iters replaced by outer * inner_extent + inner, simplified. Adds its
- * outer iters to o (shared by name across blocks when always_outer). */
+ * outer iters to o (shared by name across blocks), one for every iter, as
+ * TVM does; without preserve, a unit outer iter is bound to 0 and is 0
+ * inside. */
 static loom_status make_inner(sched_call *c, inner_block *ib,
                               const loop_set *out, outer_iters *o,
-                              bool keep_unit_outer) {
+                              bool preserve) {
   loom_arena *a = sched_arena(c->s);
   int ri = ib->p.n - 1;
   loom_stmt *r = ib->p.stmts[ri];
@@ -225,14 +257,28 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
     goto out;
   }
   int ni = 0;
+  loom_iter_division *maps = NULL;
+  bool maps_tried = false;
   for (int i = 0; i < b->n_iter_vars && st == LOOM_OK; i++) {
     const loom_iter_var *iv = &b->iter_vars[i];
     int64_t dom, mn;
     division dv;
     bool oom = false;
-    if (!loom_ir_is_const_int(iv->dom.extent, &dom) ||
-        !loom_ir_is_const_int(iv->dom.min, &mn) || mn != 0 ||
-        !divide(a, r->u.realize.iter_values[i], dom, &ib->in, out, &dv, &oom)) {
+    bool ok = loom_ir_is_const_int(iv->dom.extent, &dom) &&
+              loom_ir_is_const_int(iv->dom.min, &mn) && mn == 0;
+    bool divided = ok && divide(a, r->u.realize.iter_values[i], dom, &ib->in,
+                                out, &dv, &oom);
+    if (ok && !divided && !oom) {
+      if (!maps_tried)
+        maps = divide_by_maps(a, r, &ib->in, out);
+      maps_tried = true;
+      if (maps) {
+        dv = (division){maps[i].outer, maps[i].inner, maps[i].outer_extent,
+                        maps[i].inner_extent};
+        divided = true;
+      }
+    }
+    if (!divided) {
       st = oom ? sched_nomem(c)
                : sched_fail(c, "the binding of iter '%s' of block '%s' does "
                                "not divide into loops outside and inside the "
@@ -243,7 +289,8 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
     loom_dtype dt = iv->var->dtype;
     char name[256];
     loom_expr *outer_val = NULL, *inner_val = NULL;
-    if (keep_unit_outer || dv.outer_ext != 1) {
+    bool unit_outer = dv.outer_ext == 1;
+    {
       snprintf(name, sizeof name, "%s_o", iv->var->name);
       int k = find_outer(o, name);
       if (k < 0) {
@@ -257,7 +304,8 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
                                       {loom_ir_int(a, dt, 0),
                                        loom_ir_int(a, dt, dv.outer_ext)},
                                       iv->kind};
-        o->vals[k] = dv.outer ? dv.outer : loom_ir_int(a, dt, 0);
+        o->vals[k] = dv.outer && (preserve || !unit_outer) ? dv.outer
+                                                           : loom_ir_int(a, dt, 0);
         if (!v || !o->iters[k].dom.min || !o->iters[k].dom.extent ||
             !o->vals[k]) {
           st = sched_nomem(c);
@@ -274,8 +322,10 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
         }
       }
       loom_arith_bind(ctx, o->iters[k].var, 0, dv.outer_ext - 1, c->d);
-      /* A unit outer iter is 0 inside, as TVM simplifies it. */
-      outer_val = dv.outer_ext == 1 ? NULL : loom_ir_ref(a, o->iters[k].var);
+      /* TVM's substitution: a unit outer iter is left out beside an inner
+       * one, and is 0 alone unless unit iters are preserved. */
+      if (!unit_outer || (dv.inner_ext == 1 && preserve))
+        outer_val = loom_ir_ref(a, o->iters[k].var);
     }
     if (dv.inner_ext != 1) {
       snprintf(name, sizeof name, "%s_i", iv->var->name);
@@ -683,7 +733,6 @@ static loom_status blockize_blocks(sched_call *c, const loom_tval *list,
                                    bool keep_unit) {
   loom_arena *a = sched_arena(c->s);
   int n = list->n;
-  (void)keep_unit;
   if (n < 1 || n > MAX_BLOCKS)
     return sched_fail(c, "give 1 to %d blocks", MAX_BLOCKS);
   inner_block *ibs = calloc((size_t)n, sizeof *ibs);
@@ -763,7 +812,7 @@ static loom_status blockize_blocks(sched_call *c, const loom_tval *list,
                          "list of blocks takes none",
                       ibs[k].p.stmts[ibs[k].p.n - 1]->u.realize.block->name);
   for (int k = 0; k < n && st == LOOM_OK; k++)
-    st = make_inner(c, &ibs[k], &none, o, true);
+    st = make_inner(c, &ibs[k], &none, o, keep_unit);
   if (st != LOOM_OK)
     goto done;
   /* The run of items, each rebuilt with its inner block. */

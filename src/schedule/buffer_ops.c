@@ -262,7 +262,8 @@ loom_status sched_apply_set_scope(sched_call *c) {
                           : "";
   loom_status st = written_buffer(c, &p, attr_int(c, 0), &old);
   /* The scope it has already: nothing to do, whoever allocates it (as TVM) */
-  bool same = st == LOOM_OK && !strcmp(old->scope, scope);
+  bool same = st == LOOM_OK &&
+              !strcmp(old->scope && *old->scope ? old->scope : "global", scope);
   if (st == LOOM_OK && !same && !sched_is_storage_scope(scope))
     st = sched_fail(c, "\"%s\" is not a storage scope", scope);
   if (st == LOOM_OK && !same)

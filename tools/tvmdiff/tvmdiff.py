@@ -104,10 +104,20 @@ def case_dirs(root):
             if os.path.exists(os.path.join(root, f, "trace.py"))]
 
 
-def parse(text):
+def parse(text, check=True):
     import tvm
-    mod = tvm.script.from_source(text)
+    mod = tvm.script.from_source(text, check_well_formed=check)
     return mod if isinstance(mod, tvm.IRModule) else tvm.IRModule({"main": mod})
+
+
+def well_formed(mod):
+    """Whether TVM's parser takes mod's own printing with its well-formedness
+    check on (TVM's analysis verifier does not know s_tir blocks)."""
+    try:
+        parse(mod.script(), check=True)
+        return True
+    except Exception:  # noqa: BLE001
+        return False
 
 
 # --- comparing ----------------------------------------------------------------
@@ -133,6 +143,8 @@ def verdict(rc_loom, loom_out, loom_err, tvm_mod, tvm_err, tvm_failed=False):
         tvm.ir.assert_structural_equal(mine, tvm_mod, map_free_vars=True)
         return True, ""
     except ValueError as e:
+        if not well_formed(tvm_mod):
+            return None, "TVM's result is not well formed"
         return False, "the modules differ: " + str(e).strip().splitlines()[0][:200]
 
 
@@ -162,7 +174,46 @@ def check(loom, name, prog, script, tvm_mod, tvm_err, tmp, tvm_failed=False):
 
 # --- the sources -------------------------------------------------------------
 
-def job_random(loom, name, prog, tirx, seed, progress=None, avoid=()):
+def renumber(script):
+    """The script with its outputs numbered as Trace.as_python numbers them:
+    b<k>, l<k>, v<k>, k counting every output in order."""
+    names, k, out = {}, 0, []
+    for line in script.split("\n"):
+        line = re.sub(r"\b[blv]\d+\b", lambda m: names.get(m.group(0), m.group(0)), line)
+        if " = sch." in line:
+            lhs, rhs = line.split(" = sch.", 1)
+            outs = []
+            for old in re.findall(r"\b[blv]\d+\b", lhs):
+                names[old] = "%s%d" % (old[0], k)
+                outs.append(names[old])
+                k += 1
+            line = "%s%s = sch.%s" % (", ".join(outs), "," if lhs.rstrip().endswith(",")
+                                      else "", rhs)
+        out.append(line)
+    return "\n".join(out)
+
+
+def keep_case(root, r, before, refused):
+    """Writes a difference as a case in ../shared/conformance's form:
+    before.py, trace.py and after.py (TVM's result, its trace as TVM prints
+    it) or error.txt (the last line of trace.py is refused)."""
+    import tvm
+    from tvm import s_tir
+    d = os.path.join(root, re.sub(r"\W+", "_", r["name"]) + "_%d" % (hash(r["script"]) % 10000))
+    os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, "before.py"), "w").write(before.script())
+    script = renumber(r["script"])
+    if refused:
+        open(os.path.join(d, "trace.py"), "w").write(script + "  # REFUSED\n")
+        open(os.path.join(d, "error.txt"), "w").write(r["tvm"] + "\n")
+        return
+    sch = s_tir.Schedule(before)
+    exec(script, {"sch": sch, "T": tvm.script.tirx})  # noqa: S102
+    open(os.path.join(d, "trace.py"), "w").write("\n".join(sch.trace.as_python()) + "\n")
+    open(os.path.join(d, "after.py"), "w").write(sch.mod.script())
+
+
+def job_random(loom, name, prog, tirx, seed, keep, progress=None, avoid=()):
     """The cases of one random trace on one program."""
     import tvm
     import randtrace
@@ -178,6 +229,8 @@ def job_random(loom, name, prog, tirx, seed, progress=None, avoid=()):
                       None if applied else res, tmp, outcome == "failed")
             if applied and r["same"] is False:
                 r = first_difference(loom, label, prog, base, script, tmp) or r
+            if keep and r["same"] is False:
+                keep_case(keep, r, base, outcome == "refused")
             out.append(r)
         return out
     finally:
@@ -210,7 +263,7 @@ def job_case(loom, name, d):
                            for l in open(os.path.join(d, "trace.py")).read().splitlines())
         after = os.path.join(d, "after.py")
         if os.path.exists(after):
-            tvm_mod, tvm_err = parse(open(after).read()), None
+            tvm_mod, tvm_err = parse(open(after).read(), check=False), None
         else:
             tvm_mod, tvm_err = None, open(os.path.join(d, "error.txt")).read().strip()[:300]
         return [check(loom, "case " + name, os.path.join(d, "before.py"), script, tvm_mod,
@@ -271,7 +324,8 @@ def jobs_for(args, progs):
     if "random" in args.source and progs:
         for k in range(args.traces):
             name, prog, tirx = progs[k % len(progs)]
-            out.append((job_random, (args.loom, name, prog, tirx, args.seed * 1000003 + k)))
+            out.append((job_random, (args.loom, name, prog, tirx, args.seed * 1000003 + k,
+                                     args.keep)))
     return out
 
 
@@ -295,7 +349,7 @@ def run_alone(fn, fargs):
             except cf.process.BrokenProcessPool:
                 script = open(progress).read() if os.path.exists(progress) else ""
                 method = (METHOD.findall(script) or ["?"])[-1]
-                out.append(record("%s seed %s" % (fargs[1], fargs[-1]), script, None,
+                out.append(record("%s seed %s" % (fargs[1], fargs[4]), script, None,
                                   "TVM crashes in %s" % method, "", ""))
                 if fn is not job_random:
                     break
@@ -416,6 +470,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "tvmdiff-out"))
     ap.add_argument("--only", default="", help="programs whose name holds one of these")
+    ap.add_argument("--keep", default=None,
+                    help="write each difference of a random trace here as a case")
     ap.add_argument("--cases", default=os.path.join(SHARED, "conformance"),
                     help="a folder of cases in ../shared/conformance's form")
     args = ap.parse_args()
