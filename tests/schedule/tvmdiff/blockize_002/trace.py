@@ -1,0 +1,5 @@
+b0 = sch.get_sblock(name="conv3d_ncdhw", func_name="main")
+l1, l2, l3, l4, l5, l6, l7, l8, l9 = sch.get_loops(block=b0)
+b10 = sch.get_sblock(name="conv3d_ncdhw", func_name="main")
+l11, l12, l13, l14, l15, l16, l17, l18, l19 = sch.get_loops(block=b10)
+b20 = sch.blockize(target=l17, preserve_unit_iters=True)

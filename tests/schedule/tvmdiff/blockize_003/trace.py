@@ -1,0 +1,8 @@
+b0 = sch.get_sblock(name="T_add_2", func_name="main")
+l1, = sch.get_loops(block=b0)
+b2 = sch.get_sblock(name="T_concat", func_name="main")
+b3 = sch.get_sblock(name="T_add_1", func_name="main")
+l4, = sch.get_loops(block=b3)
+b5 = sch.get_sblock(name="T_add_2", func_name="main")
+l6, = sch.get_loops(block=b5)
+b7 = sch.blockize(target=l6, preserve_unit_iters=False)

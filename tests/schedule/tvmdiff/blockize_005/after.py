@@ -1,0 +1,34 @@
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(W: T.Buffer((32, 8), "uint32"), scale: T.Buffer((32, 2), "float32"), x: T.Buffer((1, 64), "float32"), matmul: T.Buffer((1, 32), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        # with T.sblock("root"):
+        decode = T.sblock_alloc_buffer((32, 64))
+        for i0, i1 in T.grid(32, 64):
+            with T.sblock("decode"):
+                v_i0, v_i1 = T.axis.remap("SS", [i0, i1])
+                T.reads(W[v_i0, v_i1 // 8], scale[v_i0, v_i1 // 32])
+                T.writes(decode[v_i0, v_i1])
+                decode[v_i0, v_i1] = (T.Cast("float32", W[v_i0, v_i1 // 8] >> T.Cast("uint32", v_i1 % 8) * T.uint32(4) & T.uint32(15)) - T.float32(8.0)) * scale[v_i0, v_i1 // 32]
+        for i0, i1 in T.grid(1, 32):
+            with T.sblock("matmul_o"):
+                v_i0_o, v_i1_o = T.axis.remap("SS", [i0, i1])
+                v_k_o = T.axis.reduce(1, 0)
+                T.reads(x[v_i0_o, 0:64], decode[v_i1_o, 0:64])
+                T.writes(matmul[v_i0_o, v_i1_o])
+                with T.init():
+                    with T.sblock("matmul_init"):
+                        T.reads()
+                        T.writes(matmul[v_i0_o, v_i1_o])
+                        matmul[v_i0_o, v_i1_o] = T.float32(0.0)
+                for k in range(64):
+                    with T.sblock("matmul"):
+                        v_k_i = T.axis.reduce(64, k)
+                        T.reads(matmul[v_i0_o, v_i1_o], x[v_i0_o, v_k_i], decode[v_i1_o, v_k_i])
+                        T.writes(matmul[v_i0_o, v_i1_o])
+                        matmul[v_i0_o, v_i1_o] = matmul[v_i0_o, v_i1_o] + x[v_i0_o, v_k_i] * decode[v_i1_o, v_k_i]

@@ -1,0 +1,6 @@
+b0 = sch.get_sblock(name="B", func_name="main")
+b1 = sch.get_sblock(name="B", func_name="main")
+b2 = sch.get_sblock(name="opaque", func_name="main")
+l3, l4, l5 = sch.get_loops(block=b2)
+v6, v7, v8, v9 = sch.sample_perfect_tile(loop=l4, n=4, max_innermost_factor=16, decision=[1, 16, 1, 8])
+l10, l11, l12, l13 = sch.split(loop=l4, factors=[v6, v7, v8, v9], preserve_unit_iters=True, disable_predication=False)

@@ -1,0 +1,5 @@
+b0 = sch.get_sblock(name="B", func_name="main")
+l1, l2 = sch.get_loops(block=b0)
+b3 = sch.get_sblock(name="B", func_name="main")
+l4, l5 = sch.get_loops(block=b3)
+l6, l7 = sch.split(loop=l5, factors=[2, None], preserve_unit_iters=True, disable_predication=False)
