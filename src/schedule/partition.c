@@ -2,8 +2,9 @@
  * of the loop body under its own loop, as TVM's LoopPartition does. The
  * copies sit in opaque blocks `<B>_<i><k>_partition` inside one block
  * `<B>_<i>_common` (B the first block under the loop, i the loop); every
- * block of copy k is renamed `<name>_<i><k>`, its iter domains narrowed to
- * the piece and its access regions inferred again over those domains. */
+ * block of copy k is renamed `<name>_<i><k>`; a block with an iter bound to
+ * the loop itself has its iter domains narrowed to the piece and its
+ * regions indexed by iters alone widened to those domains. */
 #include "schedule/rewrite.h"
 
 #include <stdio.h>
@@ -207,15 +208,82 @@ typedef struct narrower {
   const loom_var *piece; /* the piece's loop variable */
 } narrower;
 
+/* The first access of a buffer in a block body, as TVM's partition finds
+ * it: a store's indices before those of the loads in its value. */
+typedef struct first_access {
+  const loom_buffer *buffer;
+  loom_expr **indices;
+  int n;
+  bool found;
+} first_access;
+
+static loom_visit first_store(void *ctx, loom_stmt *s) {
+  first_access *f = ctx;
+  if (s->kind == LOOM_STMT_STORE && s->u.store.buffer == f->buffer) {
+    f->indices = s->u.store.indices;
+    f->n = s->u.store.n_indices;
+    f->found = true;
+    return LOOM_VISIT_STOP;
+  }
+  return LOOM_VISIT_GO;
+}
+
+static loom_visit first_load(void *ctx, loom_expr *e) {
+  first_access *f = ctx;
+  if (e->kind == LOOM_EXPR_LOAD && e->u.load.buffer == f->buffer) {
+    f->indices = e->u.load.indices;
+    f->n = e->u.load.n_indices;
+    f->found = true;
+    return LOOM_VISIT_STOP;
+  }
+  return LOOM_VISIT_GO;
+}
+
+/* Where the block's body first reaches r's buffer through iters alone
+ * (A[vi, vk]), TVM's region becomes their domains (rx, one per iter);
+ * other regions stay. False when out of memory. */
+static bool widen_region(loom_arena *a, const loom_block *b,
+                         const loom_arith_relax *rx,
+                         const loom_buffer_region *r, loom_buffer_region *out) {
+  *out = *r;
+  first_access f = {.buffer = r->buffer};
+  loom_ir_visitor v = {.stmt_pre = first_store, .expr_pre = first_load, .ctx = &f};
+  loom_ir_visit_stmt(&v, b->body);
+  int at[16];
+  if (!f.found || f.n != r->n_ranges || f.n > 16)
+    return true;
+  for (int k = 0; k < f.n; k++) {
+    at[k] = -1;
+    for (int i = 0; f.indices[k]->kind == LOOM_EXPR_VAR && i < b->n_iter_vars; i++)
+      if (f.indices[k]->u.var == b->iter_vars[i].var)
+        at[k] = i;
+    if (at[k] < 0)
+      return true;
+  }
+  loom_range *ranges = loom_arena_alloc(a, (size_t)(f.n ? f.n : 1) * sizeof *ranges);
+  if (!ranges)
+    return false;
+  for (int k = 0; k < f.n; k++)
+    ranges[k] = rx[at[k]].range;
+  out->ranges = ranges;
+  return true;
+}
+
 /* An iter domain whose binding depends on the piece shrinks to the values
- * the binding takes there; the regions are then those the body touches
- * over the iter domains (an access the inference cannot follow, such as a
- * direct use of a buffer's data, keeps its declared region). */
+ * the binding takes there; a region indexed by iters alone widens to their
+ * domains, as TVM's does. */
 static loom_stmt *narrow_realize(realize_visitor *v, loom_stmt *r) {
   narrower *nw = (narrower *)v;
   loom_arena *a = v->a;
   loom_block *b = r->u.realize.block;
-  if (!b->n_iter_vars)
+  /* As TVM, only a block with an iter bound to the piece's loop itself is
+   * narrowed; the others keep their domains and regions. */
+  bool bound_to_piece = false;
+  for (int i = 0; i < r->u.realize.n_iter_values; i++) {
+    const loom_expr *e = r->u.realize.iter_values[i];
+    bound_to_piece |= e->kind == LOOM_EXPR_VAR && e->u.var == nw->piece;
+  }
+  if (!b->n_iter_vars || !bound_to_piece)
     return r;
   loom_block *c = loom_arena_alloc(a, sizeof *c);
   loom_iter_var *iv =
@@ -257,12 +325,6 @@ static loom_stmt *narrow_realize(realize_visitor *v, loom_stmt *r) {
     rx[i] = (loom_arith_relax){iv[i].var, iv[i].dom};
   }
   c->iter_vars = iv;
-  loom_block *inferred = sched_infer_regions(a, nw->func, c, NULL);
-  if (inferred)
-    c = inferred;
-  loom_arith_ctx *ctx = loom_arith_ctx_new();
-  if (!ctx)
-    return NULL;
   bool ok = true;
   for (int pass = 0; pass < 2 && ok; pass++) {
     int n = pass ? c->n_writes : c->n_reads;
@@ -274,14 +336,12 @@ static loom_stmt *narrow_realize(realize_visitor *v, loom_stmt *r) {
       break;
     }
     for (int i = 0; i < n && ok; i++)
-      ok = loom_arith_region_relax(a, ctx, &src[i], rx, b->n_iter_vars,
-                                   &out[i], NULL) == LOOM_OK;
+      ok = widen_region(a, b, rx, &src[i], &out[i]);
     if (pass)
       c->writes = out;
     else
       c->reads = out;
   }
-  loom_arith_ctx_free(ctx);
   if (!ok)
     return NULL;
   loom_stmt *nr = loom_arena_alloc(a, sizeof *nr);

@@ -362,38 +362,38 @@ def run_alone(fn, fargs):
     return out
 
 
-def run_jobs(jobs, n_workers):
-    """Runs the jobs on n_workers processes; the jobs of a pool that TVM
-    crashed run again one at a time."""
-    results = []
+def run_pool(jobs, n_workers, results):
+    """Runs jobs on a pool; returns those a crash of the pool left undone."""
     ctx = multiprocessing.get_context("fork")
-    pending = []
+    undone = []
     with cf.ProcessPoolExecutor(n_workers, mp_context=ctx) as pool:
-        futs = {pool.submit(call, fn, fa): (fn, fa) for fn, fa in jobs}
+        futs = {}
+        for k, job in enumerate(jobs):
+            try:
+                futs[pool.submit(call, *job)] = job
+            except cf.process.BrokenProcessPool:
+                undone.extend(jobs[k:])
+                break
         for f in cf.as_completed(futs):
             try:
                 results.extend(f.result())
             except cf.process.BrokenProcessPool:
-                pending.append(futs[f])
+                undone.append(futs[f])
             except Exception as e:  # noqa: BLE001
                 print("tvmdiff: %s %s: %s" % (futs[f][0].__name__, futs[f][1][1], e),
                       file=sys.stderr)
+    return undone
+
+
+def run_jobs(jobs, n_workers):
+    """Runs the jobs on n_workers processes. When TVM crashes a process, the
+    pool is lost: of the jobs left undone, the first runs alone (it may be
+    the one that crashed), the rest on a new pool."""
+    results = []
+    pending = run_pool(jobs, n_workers, results)
     while pending:
-        # After a crash the pool is gone: the jobs left run on a new pool,
-        # and the one that crashes again runs alone.
-        fn, fa = pending.pop(0)
-        results.extend(run_alone(fn, fa))
-        if pending:
-            rest, pending = pending, []
-            with cf.ProcessPoolExecutor(n_workers, mp_context=ctx) as pool:
-                futs = {pool.submit(call, f2, a2): (f2, a2) for f2, a2 in rest}
-                for f in cf.as_completed(futs):
-                    try:
-                        results.extend(f.result())
-                    except cf.process.BrokenProcessPool:
-                        pending.append(futs[f])
-                    except Exception as e:  # noqa: BLE001
-                        print("tvmdiff: %s: %s" % (futs[f][1][1], e), file=sys.stderr)
+        results.extend(run_alone(*pending[0]))
+        pending = run_pool(pending[1:], n_workers, results)
     return results
 
 

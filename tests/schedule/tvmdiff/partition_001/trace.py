@@ -1,0 +1,5 @@
+b0 = sch.get_sblock(name="B", func_name="main")
+l1, l2, l3 = sch.get_loops(block=b0)
+b4 = sch.get_sblock(name="C", func_name="main")
+l5, l6, l7 = sch.get_loops(block=b4)
+l8, l9, l10 = sch.loop_partition(loop=l6, factors=[32, None, 8], preserve_unit_iters=True)

@@ -1,0 +1,6 @@
+b0 = sch.get_sblock(name="consumer", func_name="main")
+l1, l2 = sch.get_loops(block=b0)
+b3 = sch.get_sblock(name="consumer", func_name="main")
+b4 = sch.get_sblock(name="consumer", func_name="main")
+l5, l6 = sch.get_loops(block=b4)
+l7, l8 = sch.loop_partition(loop=l5, factors=[None, 3], preserve_unit_iters=True)

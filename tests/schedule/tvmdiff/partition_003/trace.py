@@ -1,0 +1,8 @@
+b0 = sch.get_sblock(name="C", func_name="main")
+l1, l2 = sch.get_loops(block=b0)
+b3 = sch.get_sblock(name="C", func_name="main")
+l4, l5 = sch.get_loops(block=b3)
+b6 = sch.get_sblock(name="C", func_name="main")
+b7 = sch.get_sblock(name="C", func_name="main")
+l8, l9 = sch.get_loops(block=b7)
+l10, l11, l12 = sch.loop_partition(loop=l9, factors=[8, None, 16], preserve_unit_iters=True)

@@ -1,0 +1,7 @@
+b0 = sch.get_sblock(name="C", func_name="main")
+l1, l2, l3 = sch.get_loops(block=b0)
+b4 = sch.get_sblock(name="B", func_name="main")
+l5, l6 = sch.get_loops(block=b4)
+b7 = sch.get_sblock(name="C", func_name="main")
+l8, l9, l10 = sch.get_loops(block=b7)
+l11, l12 = sch.loop_partition(loop=l9, factors=[None, 5], preserve_unit_iters=True)

@@ -1,0 +1,5 @@
+b0 = sch.get_sblock(name="D", func_name="main")
+l1, l2, l3, l4 = sch.get_loops(block=b0)
+b5 = sch.get_sblock(name="D", func_name="main")
+l6, l7, l8, l9 = sch.get_loops(block=b5)
+l10, l11 = sch.loop_partition(loop=l9, factors=[None, 1], preserve_unit_iters=True)
