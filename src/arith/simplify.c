@@ -172,6 +172,46 @@ loom_expr *rule_floordiv_nested(arith_simp *s, loom_expr *e) {
   return c ? rebuild(s, e, LOOM_EXPR_FLOORDIV, inner->u.bin.a, c) : NULL;
 }
 
+/* (a * g) // (c * g) == a // c: a common factor of every coefficient, the
+ * constant and the divisor divides out, as in TVM's canonical form
+ * (i * 8 // 16 -> i // 2). */
+loom_expr *rule_floordiv_gcd(arith_simp *s, loom_expr *e) {
+  int64_t c;
+  if (!arith_is_signed_int(e->dtype) || !loom_ir_is_const_int(e->u.bin.b, &c) ||
+      c <= 1)
+    return e;
+  arith_linear l;
+  arith_linear_init(&l, e->dtype);
+  l.is_simplified = true;
+  arith_linear_add(s, &l, e->u.bin.a, 1);
+  int64_t g = c;
+  bool any = false;
+  for (int i = 0; i < l.n_terms && !l.has_failed; i++) {
+    if (l.terms[i].coef == INT64_MIN)
+      l.has_failed = true;
+    else if (l.terms[i].coef) {
+      g = arith_gcd64(g, l.terms[i].coef < 0 ? -l.terms[i].coef : l.terms[i].coef);
+      any = true;
+    }
+  }
+  if (l.constant == INT64_MIN)
+    l.has_failed = true;
+  else if (l.constant)
+    g = arith_gcd64(g, l.constant < 0 ? -l.constant : l.constant);
+  loom_expr *r = e;
+  if (!l.has_failed && any && g > 1) {
+    for (int i = 0; i < l.n_terms; i++)
+      l.terms[i].coef /= g;
+    l.constant /= g;
+    int cost;
+    loom_expr *x = arith_linear_build(s, &l, &cost);
+    loom_expr *k = x ? constant(s, e->dtype, c / g) : NULL;
+    r = k ? rebuild(s, e, LOOM_EXPR_FLOORDIV, x, k) : NULL;
+  }
+  arith_linear_free(&l);
+  return r;
+}
+
 static int64_t floor_div(int64_t x, int64_t c) {
   int64_t q = x / c;
   return (x % c != 0 && (x < 0) != (c < 0)) ? q - 1 : q;

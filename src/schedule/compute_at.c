@@ -243,26 +243,54 @@ static loom_expr *last_of(mover *m, const loom_range *r) {
                      one));
 }
 
+/* Whether e is v * s, v * s + c or v * s - c with a constant s > 1 and c
+ * free of v; gives s and c (NULL for none). */
+static bool scaled_of(const loom_expr *e, const loom_var *v, int64_t *s,
+                      loom_expr **c, bool *minus) {
+  const loom_expr *x = e;
+  *c = NULL;
+  *minus = false;
+  if (e->kind == LOOM_EXPR_ADD || e->kind == LOOM_EXPR_SUB) {
+    bool left = sched_expr_uses(e->u.bin.a, v), right = sched_expr_uses(e->u.bin.b, v);
+    if (left == right || (right && e->kind == LOOM_EXPR_SUB))
+      return false;
+    x = left ? e->u.bin.a : e->u.bin.b;
+    *c = left ? e->u.bin.b : e->u.bin.a;
+    *minus = e->kind == LOOM_EXPR_SUB;
+  }
+  if (x->kind != LOOM_EXPR_MUL)
+    return false;
+  const loom_expr *y = x->u.bin.a, *k = x->u.bin.b;
+  if (y->kind == LOOM_EXPR_INT)
+    y = x->u.bin.b, k = x->u.bin.a;
+  return y->kind == LOOM_EXPR_VAR && y->u.var == v &&
+         loom_ir_is_const_int(k, s) && *s > 1;
+}
+
 /* Folds one buffer's provided and required regions into the iter domains:
  * a dimension the block provides at a single iter v gives v the required
- * range, kept inside the buffer's extent. */
+ * range, kept inside the buffer's extent; one it provides from v * s + c
+ * (a tile, `B[v * 16:v * 16 + 16]`) gives v the tiles that hold the
+ * required range, as TVM solves it. */
 static void update_doms(mover *m, const loom_block *b,
                         const loom_buffer_region *prov,
                         const loom_buffer_region *req, iter_dom *doms) {
   const loom_buffer *buf = prov->buffer;
   for (int i = 0; i < prov->n_ranges && i < req->n_ranges && i < buf->ndim;
        i++) {
-    int64_t ext;
-    loom_expr *pm = prov->ranges[i].min;
-    if (!loom_ir_is_const_int(prov->ranges[i].extent, &ext) || ext != 1)
-      continue;
+    int64_t ext, s;
+    loom_expr *pm = prov->ranges[i].min, *c;
+    bool minus;
     int k = -1, uses = 0;
     for (int j = 0; j < b->n_iter_vars; j++)
       if (sched_expr_uses(pm, b->iter_vars[j].var)) {
         k = j;
         uses++;
       }
-    if (uses != 1)
+    if (uses != 1 || !loom_ir_is_const_int(prov->ranges[i].extent, &ext))
+      continue;
+    bool scaled = scaled_of(pm, b->iter_vars[k].var, &s, &c, &minus);
+    if (ext != 1 && !scaled)
       continue;
     loom_expr *rmin = simp(m, req->ranges[i].min);
     loom_expr *rmax = last_of(m, &req->ranges[i]);
@@ -271,7 +299,19 @@ static void update_doms(mover *m, const loom_block *b,
                                  konst(m, buf->shape[i]->dtype, 1)));
     if (!rmin || !rmax || !zero || !top)
       return;
-    if (pm->kind != LOOM_EXPR_VAR) {
+    if (scaled) {
+      /* v in [(rmin - c) // s, (rmax - c) // s] */
+      loom_expr *x[4] = {rmin, rmax, zero, top};
+      for (int j = 0; j < 4; j++) {
+        if (c)
+          x[j] = bin(m, minus ? LOOM_EXPR_ADD : LOOM_EXPR_SUB, x[j], c);
+        x[j] = simp(m, bin(m, LOOM_EXPR_FLOORDIV, x[j],
+                           konst(m, x[j] ? x[j]->dtype : pm->dtype, s)));
+      }
+      if (m->nomem)
+        return;
+      rmin = x[0], rmax = x[1], zero = x[2], top = x[3];
+    } else if (pm->kind != LOOM_EXPR_VAR) {
       /* v + c gives v in [rmin - c, rmax - c]; c - v gives [c - rmax,
        * c - rmin]; other forms keep the full domain. The buffer's bound
        * maps the same way. */

@@ -270,19 +270,25 @@ loom_arith_ctx *sched_arith_for_path(const sched_path *p, int depth) {
 }
 
 void sched_arith_bind_loop(loom_arith_ctx *ctx, const loom_stmt *loop) {
-  int64_t min, ext;
-  if (!loom_ir_is_const_int(loop->u.loop.min, &min))
+  sched_arith_bind_range(ctx, loop->u.loop.var, loop->u.loop.min,
+                         loop->u.loop.extent);
+}
+
+void sched_arith_bind_range(loom_arith_ctx *ctx, const loom_var *v,
+                            const loom_expr *min, const loom_expr *extent) {
+  int64_t mn, ext;
+  if (!min || !extent || !loom_ir_is_const_int(min, &mn))
     return;
   loom_diag d;
   loom_diag_init(&d);
-  if (loom_ir_is_const_int(loop->u.loop.extent, &ext)) {
+  if (loom_ir_is_const_int(extent, &ext)) {
     if (ext > 0)
-      loom_arith_bind(ctx, loop->u.loop.var, min, min + ext - 1, &d);
-  } else if (min >= 0) {
+      loom_arith_bind(ctx, v, mn, mn + ext - 1, &d);
+  } else if (mn >= 0) {
     /* A symbolic extent fits its type: the variable is at least min and
      * below the type's largest value, which sets it apart from unbound
      * symbols (normalize.c orders a sum's terms by it). */
-    loom_arith_bind(ctx, loop->u.loop.var, min, INT32_MAX - 1, &d);
+    loom_arith_bind(ctx, v, mn, INT32_MAX - 1, &d);
   }
   loom_diag_free(&d);
 }

@@ -161,6 +161,8 @@ loom_arith_ctx *sched_arith_for_path(const sched_path *p, int depth);
 /* Binds a loop's range in ctx: [min, min + extent) for constants; for a
  * symbolic extent from a constant min >= 0, [min, INT32_MAX - 1]. */
 void sched_arith_bind_loop(loom_arith_ctx *ctx, const loom_stmt *loop);
+void sched_arith_bind_range(loom_arith_ctx *ctx, const loom_var *v,
+                            const loom_expr *min, const loom_expr *extent);
 
 /* Simplifies e under ctx, then expands sums of products into the linear form
  * TVM prints (normalize.c). NULL when out of memory. */

@@ -186,13 +186,7 @@ loom_status sched_apply_split(sched_call *c) {
                        a, LOOM_EXPR_ADD,
                        is_one ? raw : loom_ir_binary(a, LOOM_EXPR_MUL, raw, fx[i]),
                        ref);
-    int64_t fi;
-    if (loom_ir_is_const_int(fx[i], &fi)) {
-      loom_diag dd;
-      loom_diag_init(&dd);
-      loom_arith_bind(ctx, vars[i], 0, fi - 1, &dd);
-      loom_diag_free(&dd);
-    }
+    sched_arith_bind_range(ctx, vars[i], loom_ir_int(a, t, 0), fx[i]);
   }
   /* The old loop becomes the raw mixed-radix sum of the new ones
    * everywhere but in bindings, as TVM substitutes it; bindings are
@@ -338,13 +332,7 @@ loom_status sched_apply_fuse(sched_call *c) {
     inner = sched_normalize(a, ctx, loom_ir_binary(a, LOOM_EXPR_MUL, e,
                                                        inner));
   }
-  int64_t ext;
-  if (inner && loom_ir_is_const_int(inner, &ext) && ext > 0) {
-    loom_diag dd;
-    loom_diag_init(&dd);
-    loom_arith_bind(ctx, fv, 0, ext - 1, &dd);
-    loom_diag_free(&dd);
-  }
+  sched_arith_bind_range(ctx, fv, loom_ir_int(a, t, 0), inner);
   for (int i = 0; i < n && inner; i++)
     vals[i] = vals[i] ? sched_normalize(a, ctx, vals[i]) : NULL;
   sched_map m = {.vars = old, .values = vals, .n = n};

@@ -80,6 +80,15 @@ static void test_named(void) {
   EXPECT(&f, bin(&f, LOOM_EXPR_FLOORDIV,
                  bin(&f, LOOM_EXPR_FLOORDIV, f.ex, k32(&f, 4)), k32(&f, 8)),
          "x // 32");
+  /* A common factor divides out, as in TVM's canonical form. */
+  EXPECT(&f, bin(&f, LOOM_EXPR_FLOORDIV, bin(&f, LOOM_EXPR_MUL, f.ex, k32(&f, 8)),
+                 k32(&f, 16)),
+         "x // 2");
+  EXPECT(&f, bin(&f, LOOM_EXPR_FLOORDIV,
+                 bin(&f, LOOM_EXPR_ADD, bin(&f, LOOM_EXPR_MUL, f.ex, k32(&f, 6)),
+                     k32(&f, 4)),
+                 k32(&f, 8)),
+         "(x * 3 + 2) // 4");
   EXPECT(&f, bin(&f, LOOM_EXPR_FLOORMOD, f.ei, k32(&f, 16)), "i");
   EXPECT(&f, bin(&f, LOOM_EXPR_FLOORMOD, f.ei, k32(&f, 8)), "i % 8");
   EXPECT(&f, bin(&f, LOOM_EXPR_MIN, f.ei, k32(&f, 15)), "i");
