@@ -278,6 +278,19 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
         divided = true;
       }
     }
+    if (ok && !divided && !oom && !maps) {
+      /* TVM's trivial division: a binding over inner loops alone (or outer
+       * ones alone) goes inside (outside) whole, whatever its form */
+      loom_expr *e = r->u.realize.iter_values[i];
+      bool in = uses_loop_of(e, &ib->in), outside = uses_loop_of(e, out);
+      if (!(in && outside)) {
+        dv = (division){outside ? e : NULL, in ? e : NULL, in ? 1 : dom,
+                        in ? dom : 1};
+        if (!in && !outside)
+          dv = (division){NULL, NULL, 1, 1};
+        divided = true;
+      }
+    }
     if (!divided) {
       st = oom ? sched_nomem(c)
                : sched_fail(c, "the binding of iter '%s' of block '%s' does "

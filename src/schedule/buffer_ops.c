@@ -25,6 +25,8 @@ static int64_t attr_int(const sched_call *c, int i) {
 
 /* ---- storage_align ------------------------------------------------------------ */
 
+static bool allocated_by_block(const loom_stmt *s, const loom_buffer *b);
+
 static loom_value *int_value(loom_arena *a, int64_t v) {
   return loom_ir_value_expr(a, loom_ir_int(a, LOOM_INT32, v));
 }
@@ -46,6 +48,11 @@ loom_status sched_apply_storage_align(sched_call *c) {
                     (long long)axis);
   if (st == LOOM_OK && factor <= 0)
     st = sched_fail(c, "factor must be positive, not %lld", (long long)factor);
+  /* An alignment is for an allocation to take: a parameter has none */
+  if (st == LOOM_OK && !allocated_by_block(p.stmts[0], buf))
+    st = sched_fail(c, "buffer '%s' is not allocated by a block: it is a "
+                       "function parameter or a match_buffer view",
+                    buf->name);
   if (st != LOOM_OK)
     goto out;
   if (axis < 0)

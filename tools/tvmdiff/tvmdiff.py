@@ -397,6 +397,26 @@ def run_jobs(jobs, n_workers):
     return results
 
 
+def deliberate_rules():
+    """(method, compiled pattern, docs row) of deliberate.tsv."""
+    rules = []
+    for line in open(os.path.join(HERE, "deliberate.tsv")):
+        if line.strip() and not line.startswith("#"):
+            method, pattern, row = line.rstrip("\n").split("\t")
+            rules.append((method, re.compile(pattern, re.S), row))
+    return rules
+
+
+def deliberate(r, rules):
+    """The docs row that lists a difference as deliberate, or None."""
+    steps = [m for m in METHOD.findall(r["script"]) if m not in PASSIVE]
+    last = steps[-1] if steps else ""
+    for method, pattern, row in rules:
+        if method == last and pattern.search(r["why"]):
+            return row
+    return None
+
+
 def group(r):
     """A difference's family: the last step's method and how they differ,
     with names and numbers left out of the messages."""
@@ -407,7 +427,10 @@ def group(r):
         path = re.sub(r"\[[^\]]*\]", "", m.group(1) if m else "").strip(":").split(".")
         why = "the modules differ at ..." + ".".join(path[-3:])
     else:
-        why = re.sub(r"\S+:\d+:\d+: error: ", "", why.splitlines()[0])
+        detail = re.search(r"Error message: (.*)", why)
+        head = why.splitlines()[0].split(":")[0]
+        why = head + ": " + detail.group(1) if detail else why.splitlines()[0]
+        why = re.sub(r"\S+:\d+:\d+: error: ", "", why)
         why = re.sub(r"'[^']*'|\"[^\"]*\"|\b\d+\b|#\d+|0x[0-9a-f]+", "_", why)
     return "%s: %s" % (steps[-1] if steps else "?", why)
 
@@ -433,11 +456,15 @@ def report(results, args, elapsed):
             open(stem + ".tvm.py", "w").write(r["tvm"])
             if r["same"] is False:
                 print("%s: %s (%s.*)" % (r["name"], r["why"], stem))
-    groups = {}
+    groups, rows, rules = {}, {}, deliberate_rules()
     for r in results:
         if r["same"] is False:
-            g = group(r)
-            groups[g] = groups.get(g, 0) + 1
+            row = deliberate(r, rules)
+            if row:
+                rows[row] = rows.get(row, 0) + 1
+            else:
+                g = group(r)
+                groups[g] = groups.get(g, 0) + 1
     with open(os.path.join(args.out, "results.jsonl"), "w") as f:
         for r in results:
             f.write(json.dumps({k: r[k] for k in ("name", "kinds", "same", "why")}) + "\n")
@@ -447,8 +474,13 @@ def report(results, args, elapsed):
         t = per_kind[kind]
         print("  %-26s %6d traces  %6d agree  %6.2f%%" % (kind, t[0], t[1],
                                                           100.0 * t[1] / t[0]))
+    n_delib = sum(rows.values())
+    print("  deliberate differences (tools/tvmdiff/deliberate.tsv): %d; agree or deliberate: "
+          "%.2f%%" % (n_delib, 100.0 * (n_agree + n_delib) / max(n_cmp, 1)))
+    for row, n in sorted(rows.items(), key=lambda x: -x[1]):
+        print("  %5d  %s" % (n, row))
     if groups:
-        print("differences, by the step that makes them:")
+        print("other differences, by the step that makes them:")
         for g, n in sorted(groups.items(), key=lambda x: -x[1]):
             print("  %5d  %s" % (n, g[:150]))
     if fails:
