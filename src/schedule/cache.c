@@ -167,6 +167,21 @@ static loom_block *swap_block(const sched_map *m, loom_arena *a,
   c->reads = swap_regions(a, b->reads, b->n_reads, w);
   c->writes = w->writes_too ? swap_regions(a, b->writes, b->n_writes, w)
                             : b->writes;
+  /* A view of the buffer views the cache, as TVM's replacement has it */
+  loom_match_buffer *mb = NULL;
+  if (b->n_match_buffers) {
+    mb = loom_arena_alloc(a, (size_t)b->n_match_buffers * sizeof *mb);
+    for (int i = 0; mb && i < b->n_match_buffers; i++) {
+      mb[i] = b->match_buffers[i];
+      loom_buffer_region *s = swap_regions(a, &mb[i].source, 1, w);
+      if (!s)
+        return NULL;
+      mb[i].source = *s;
+    }
+    if (!mb)
+      return NULL;
+    c->match_buffers = mb;
+  }
   return c->reads && c->writes ? c : NULL;
 }
 
@@ -690,9 +705,24 @@ static loom_status cache(sched_call *c, bool is_write) {
   }
   swap reads_only = {buf, nb, false, offset, ctx},
        all = {buf, nb, true, offset, ctx};
-  sched_map m_reads = {.on_load = swap_load, .on_block = swap_block,
+  /* The buffer's data pointer, passed to an intrinsic, points at the
+   * cache where the cache has the buffer's layout (a compact cache of the
+   * whole buffer too). */
+  bool same_layout = true;
+  for (int i = 0; offset && i < buf->ndim; i++) {
+    int64_t o, e, d;
+    same_layout &= loom_ir_is_const_int(offset[i], &o) && o == 0 &&
+                   loom_ir_is_const_int(nb->shape[i], &e) &&
+                   loom_ir_is_const_int(buf->shape[i], &d) && e == d;
+  }
+  const loom_var *data[1] = {buf->data};
+  loom_expr *cache_data[1] = {same_layout ? loom_ir_ref(a, nb->data) : NULL};
+  int n_data = buf->data && cache_data[0] ? 1 : 0;
+  sched_map m_reads = {.vars = data, .values = cache_data, .n = n_data,
+                       .on_load = swap_load, .on_block = swap_block,
                        .on_stmt = swap_store, .ctx = &reads_only};
-  sched_map m_all = {.on_load = swap_load, .on_block = swap_block,
+  sched_map m_all = {.vars = data, .values = cache_data, .n = n_data,
+                     .on_load = swap_load, .on_block = swap_block,
                      .on_stmt = swap_store, .ctx = &all};
   loom_stmt **targets = malloc((size_t)(blocks.n + 1) * sizeof *targets);
   const sched_map **maps = malloc((size_t)(blocks.n + 1) * sizeof *maps);

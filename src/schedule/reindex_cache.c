@@ -203,6 +203,21 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
                     b->n_iter_vars, b->name);
     goto out;
   }
+  /* Every iter the access uses must survive the map, or the cache would
+   * hold one element for several of the buffer's (TVM's check). */
+  for (int i = 0; i < b->n_iter_vars; i++) {
+    bool used = false, kept = false;
+    for (int d = 0; d < n_acc; d++)
+      used |= sched_expr_uses(acc[d], b->iter_vars[i].var);
+    for (int j = 0; j < map.n_results; j++)
+      kept |= sched_expr_uses(map.results[j], map.params[i]);
+    if (used && !kept) {
+      st = sched_fail(c, "iter '%s' indexes '%s' in block '%s' but the index "
+                         "map drops it: the cache would merge elements",
+                      b->iter_vars[i].var->name, buf->name, b->name);
+      goto out;
+    }
+  }
   /* The cache's shape: the map's range over the iters' domains. */
   ctx = loom_arith_ctx_new();
   loom_expr **shape = loom_arena_alloc(a, (size_t)map.n_results * sizeof *shape);

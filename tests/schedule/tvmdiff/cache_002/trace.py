@@ -1,0 +1,6 @@
+b0 = sch.get_sblock(name="load_store", func_name="main")
+b1 = sch.get_sblock(name="opaque", func_name="main")
+b2 = sch.get_sblock(name="match_buffer", func_name="main")
+b3 = sch.cache_write(block=b0, write_buffer_index=0, storage_scope="global")
+b4 = sch.cache_write(block=b1, write_buffer_index=0, storage_scope="global")
+b5 = sch.cache_write(block=b2, write_buffer_index=0, storage_scope="global")
