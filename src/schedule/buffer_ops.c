@@ -125,37 +125,52 @@ out:
 
 /* ---- buffer replacement --------------------------------------------------------- */
 
+/* Buffers and their replacements: the buffer changed, then the match_buffer
+ * views of it, which take the same change (TVM's replacement). */
+#define MAX_VIEWS 16
 typedef struct replacement {
-  loom_buffer *old, *new_buf;
+  loom_buffer *old[1 + MAX_VIEWS], *new_buf[1 + MAX_VIEWS];
+  int n;
   bool cast_loads; /* loads read the new dtype; cast back to the old */
+  loom_arena *arena;
+  bool has_failed;
 } replacement;
+
+static int replaced(const replacement *rp, const loom_buffer *b) {
+  for (int i = 0; i < rp->n; i++)
+    if (rp->old[i] == b)
+      return i;
+  return -1;
+}
 
 static loom_expr *replace_load(const sched_map *m, loom_arena *a,
                                loom_expr *load) {
   const replacement *rp = m->ctx;
-  if (load->u.load.buffer != rp->old)
+  int k = replaced(rp, load->u.load.buffer);
+  if (k < 0)
     return load;
-  loom_expr *n = loom_ir_load(a, rp->new_buf, load->u.load.indices,
+  loom_expr *n = loom_ir_load(a, rp->new_buf[k], load->u.load.indices,
                               load->u.load.n_indices);
   if (!n)
     return NULL;
-  n->dtype = loom_dtype_with_lanes(rp->new_buf->dtype, load->dtype.lanes);
+  n->dtype = loom_dtype_with_lanes(rp->new_buf[k]->dtype, load->dtype.lanes);
   return rp->cast_loads ? loom_ir_cast(a, load->dtype, n) : n;
 }
 
 static loom_stmt *replace_store(const sched_map *m, loom_arena *a,
                                 loom_stmt *s) {
   const replacement *rp = m->ctx;
-  if (s->kind != LOOM_STMT_STORE || s->u.store.buffer != rp->old)
+  int k = s->kind == LOOM_STMT_STORE ? replaced(rp, s->u.store.buffer) : -1;
+  if (k < 0)
     return s;
   loom_stmt *n = loom_arena_alloc(a, sizeof *n);
   if (!n)
     return NULL;
   *n = *s;
-  n->u.store.buffer = rp->new_buf;
+  n->u.store.buffer = rp->new_buf[k];
   if (rp->cast_loads) {
-    loom_dtype t =
-        loom_dtype_with_lanes(rp->new_buf->dtype, s->u.store.value->dtype.lanes);
+    loom_dtype t = loom_dtype_with_lanes(rp->new_buf[k]->dtype,
+                                         s->u.store.value->dtype.lanes);
     n->u.store.value = loom_ir_cast(a, t, s->u.store.value);
     if (!n->u.store.value)
       return NULL;
@@ -168,16 +183,17 @@ static loom_buffer_region *replace_regions(loom_arena *a,
                                            const replacement *rp) {
   bool any = false;
   for (int i = 0; i < n; i++)
-    any |= r[i].buffer == rp->old;
+    any |= replaced(rp, r[i].buffer) >= 0;
   if (!any)
     return (loom_buffer_region *)r;
   loom_buffer_region *out = loom_arena_alloc(a, (size_t)n * sizeof *out);
   if (!out)
     return NULL;
   for (int i = 0; i < n; i++) {
+    int k = replaced(rp, r[i].buffer);
     out[i] = r[i];
-    if (r[i].buffer == rp->old)
-      out[i].buffer = rp->new_buf;
+    if (k >= 0)
+      out[i].buffer = rp->new_buf[k];
   }
   return out;
 }
@@ -195,7 +211,7 @@ static loom_block *replace_in_block(const sched_map *m, loom_arena *a,
     return NULL;
   bool allocs_it = false;
   for (int i = 0; i < b->n_alloc_buffers; i++)
-    allocs_it |= b->alloc_buffers[i] == rp->old;
+    allocs_it |= b->alloc_buffers[i] == rp->old[0];
   if (allocs_it) {
     c->alloc_buffers =
         loom_arena_alloc(a, (size_t)b->n_alloc_buffers * sizeof *c->alloc_buffers);
@@ -203,19 +219,81 @@ static loom_block *replace_in_block(const sched_map *m, loom_arena *a,
       return NULL;
     for (int i = 0; i < b->n_alloc_buffers; i++)
       c->alloc_buffers[i] =
-          b->alloc_buffers[i] == rp->old ? rp->new_buf : b->alloc_buffers[i];
+          b->alloc_buffers[i] == rp->old[0] ? rp->new_buf[0] : b->alloc_buffers[i];
+  }
+  if (b->n_match_buffers) {
+    loom_match_buffer *mb =
+        loom_arena_alloc(a, (size_t)b->n_match_buffers * sizeof *mb);
+    if (!mb)
+      return NULL;
+    for (int i = 0; i < b->n_match_buffers; i++) {
+      mb[i] = b->match_buffers[i];
+      int k = replaced(rp, mb[i].source.buffer), v = replaced(rp, mb[i].buffer);
+      if (k >= 0)
+        mb[i].source.buffer = rp->new_buf[k];
+      if (v >= 0)
+        mb[i].buffer = rp->new_buf[v];
+    }
+    c->match_buffers = mb;
   }
   (void)old;
   return c;
 }
 
-/* The function with `old` replaced by `new_buf` everywhere. */
+/* A copy of b with a fresh data variable, for the caller to change. */
+static loom_buffer *fresh_copy(loom_arena *a, const loom_buffer *b) {
+  loom_buffer *n = loom_arena_alloc(a, sizeof *n);
+  loom_var *data = loom_arena_alloc(a, sizeof *data);
+  if (!n || !data)
+    return NULL;
+  *n = *b;
+  *data = *b->data;
+  n->data = data;
+  return n;
+}
+
+/* Adds the match_buffer views of the replaced buffers under s, each with
+ * the scope and dtype of the first replacement. */
+static loom_visit add_views(void *ctx, loom_stmt *s) {
+  replacement *rp = ctx;
+  if (s->kind != LOOM_STMT_BLOCK_REALIZE)
+    return LOOM_VISIT_GO;
+  const loom_block *b = s->u.realize.block;
+  for (int i = 0; i < b->n_match_buffers; i++) {
+    const loom_match_buffer *mb = &b->match_buffers[i];
+    if (replaced(rp, mb->source.buffer) < 0 || replaced(rp, mb->buffer) >= 0)
+      continue;
+    loom_buffer *v = rp->n <= MAX_VIEWS ? fresh_copy(rp->arena, mb->buffer) : NULL;
+    if (!v) {
+      rp->has_failed = true;
+      return LOOM_VISIT_STOP;
+    }
+    v->scope = v->data->scope = rp->new_buf[0]->scope;
+    v->dtype = v->data->elem = rp->new_buf[0]->dtype;
+    rp->old[rp->n] = mb->buffer;
+    rp->new_buf[rp->n++] = v;
+  }
+  return LOOM_VISIT_GO;
+}
+
+/* The function with the buffer replaced everywhere, its views too. */
 static loom_status replace_buffer(sched_call *c, const sched_path *p,
                                   replacement *rp) {
   loom_arena *a = sched_arena(c->s);
-  const loom_var *vars[1] = {rp->old->data};
-  loom_expr *vals[1] = {loom_ir_ref(a, rp->new_buf->data)};
-  sched_map m = {.vars = vars, .values = vals, .n = vals[0] ? 1 : 0,
+  rp->arena = a;
+  loom_ir_visitor views = {.stmt_pre = add_views, .ctx = rp};
+  loom_ir_visit_stmt(&views, p->stmts[0]);
+  if (rp->has_failed)
+    return sched_fail(c, "buffer '%s' has more than %d match_buffer views",
+                      rp->old[0]->name, MAX_VIEWS);
+  const loom_var *vars[1 + MAX_VIEWS];
+  loom_expr *vals[1 + MAX_VIEWS];
+  for (int i = 0; i < rp->n; i++) {
+    vars[i] = rp->old[i]->data;
+    if (!(vals[i] = loom_ir_ref(a, rp->new_buf[i]->data)))
+      return sched_nomem(c);
+  }
+  sched_map m = {.vars = vars, .values = vals, .n = rp->n,
                  .on_load = replace_load, .on_block = replace_in_block,
                  .on_stmt = replace_store, .ctx = rp};
   loom_stmt *body = sched_subst_stmt(a, p->stmts[0], &m);
@@ -248,13 +326,9 @@ static loom_status prepare(sched_call *c, sched_path *p, loom_buffer **old,
     return sched_fail(c, "buffer '%s' is not allocated by a block: it is a "
                          "function parameter or a match_buffer view",
                       (*old)->name);
-  loom_buffer *n = loom_arena_alloc(a, sizeof *n);
-  loom_var *data = loom_arena_alloc(a, sizeof *data);
-  if (!n || !data)
+  loom_buffer *n = fresh_copy(a, *old);
+  if (!n)
     return sched_nomem(c);
-  *n = **old;
-  *data = *(*old)->data;
-  n->data = data;
   *copy = n;
   return LOOM_OK;
 }
@@ -278,7 +352,7 @@ loom_status sched_apply_set_scope(sched_call *c) {
   if (st == LOOM_OK && !same) {
     n->scope = loom_arena_strdup(a, scope);
     n->data->scope = n->scope;
-    replacement rp = {old, n, false};
+    replacement rp = {.old = {old}, .new_buf = {n}, .n = 1};
     st = n->scope ? replace_buffer(c, &p, &rp) : sched_nomem(c);
   }
   sched_path_free(&p);
@@ -305,7 +379,7 @@ loom_status sched_apply_unsafe_set_dtype(sched_call *c) {
   if (st == LOOM_OK && !same) {
     n->dtype = t;
     n->data->elem = t;
-    replacement rp = {old, n, true};
+    replacement rp = {.old = {old}, .new_buf = {n}, .n = 1, .cast_loads = true};
     st = replace_buffer(c, &p, &rp);
   }
   sched_path_free(&p);
