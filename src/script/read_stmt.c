@@ -555,6 +555,28 @@ static loom_status decl_assign(rd_ctx *c, const py_stmt *s, const char *name,
   return LOOM_OK;
 }
 
+/* N, M = T.int32(), T.int32(): symbolic variables, as TVM prints those a
+ * function's shapes use. */
+static loom_status symbols_assign(rd_ctx *c, const py_stmt *s,
+                                  const py_expr *target, const py_expr *value,
+                                  loom_stmt **binder) {
+  for (int i = 0; i < target->u.seq.n_items; i++) {
+    const char *name = name_of(target->u.seq.items[i]);
+    const py_expr *v = value->u.seq.items[i];
+    char buf[96];
+    const char *fn = v->kind == PY_CALL ? rd_t_name(v->u.call.func, buf, sizeof buf)
+                                        : NULL;
+    loom_dtype t;
+    if (!name || !fn || !loom_dtype_parse(fn, strlen(fn), &t) ||
+        v->u.call.n_args || v->u.call.n_kwargs)
+      return rd_error(c, v->loc, "a tuple assignment declares symbolic "
+                                 "variables: each value must be T.<dtype>()");
+    bool handled;
+    TRY(decl_assign(c, s, name, v, fn, &handled, binder));
+  }
+  return LOOM_OK;
+}
+
 static loom_status assign(rd_ctx *c, const py_stmt *s, loom_stmt **out,
                           loom_stmt **binder) {
   const py_expr *target = s->u.assign.target, *value = s->u.assign.value;
@@ -571,11 +593,15 @@ static loom_status assign(rd_ctx *c, const py_stmt *s, loom_stmt **out,
     TRY(rd_eval(c, value, &v));
     return store(c, s, target, &v, out);
   }
+  if (target->kind == PY_TUPLE && value->kind == PY_TUPLE &&
+      target->u.seq.n_items == value->u.seq.n_items)
+    return symbols_assign(c, s, target, value, binder);
   const char *name = name_of(target);
   if (!name)
     return rd_error(c, target->loc,
                     target->kind == PY_TUPLE
-                        ? "a tuple on the left is only for T.axis.remap"
+                        ? "a tuple on the left is only for T.axis.remap and "
+                          "symbolic variables (N, M = T.int32(), T.int32())"
                         : "cannot assign to this");
   if (fn) {
     bool handled;

@@ -771,6 +771,26 @@ static void test_misc(void) {
         ev->u.evaluate.value->u.let.body->kind == LOOM_EXPR_ADD);
 }
 
+/* N, M = T.int32(), T.int32() declares two symbolic variables, as TVM prints
+ * those a signature's shapes use; they are the shapes' variables. */
+static void test_symbol_tuple(void) {
+  loom_func *f = main_of(read_ok(
+      HEADER
+      "def main(a: T.handle, b: T.handle):\n"
+      "    N, M = T.int32(), T.int32()\n"
+      "    A = T.match_buffer(a, (N, M))\n"
+      "    B = T.match_buffer(b, (N, M))\n"
+      "    for i, j in T.grid(N, M):\n"
+      "        B[i, j] = A[i, j]\n"));
+  const loom_buffer *A = f && f->n_params == 2 ? f->params[0].buffer : NULL;
+  const loom_buffer *B = f && f->n_params == 2 ? f->params[1].buffer : NULL;
+  CHECK(A && B && A->ndim == 2 && B->ndim == 2);
+  CHECK(A && A->shape[0]->kind == LOOM_EXPR_VAR && A->shape[1]->kind == LOOM_EXPR_VAR &&
+        A->shape[0]->u.var != A->shape[1]->u.var);
+  CHECK(A && B && A->shape[0]->u.var == B->shape[0]->u.var &&
+        loom_dtype_eq(A->shape[0]->dtype, LOOM_INT32));
+}
+
 /* ---- error cases, data-driven -------------------------------------------- */
 
 static char *slurp(const char *path, size_t *len) {
@@ -1112,6 +1132,7 @@ int main(int argc, char **argv) {
   test_buffers_and_dialects();
   test_typevar_shapes();
   test_misc();
+  test_symbol_tuple();
   test_error_files(root);
   test_fault_injection();
   DIR *dp = opendir(shared);
