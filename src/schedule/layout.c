@@ -580,6 +580,19 @@ static bool invert(loom_arena *a, const sched_index_map *m,
                "parameters times constants", j);
       return false;
     }
+    /* A result that is one parameter is its inverse, a unit one too: TVM
+     * keeps such an iter a variable. */
+    int only = -1, n_terms = 0;
+    for (int q = 0; q < np; q++)
+      if (coef[q]) {
+        only = q;
+        n_terms++;
+      }
+    if (n_terms == 1 && coef[only] == 1 && !inv[only]) {
+      if (!(inv[only] = loom_ir_ref(a, vs[j])))
+        return false;
+      continue;
+    }
     /* The terms, ordered by coefficient, must form a mixed radix. */
     int64_t next = 1;
     for (int used = 0;; used++) {
@@ -849,10 +862,13 @@ loom_status sched_apply_transform_block_layout(sched_call *c) {
     st = sched_nomem(c);
     goto out;
   }
+  /* A unit iter stays a variable in the block, as TVM leaves it: it is not
+   * bound, which would fold it to 0. */
   for (int j = 0; j < nr; j++) {
     int64_t e;
     loom_ir_is_const_int(iters[j].dom.extent, &e);
-    loom_arith_bind(ctx, vs[j], 0, e - 1, c->d);
+    if (e > 1)
+      loom_arith_bind(ctx, vs[j], 0, e - 1, c->d);
   }
   const loom_var *olds[MAX_DIMS];
   for (int i = 0; i < ni; i++) {

@@ -257,7 +257,10 @@ static bool widen_region(loom_arena *a, const loom_block *b,
     for (int i = 0; f.indices[k]->kind == LOOM_EXPR_VAR && i < b->n_iter_vars; i++)
       if (f.indices[k]->u.var == b->iter_vars[i].var)
         at[k] = i;
-    if (at[k] < 0)
+    /* a domain over outer loops (a triangular nest) would put loops in a
+     * block's region */
+    if (at[k] < 0 || !loom_ir_is_const_int(rx[at[k]].range.min, NULL) ||
+        !loom_ir_is_const_int(rx[at[k]].range.extent, NULL))
       return true;
   }
   loom_range *ranges = loom_arena_alloc(a, (size_t)(f.n ? f.n : 1) * sizeof *ranges);

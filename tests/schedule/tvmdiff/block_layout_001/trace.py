@@ -1,0 +1,6 @@
+b0 = sch.get_sblock(name="B", func_name="main")
+l1, l2 = sch.get_loops(block=b0)
+sch.compute_inline(block=b0)
+b3 = sch.get_sblock(name="C", func_name="main")
+l4, l5, l6, l7 = sch.get_loops(block=b3)
+sch.transform_block_layout(block=b3, index_map=lambda v0, v1, v2, v3: (v3, v2, v1, v0,))

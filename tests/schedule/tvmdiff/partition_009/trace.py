@@ -1,0 +1,5 @@
+b0 = sch.get_sblock(name="update", func_name="main")
+l1, l2, l3, l4, l5 = sch.get_loops(block=b0)
+b6 = sch.get_sblock(name="update", func_name="main")
+l7, l8, l9, l10, l11 = sch.get_loops(block=b6)
+l12, l13 = sch.loop_partition(loop=l10, factors=[None, 1], preserve_unit_iters=True)
