@@ -62,10 +62,11 @@ bench: all
 	build/bench/bench_dlight
 	build/bench/bench_cpu --out build/bench-out
 
-# Loom's schedules against TVM's on traces from Loom's design spaces; makes its
-# own venv with apache-tvm (never a dependency of Loom). Not part of check.
+# Loom's schedules against TVM's on random traces, traces from Loom's design
+# spaces and TVM's own cases (docs/tvm-differences.md); makes its own venv with
+# apache-tvm (never a dependency of Loom). Not part of check.
 tvmdiff: all
-	python3 tools/tvmdiff/tvmdiff.py --loom build/loom
+	python3 tools/tvmdiff/tvmdiff.py --loom build/loom --source random,spaces,cases
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

@@ -80,17 +80,13 @@ static bool has_constant_op(const loom_expr *e) {
   return has_constant_op(x) || has_constant_op(y);
 }
 
-static loom_stmt *simplify_realize(realize_visitor *v, loom_stmt *r) {
+loom_stmt *sched_map_bindings(realize_visitor *v, loom_stmt *r,
+                              loom_expr *(*f)(realize_visitor *, loom_expr *)) {
   int n = r->u.realize.n_iter_values;
-  if (n == 0 && !v->descend_blocks)
-    return enter_block(v, r);
   loom_expr **vals = NULL;
   for (int i = 0; i < n; i++) {
     loom_expr *e = r->u.realize.iter_values[i];
-    if (v->n_vars >= 0 && !uses_any(e, v->vars, v->n_vars) &&
-        !has_constant_op(e))
-      continue;
-    loom_expr *s = sched_normalize(v->a, v->ctx, e);
+    loom_expr *s = f(v, e);
     if (!s)
       return NULL;
     if (s == e)
@@ -105,12 +101,22 @@ static loom_stmt *simplify_realize(realize_visitor *v, loom_stmt *r) {
   }
   if (!vals)
     return r;
-  loom_stmt *c = loom_arena_alloc(v->a, sizeof *c);
-  if (!c)
-    return NULL;
-  *c = *r;
-  c->u.realize.iter_values = vals;
+  loom_stmt *c = loom_arena_dup(v->a, r, sizeof *r);
+  if (c)
+    c->u.realize.iter_values = vals;
   return c;
+}
+
+static loom_expr *simplify_binding(realize_visitor *v, loom_expr *e) {
+  if (v->n_vars >= 0 && !uses_any(e, v->vars, v->n_vars) && !has_constant_op(e))
+    return e;
+  return sched_normalize(v->a, v->ctx, e);
+}
+
+static loom_stmt *simplify_realize(realize_visitor *v, loom_stmt *r) {
+  if (r->u.realize.n_iter_values == 0 && !v->descend_blocks)
+    return enter_block(v, r);
+  return sched_map_bindings(v, r, simplify_binding);
 }
 
 loom_stmt *sched_simplify_bindings(loom_arena *a, loom_arith_ctx *ctx,
@@ -136,36 +142,18 @@ static loom_expr *pin_unit(void *ctx, loom_expr *e) {
   return k ? k : e;
 }
 
+static loom_expr *drop_units(realize_visitor *v, loom_expr *e) {
+  loom_expr *z = loom_ir_rewrite_expr(v->a, e, pin_unit, v);
+  if (!z || v->has_failed)
+    return NULL;
+  return z == e ? e : sched_normalize(v->a, v->ctx, z);
+}
+
 static loom_stmt *drop_unit_iters(realize_visitor *v, loom_stmt *r) {
   /* TVM simplifies through opaque blocks, not into blocks with iters */
   if (r->u.realize.n_iter_values == 0)
     return enter_block(v, r);
-  int n = r->u.realize.n_iter_values;
-  loom_expr **vals = NULL;
-  for (int i = 0; i < n; i++) {
-    loom_expr *e = r->u.realize.iter_values[i];
-    loom_expr *z = loom_ir_rewrite_expr(v->a, e, pin_unit, v);
-    if (!z || v->has_failed)
-      return NULL;
-    if (z == e)
-      continue;
-    if (!vals) {
-      vals = loom_arena_alloc(v->a, (size_t)n * sizeof *vals);
-      if (!vals)
-        return NULL;
-      memcpy(vals, r->u.realize.iter_values, (size_t)n * sizeof *vals);
-    }
-    vals[i] = sched_normalize(v->a, v->ctx, z);
-    if (!vals[i])
-      return NULL;
-  }
-  if (!vals)
-    return r;
-  loom_stmt *c = loom_arena_dup(v->a, r, sizeof *r);
-  if (!c)
-    return NULL;
-  c->u.realize.iter_values = vals;
-  return c;
+  return sched_map_bindings(v, r, drop_units);
 }
 
 loom_stmt *sched_drop_unit_iters(loom_arena *a, loom_arith_ctx *ctx,

@@ -20,6 +20,10 @@ struct realize_visitor {
 
 /* NULL when out of memory; s itself when nothing changed. */
 loom_stmt *sched_visit_realizes(realize_visitor *v, loom_stmt *s);
+/* Realize r with each binding e replaced by f(v, e) (e itself to keep it;
+ * NULL when out of memory); r itself when nothing changed. */
+loom_stmt *sched_map_bindings(realize_visitor *v, loom_stmt *r,
+                              loom_expr *(*f)(realize_visitor *, loom_expr *));
 /* Simplifies, under ctx plus the loops inside s, every block binding in s
  * that mentions one of vars, or holds an operation on two constants left by
  * a substitution; with n_vars < 0, every binding. */

@@ -47,24 +47,16 @@ static loom_expr *from_start(loom_arena *a, const loom_stmt *loop, loom_expr *e)
  * binding is simplified with the old loop (v->vars[0]) still in it, then
  * the old loop becomes the flat sum (v->whole); where it was the only loop
  * of the binding, the result reads flat. */
-static loom_stmt *bind_guarded(realize_visitor *v, loom_stmt *r) {
-  int n = r->u.realize.n_iter_values;
+static loom_expr *bind_guarded(realize_visitor *v, loom_expr *e) {
   const loom_var *old[1] = {v->vars[0]};
   loom_expr *flat[1] = {(loom_expr *)v->whole};
   sched_map m = {.vars = old, .values = flat, .n = 1};
-  loom_expr **vals = loom_arena_alloc(v->a, (size_t)(n ? n : 1) * sizeof *vals);
-  if (!vals)
-    return NULL;
-  for (int i = 0; i < n; i++) {
-    loom_expr *e = sched_normalize(v->a, v->ctx, r->u.realize.iter_values[i]);
-    vals[i] = e ? sched_subst_expr(v->a, e, &m) : NULL;
-    if (!vals[i])
-      return NULL;
-  }
-  loom_stmt *c = loom_arena_dup(v->a, r, sizeof *r);
-  if (c)
-    c->u.realize.iter_values = vals;
-  return c;
+  loom_expr *s = sched_normalize(v->a, v->ctx, e);
+  return s ? sched_subst_expr(v->a, s, &m) : NULL;
+}
+
+static loom_stmt *bind_guarded_realize(realize_visitor *v, loom_stmt *r) {
+  return sched_map_bindings(v, r, bind_guarded);
 }
 
 loom_status sched_apply_split(sched_call *c) {
@@ -204,7 +196,7 @@ loom_status sched_apply_split(sched_call *c) {
       loom_arith_bind(ctx, old_var[0], mn, mn + extent - 1, &dd);
       loom_diag_free(&dd);
     }
-    realize_visitor w = {.fn = bind_guarded, .a = a, .ctx = ctx,
+    realize_visitor w = {.fn = bind_guarded_realize, .a = a, .ctx = ctx,
                          .descend_blocks = true, .vars = old_var, .n_vars = 1,
                          .whole = sched_normalize(a, ctx, value)};
     body = w.whole ? sched_visit_realizes(&w, body) : NULL;

@@ -27,6 +27,7 @@ import concurrent.futures as cf
 import json
 import multiprocessing
 import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -337,71 +338,69 @@ def jobs_for(args, progs):
     return out
 
 
-def call(fn, fargs, kw=None):
-    return fn(*fargs, **(kw or {}))
+def in_child(fn, fargs, kw):
+    """fn(*fargs, **kw) in a forked child: its result, or None when TVM
+    crashed the child."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            data = pickle.dumps(("ok", fn(*fargs, **kw)))
+        except Exception as e:  # noqa: BLE001
+            data = pickle.dumps(("error", str(e)))
+        with os.fdopen(w, "wb") as f:
+            f.write(data)
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        data = f.read()
+    os.waitpid(pid, 0)
+    if not data:
+        return None
+    kind, value = pickle.loads(data)
+    if kind == "error":
+        raise RuntimeError(value)
+    return value
 
 
-def run_alone(fn, fargs):
-    """Runs a job in a process of its own. Where TVM crashes that process in
-    a random trace, the crash is recorded and the trace drawn again without
+def call(fn, fargs):
+    """Runs a job in a child of the worker. Where TVM crashes the child in a
+    random trace, the crash is recorded and the trace drawn again without
     the method that crashed."""
-    ctx = multiprocessing.get_context("fork")
     progress = tempfile.mktemp(prefix="tvmdiff-progress-")
     avoid, out = [], []
-    for _ in range(4):
-        kw = {"progress": progress, "avoid": tuple(avoid)} if fn is job_random else {}
-        with cf.ProcessPoolExecutor(1, mp_context=ctx) as one:
-            try:
-                out.extend(one.submit(call, fn, fargs, kw).result())
+    try:
+        for _ in range(4):
+            kw = {"progress": progress, "avoid": tuple(avoid)} if fn is job_random else {}
+            res = in_child(fn, fargs, kw)
+            if res is not None:
+                return out + res
+            script = open(progress).read() if os.path.exists(progress) else ""
+            method = (METHOD.findall(script) or ["?"])[-1]
+            out.append(record("%s %s" % (fargs[1], fargs[4] if fn is job_random else ""),
+                              script, None, "TVM crashes in %s" % method, "", ""))
+            if fn is not job_random:
                 break
-            except cf.process.BrokenProcessPool:
-                script = open(progress).read() if os.path.exists(progress) else ""
-                method = (METHOD.findall(script) or ["?"])[-1]
-                out.append(record("%s seed %s" % (fargs[1], fargs[4]), script, None,
-                                  "TVM crashes in %s" % method, "", ""))
-                if fn is not job_random:
-                    break
-                avoid.append(method)
-            except Exception as e:  # noqa: BLE001
-                print("tvmdiff: %s %s: %s" % (fn.__name__, fargs[1], e), file=sys.stderr)
-                break
-    if os.path.exists(progress):
-        os.unlink(progress)
-    return out
-
-
-def run_pool(jobs, n_workers, results):
-    """Runs jobs on a pool; returns those a crash of the pool left undone."""
-    ctx = multiprocessing.get_context("fork")
-    undone = []
-    with cf.ProcessPoolExecutor(n_workers, mp_context=ctx) as pool:
-        futs = {}
-        for k, job in enumerate(jobs):
-            try:
-                futs[pool.submit(call, *job)] = job
-            except cf.process.BrokenProcessPool:
-                undone.extend(jobs[k:])
-                break
-        for f in cf.as_completed(futs):
-            try:
-                results.extend(f.result())
-            except cf.process.BrokenProcessPool:
-                undone.append(futs[f])
-            except Exception as e:  # noqa: BLE001
-                print("tvmdiff: %s %s: %s" % (futs[f][0].__name__, futs[f][1][1], e),
-                      file=sys.stderr)
-    return undone
+            avoid.append(method)
+        return out
+    finally:
+        if os.path.exists(progress):
+            os.unlink(progress)
 
 
 def run_jobs(jobs, n_workers):
-    """Runs the jobs on n_workers processes. When TVM crashes a process, the
-    pool is lost: of the jobs left undone, the first runs alone (it may be
-    the one that crashed), the rest on a new pool."""
+    """Runs the jobs on n_workers processes, each job in a child of its own."""
     results = []
-    pending = run_pool(jobs, n_workers, results)
-    while pending:
-        results.extend(run_alone(*pending[0]))
-        pending = run_pool(pending[1:], n_workers, results)
+    ctx = multiprocessing.get_context("fork")
+    with cf.ProcessPoolExecutor(n_workers, mp_context=ctx) as pool:
+        futs = {pool.submit(call, fn, fa): (fn, fa) for fn, fa in jobs}
+        for f in cf.as_completed(futs):
+            try:
+                results.extend(f.result())
+            except Exception as e:  # noqa: BLE001
+                print("tvmdiff: %s %s: %s" % (futs[f][0].__name__, futs[f][1][1], e),
+                      file=sys.stderr)
     return results
 
 
