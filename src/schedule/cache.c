@@ -566,7 +566,15 @@ static loom_status cache(sched_call *c, bool is_write) {
 
   /* The region to copy: what the writer writes in one iteration of loc. */
   loom_buffer_region region;
-  if (!writer) {
+  const loom_buffer_region *declared = NULL;
+  for (int i = 0; !writer && i < sblock->n_reads; i++)
+    if (sblock->reads[i].buffer == buf)
+      declared = &sblock->reads[i];
+  if (declared && declared->n_ranges == buf->ndim) {
+    /* An input of a scope block that declares what it reads of it: that
+     * region, as TVM's cache takes it (one instance of an outer block) */
+    region = *declared;
+  } else if (!writer) {
     loom_range *rr = loom_arena_alloc(a, (size_t)(buf->ndim + 1) * sizeof *rr);
     if (!rr) {
       st = sched_nomem(c);

@@ -1,0 +1,6 @@
+b0 = sch.get_sblock(name="blockized_B", func_name="main")
+l1, l2 = sch.get_loops(block=b0)
+b3 = sch.blockize(target=l1, preserve_unit_iters=True)
+b4 = sch.get_sblock(name="B", func_name="main")
+l5, l6 = sch.get_loops(block=b4)
+b7 = sch.cache_read(block=b4, read_buffer_index=1, storage_scope="global")
