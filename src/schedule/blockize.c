@@ -303,7 +303,7 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
     char name[256];
     loom_expr *outer_val = NULL, *inner_val = NULL;
     bool unit_outer = dv.outer_ext == 1;
-    {
+    { /* the outer iter, made once for blocks that share its name */
       snprintf(name, sizeof name, "%s_o", iv->var->name);
       int k = find_outer(o, name);
       if (k < 0) {

@@ -189,13 +189,7 @@ loom_status sched_apply_split(sched_call *c) {
   bool guarded = !no_pred && !is_divisible;
   if (guarded && value) {
     loom_var *old_var[1] = {loop->u.loop.var};
-    int64_t mn;
-    if (const_extent && loom_ir_is_const_int(loop->u.loop.min, &mn)) {
-      loom_diag dd;
-      loom_diag_init(&dd);
-      loom_arith_bind(ctx, old_var[0], mn, mn + extent - 1, &dd);
-      loom_diag_free(&dd);
-    }
+    sched_arith_bind_loop(ctx, loop);
     realize_visitor w = {.fn = bind_guarded_realize, .a = a, .ctx = ctx,
                          .descend_blocks = true, .vars = old_var, .n_vars = 1,
                          .whole = sched_normalize(a, ctx, value)};
