@@ -25,7 +25,8 @@ static int64_t attr_int(const sched_call *c, int i) {
 
 /* ---- storage_align ------------------------------------------------------------ */
 
-static bool allocated_by_block(const loom_stmt *s, const loom_buffer *b);
+static loom_status require_allocated(sched_call *c, const sched_path *p,
+                                     const loom_buffer *b);
 
 static loom_value *int_value(loom_arena *a, int64_t v) {
   return loom_ir_value_expr(a, loom_ir_int(a, LOOM_INT32, v));
@@ -49,10 +50,8 @@ loom_status sched_apply_storage_align(sched_call *c) {
   if (st == LOOM_OK && factor <= 0)
     st = sched_fail(c, "factor must be positive, not %lld", (long long)factor);
   /* An alignment is for an allocation to take: a parameter has none */
-  if (st == LOOM_OK && !allocated_by_block(p.stmts[0], buf))
-    st = sched_fail(c, "buffer '%s' is not allocated by a block: it is a "
-                       "function parameter or a match_buffer view",
-                    buf->name);
+  if (st == LOOM_OK)
+    st = require_allocated(c, &p, buf);
   if (st != LOOM_OK)
     goto out;
   if (axis < 0)
@@ -317,15 +316,22 @@ static bool allocated_by_block(const loom_stmt *s, const loom_buffer *b) {
   return !loom_ir_visit_stmt(&v, s);
 }
 
+/* Fails unless a block of the function at p allocates b. */
+static loom_status require_allocated(sched_call *c, const sched_path *p,
+                                     const loom_buffer *b) {
+  if (allocated_by_block(p->stmts[0], b))
+    return LOOM_OK;
+  return sched_fail(c, "buffer '%s' is not allocated by a block: it is a "
+                       "function parameter or a match_buffer view",
+                    b->name);
+}
+
 /* Checks that a block allocates the buffer; gives a copy of it, with a
  * fresh data variable, for the caller to change. */
 static loom_status prepare(sched_call *c, sched_path *p, loom_buffer **old,
                            loom_buffer **copy) {
   loom_arena *a = sched_arena(c->s);
-  if (!allocated_by_block(p->stmts[0], *old))
-    return sched_fail(c, "buffer '%s' is not allocated by a block: it is a "
-                         "function parameter or a match_buffer view",
-                      (*old)->name);
+  TRY(require_allocated(c, p, *old));
   loom_buffer *n = fresh_copy(a, *old);
   if (!n)
     return sched_nomem(c);

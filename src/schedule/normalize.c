@@ -99,11 +99,9 @@ static bool uses_loop(loom_arith_ctx *ctx, loom_expr *e) {
  * coefficient magnitude, ties in order of appearance, as TVM's canonical
  * form orders a sum. */
 static void sort_terms(loom_arith_ctx *ctx, lin *l) {
-  bool loop[MAX_TERMS];
-  for (int i = 0; i < l->n; i++)
-    loop[i] = uses_loop(ctx, l->atoms[i]);
-  bool any_loop = false, any_other = false;
+  bool loop[MAX_TERMS], any_loop = false, any_other = false;
   for (int i = 0; i < l->n; i++) {
+    loop[i] = uses_loop(ctx, l->atoms[i]);
     any_loop |= loop[i];
     any_other |= !loop[i];
   }

@@ -204,7 +204,6 @@ static loom_block *copy_block(const sched_map *m, loom_arena *a,
 
 typedef struct narrower {
   realize_visitor v;
-  const loom_func *func;
   const loom_var *piece; /* the piece's loop variable */
 } narrower;
 
@@ -406,7 +405,7 @@ static loom_stmt *make_piece(sched_call *c, const sched_path *p,
     goto done;
   narrower nw = {.v = {.fn = narrow_realize, .a = a, .ctx = ctx,
                        .descend_blocks = true},
-                 .func = c->mod->funcs[p->func], .piece = pv};
+                 .piece = pv};
   nl = sched_visit_realizes(&nw.v, nl);
   loom_arith_ctx_free(ctx);
   snprintf(buf, sizeof buf, "%s_%s%d_partition", first, iv->name, k);
