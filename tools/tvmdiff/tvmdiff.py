@@ -121,6 +121,15 @@ def well_formed(mod):
         return False
 
 
+def tvm_schedule(mod, script):
+    """TVM's schedule of mod after running script (a Trace.as_python text)."""
+    import tvm
+    from tvm import s_tir
+    sch = s_tir.Schedule(mod)
+    exec(script, {"sch": sch, "T": tvm.script.tirx})  # noqa: S102
+    return sch
+
+
 # --- comparing ----------------------------------------------------------------
 
 def verdict(rc_loom, loom_out, loom_err, tvm_mod, tvm_err, tvm_failed=False):
@@ -206,8 +215,6 @@ def keep_case(root, r, before, refused):
     """Writes a difference as a case in ../shared/conformance's form:
     before.py, trace.py and after.py (TVM's result, its trace as TVM prints
     it) or error.txt (the last line of trace.py is refused)."""
-    import tvm
-    from tvm import s_tir
     d = os.path.join(root, re.sub(r"\W+", "_", r["name"]) + "_%d" % (hash(r["script"]) % 10000))
     os.makedirs(d, exist_ok=True)
     open(os.path.join(d, "before.py"), "w").write(before.script())
@@ -216,8 +223,7 @@ def keep_case(root, r, before, refused):
         open(os.path.join(d, "trace.py"), "w").write(script + "  # REFUSED\n")
         open(os.path.join(d, "error.txt"), "w").write(r["tvm"] + "\n")
         return
-    sch = s_tir.Schedule(before)
-    exec(script, {"sch": sch, "T": tvm.script.tirx})  # noqa: S102
+    sch = tvm_schedule(before, script)
     open(os.path.join(d, "trace.py"), "w").write("\n".join(sch.trace.as_python()) + "\n")
     open(os.path.join(d, "after.py"), "w").write(sch.mod.script())
 
@@ -249,16 +255,12 @@ def job_random(loom, name, prog, tirx, seed, keep, progress=None, avoid=()):
 def first_difference(loom, label, prog, base, script, tmp):
     """The shortest prefix of an applied trace on which Loom and TVM differ,
     so that a difference is reported at the step that makes it."""
-    import tvm
-    from tvm import s_tir
     lines = script.split("\n")
     for i in range(len(lines) - 1):
         if not kinds(lines[i]):
             continue
         prefix = "\n".join(lines[:i + 1])
-        sch = s_tir.Schedule(base)
-        exec(prefix, {"sch": sch, "T": tvm.script.tirx})  # noqa: S102
-        r = check(loom, label, prog, prefix, sch.mod, None, tmp)
+        r = check(loom, label, prog, prefix, tvm_schedule(base, prefix).mod, None, tmp)
         if r["same"] is False:
             return r
     return None
@@ -283,8 +285,6 @@ def job_case(loom, name, d):
 
 def job_spaces(loom, name, prog, tirx, samples, seed):
     """Candidates of Loom's design spaces, each run as TVM's script form."""
-    import tvm
-    from tvm import s_tir
     base = parse(tirx)
     rc, text, _ = run([loom, "space", prog, "--sample", str(samples), "--seed", str(seed),
                        "--json"])
@@ -308,9 +308,7 @@ def job_spaces(loom, name, prog, tirx, samples, seed):
                 continue
             tvm_mod, tvm_err = None, None
             try:
-                sch = s_tir.Schedule(base)
-                exec(script, {"sch": sch, "T": tvm.script.tirx})  # noqa: S102
-                tvm_mod = sch.mod
+                tvm_mod = tvm_schedule(base, script).mod
             except Exception as e:  # noqa: BLE001
                 tvm_err = str(e).strip().splitlines()[-1][:300] if str(e).strip() else repr(e)
             out.append(check(loom, "%s #%d" % (name, k), prog, script.strip(), tvm_mod,
