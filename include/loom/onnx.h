@@ -31,12 +31,34 @@ typedef struct loom_onnx_model {
   int64_t opset;       /* of the default domain */
 } loom_onnx_model;
 
+/* Graph rewrites the importer can make as it reads, each off by default,
+ * so that a model imports as TVM's frontend reads it. */
+typedef struct loom_onnx_options {
+  /* The 4-D activations of convolutions, pools, batch normalizations and
+   * the elementwise operators between them stored NHWC, the convolutions'
+   * weights HWIO (HWC1 depthwise), as TVM's ConvertLayout does for NHWC:
+   * copies in the model's NCHW are made (transpose calls) only where an
+   * operator or the graph's output needs them. */
+  bool is_channels_last;
+  /* A BatchNormalization whose input is a Conv's result, read by nothing
+   * else, with the weights, bias and statistics all constants, folded into
+   * the convolution: W * s per output channel and (B - mean) * s + beta as
+   * its bias, s = scale / sqrt(var + epsilon) (ONNX Runtime's Conv and
+   * BatchNormalization fusion). The rounding differs from the two
+   * operators computed apart. */
+  bool is_bn_folded;
+} loom_onnx_options;
+
 /* Reads the model at path into arena a. Fails with d (located at the file,
  * naming the node and its operator) on a file that is not a model, an
  * operator or attribute Loom does not import (the message lists the
  * operators it does), a shape that is not static, or a dtype it lacks. */
 LOOM_API loom_status loom_onnx_read(const char *path, loom_arena *a,
                                     loom_onnx_model *out, loom_diag *d);
+/* loom_onnx_read with the rewrites o asks for (NULL: none). */
+LOOM_API loom_status loom_onnx_read_with(const char *path, loom_arena *a,
+                                         const loom_onnx_options *o,
+                                         loom_onnx_model *out, loom_diag *d);
 
 /* Reads a serialized TensorProto (the input_0.pb and output_0.pb files of
  * ONNX's test data) into arena a, from raw_data or the typed fields. */

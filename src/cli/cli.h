@@ -69,13 +69,27 @@ typedef struct cli_net {
   bool is_onnx;
 } cli_net;
 
-/* Reads FILE (MODEL.onnx or a module's TVMScript), fuses its operators
- * unless is_unfused (loom_fuse_module; a line per fused function into
+/* Reads FILE (MODEL.onnx, with the importer's rewrites, or a module's
+ * TVMScript), fuses its operators unless is_unfused (loom_fuse_module; a
+ * line per fused function into
  * explain when not NULL), marks the parameters a model's weights reach
  * (loom_fuse_mark_constants) and finds its graph (NAME, or the only one, or
  * main); prints why not and returns the exit code. */
 int cli_net_load(const char *file, const char *graph, bool is_unfused,
-                 loom_buf *explain, cli_net *m);
+                 const loom_onnx_options *rewrites, loom_buf *explain, cli_net *m);
+/* The importer's rewrites as loom model asks for them: --layout NCHW|NHWC
+ * and --fold-bn on|off, unset (-1) until given. */
+typedef struct cli_rewrites {
+  int is_channels_last, is_bn_folded;
+} cli_rewrites;
+/* 1 when a is one of the rewrites' options (val read into r), 0 when not,
+ * else the usage error's exit code. */
+int cli_rewrite_option(const char *a, const char *val, cli_rewrites *r);
+/* r with what is unset filled in. A network run or tuned (is_run) is
+ * read to be fast: batch normalizations folded, and channels-last on a
+ * CPU, where oneDNN's convolutions take NHWC. Imported or fused, it is
+ * read as TVM's frontend reads it: neither. */
+loom_onnx_options cli_rewrites_get(const cli_rewrites *r, bool is_run, bool is_cpu);
 void cli_net_free(cli_net *m);
 /* The options loom tune and loom model tune share (--seed, --model,
  * --strategy) into t: 1 when a is one of them, 0 when not, else the usage

@@ -37,6 +37,7 @@ typedef struct model_opts {
   int n_inputs;
   long long seed, repeat;
   bool is_verify, is_unfused, is_profile;
+  cli_rewrites rewrites;
   loom_target tg;
 } model_opts;
 
@@ -63,8 +64,30 @@ static int said(const char *file, loom_status st, loom_diag *d) {
   return st == LOOM_OK ? 0 : EXIT_USER;
 }
 
+int cli_rewrite_option(const char *a, const char *val, cli_rewrites *r) {
+  if (!strcmp(a, "--layout")) {
+    if (strcmp(val, "NCHW") && strcmp(val, "NHWC"))
+      return cli_usage_error("model", "unknown layout '%s' (NCHW or NHWC)", val);
+    r->is_channels_last = val[1] == 'H';
+  } else if (!strcmp(a, "--fold-bn")) {
+    if (strcmp(val, "on") && strcmp(val, "off"))
+      return cli_usage_error("model", "--fold-bn takes on or off, not '%s'", val);
+    r->is_bn_folded = val[1] == 'n';
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
+loom_onnx_options cli_rewrites_get(const cli_rewrites *r, bool is_run, bool is_cpu) {
+  loom_onnx_options o;
+  o.is_channels_last = r->is_channels_last >= 0 ? r->is_channels_last : is_run && is_cpu;
+  o.is_bn_folded = r->is_bn_folded >= 0 ? r->is_bn_folded : is_run;
+  return o;
+}
+
 int cli_net_load(const char *file, const char *graph, bool is_unfused,
-                 loom_buf *explain, model *m) {
+                 const loom_onnx_options *rewrites, loom_buf *explain, model *m) {
   memset(m, 0, sizeof *m);
   m->arena = loom_arena_new();
   if (!m->arena)
@@ -73,7 +96,7 @@ int cli_net_load(const char *file, const char *graph, bool is_unfused,
   if (m->is_onnx) {
     loom_diag d;
     loom_diag_init(&d);
-    if (said(file, loom_onnx_read(file, m->arena, &m->onnx, &d), &d))
+    if (said(file, loom_onnx_read_with(file, m->arena, rewrites, &m->onnx, &d), &d))
       return EXIT_USER;
     m->module = m->onnx.module;
   } else {
@@ -115,10 +138,15 @@ static int cmd_import(int argc, char **argv, bool is_fuse) {
   const char *file = NULL, *out = NULL;
   bool is_unfused = false;
   loom_print_opts opts = {LOOM_DIALECT_TIR};
+  cli_rewrites rw = {-1, -1};
   for (int i = 0; i < argc; i++) {
     int r = cli_dialect_option("model", argc, argv, &i, &opts.dialect);
     if (r < 0)
       return EXIT_USAGE;
+    if (r == 0 && i + 1 < argc && (r = cli_rewrite_option(argv[i], argv[i + 1], &rw)) > 0)
+      i++;
+    if (r > 1)
+      return r;
     if (r > 0)
       continue;
     if (!strcmp(argv[i], "-o") && i + 1 < argc)
@@ -138,7 +166,8 @@ static int cmd_import(int argc, char **argv, bool is_fuse) {
   if (!is_fuse && (!file || !ends_with(file, ".onnx")))
     return cli_usage_error("model", "import takes an ONNX model (MODEL.onnx)");
   model m;
-  int rc = cli_net_load(file, NULL, is_unfused, NULL, &m);
+  loom_onnx_options rewrites = cli_rewrites_get(&rw, false, true);
+  int rc = cli_net_load(file, NULL, is_unfused, &rewrites, NULL, &m);
   if (rc == 0) {
     loom_buf text;
     loom_buf_init(&text);
@@ -153,6 +182,7 @@ static int cmd_import(int argc, char **argv, bool is_fuse) {
 static int parse_run(int argc, char **argv, model_opts *o) {
   memset(o, 0, sizeof *o);
   o->repeat = 3;
+  o->rewrites = (cli_rewrites){-1, -1};
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     bool *flag = !strcmp(a, "--verify")    ? &o->is_verify
@@ -173,7 +203,12 @@ static int parse_run(int argc, char **argv, model_opts *o) {
     if (i + 1 >= argc)
       return cli_usage_error("model", "%s needs a value", a);
     const char *v = argv[++i];
-    if (!strcmp(a, "--graph")) {
+    int r = cli_rewrite_option(a, v, &o->rewrites);
+    if (r > 1)
+      return r;
+    if (r) {
+      continue;
+    } else if (!strcmp(a, "--graph")) {
       o->graph = v;
     } else if (!strcmp(a, "--target")) {
       o->target = v;
@@ -436,7 +471,8 @@ static int cmd_run(int argc, char **argv) {
   model m;
   loom_buf fused;
   loom_buf_init(&fused);
-  rc = cli_net_load(o.file, o.graph, o.is_unfused, o.is_explain ? &fused : NULL, &m);
+  loom_onnx_options rewrites = cli_rewrites_get(&o.rewrites, true, o.tg.kind == LOOM_TARGET_CPU);
+  rc = cli_net_load(o.file, o.graph, o.is_unfused, &rewrites, o.is_explain ? &fused : NULL, &m);
   if (rc == 0 && o.is_explain && fused.len)
     printf("fused:\n%s", fused.data);
   loom_buf_free(&fused);

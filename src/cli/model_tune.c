@@ -18,6 +18,7 @@ typedef struct tune_net_opts {
   const char *file, *graph, *target, *db;
   int trials; /* the network's budget; 0: per task */
   bool is_json, is_random_model, is_unfused, is_skip_dispatched;
+  cli_rewrites rewrites;
   loom_target tg;
   loom_tune_options t;
 } tune_net_opts;
@@ -27,6 +28,7 @@ static int parse(int argc, char **argv, tune_net_opts *o) {
   o->db = "loom.db";
   o->t.runner.check = true;
   o->t.runner.timeout_ms = 10000;
+  o->rewrites = (cli_rewrites){-1, -1};
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     long long v;
@@ -47,7 +49,12 @@ static int parse(int argc, char **argv, tune_net_opts *o) {
     if (i + 1 >= argc)
       return cli_usage_error("model", "%s needs a value", a);
     const char *val = argv[++i];
-    if (!strcmp(a, "--graph")) {
+    int r = cli_rewrite_option(a, val, &o->rewrites);
+    if (r > 1)
+      return r;
+    if (r) {
+      continue;
+    } else if (!strcmp(a, "--graph")) {
       o->graph = val;
     } else if (!strcmp(a, "--target")) {
       o->target = val;
@@ -163,7 +170,8 @@ int cli_model_tune(int argc, char **argv) {
     return rc;
   o.t.progress = progress;
   cli_net m;
-  if ((rc = cli_net_load(o.file, o.graph, o.is_unfused, NULL, &m)))
+  loom_onnx_options rewrites = cli_rewrites_get(&o.rewrites, true, o.tg.kind == LOOM_TARGET_CPU);
+  if ((rc = cli_net_load(o.file, o.graph, o.is_unfused, &rewrites, NULL, &m)))
     return rc;
   loom_diag d;
   loom_diag_init(&d);

@@ -28,6 +28,9 @@ typedef struct onnx_node {
   const loom_tensor_info **in;
   const loom_onnx_tensor **data;
   loom_te_tensor **args; /* the placeholders of inputs taken as arguments */
+  int *vals;             /* the importer's value of each input; -1: absent */
+  const char *output;    /* the name of its result */
+  bool is_nhwc;          /* build channels-last (an ONNX_LAYOUT_NHWC operator) */
   loom_diag *d;
 } onnx_node;
 
@@ -35,10 +38,21 @@ typedef struct onnx_node {
  * of the arguments (node_arg, in input order) and the result. */
 typedef loom_status (*onnx_builder)(onnx_node *n, loom_te_tensor **out);
 
+/* What an operator does with 4-D activations the importer stores
+ * channels-last (loom_onnx_options.is_channels_last): a model's tensors are
+ * NCHW, and a copy in the other layout is made where an operator needs it. */
+typedef enum onnx_layout {
+  ONNX_LAYOUT_NCHW,   /* takes every input as the model has it */
+  ONNX_LAYOUT_FOLLOW, /* elementwise on input 0: its result is stored alike */
+  ONNX_LAYOUT_SAME,   /* elementwise on inputs of one shape, stored alike */
+  ONNX_LAYOUT_NHWC,   /* builds channels-last from a 4-D input (is_nhwc) */
+} onnx_layout;
+
 typedef struct onnx_op {
   const char *type;  /* ONNX's op_type */
   onnx_builder build;
   const char *func;  /* the base name of the prim funcs made for it */
+  onnx_layout layout;
   const char *attrs; /* the attributes it takes, space-separated */
 } onnx_op;
 
@@ -58,6 +72,8 @@ loom_status onnx_tensor_from_proto(const Onnx__TensorProto *p, loom_arena *a,
                                    const char *what, loom_onnx_tensor *out,
                                    loom_diag *d);
 int64_t onnx_numel(const loom_tensor_info *t);
+/* Bytes per element as the interpreter lays arrays out (bool: one byte). */
+size_t onnx_elem_bytes(loom_dtype t);
 /* Element i of a tensor's data as a double, or as an integer. */
 double onnx_tensor_get(const loom_onnx_tensor *t, int64_t i);
 int64_t onnx_tensor_get_int(const loom_onnx_tensor *t, int64_t i);
@@ -114,7 +130,7 @@ loom_status node_axis(onnx_node *n, const char *what, int64_t axis, int rank,
 
 /* ---- builders, one per operator (ops_*.c) --------------------------------- */
 
-#define ONNX_OP(type, fn, func, attrs)                                         \
+#define ONNX_OP(type, fn, func, layout, attrs)                                 \
   loom_status fn(onnx_node *n, loom_te_tensor **out);
 #include "ops.def"
 #undef ONNX_OP

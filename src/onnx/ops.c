@@ -6,13 +6,13 @@
 #include <string.h>
 
 static const onnx_op ops[] = {
-#define ONNX_OP(type, fn, func, attrs) {type, fn, func, attrs},
+#define ONNX_OP(type, fn, func, layout, attrs) {type, fn, func, ONNX_LAYOUT_##layout, attrs},
 #include "ops.def"
 #undef ONNX_OP
 };
 
 static const char *const names[] = {
-#define ONNX_OP(type, fn, func, attrs) type,
+#define ONNX_OP(type, fn, func, layout, attrs) type,
 #include "ops.def"
 #undef ONNX_OP
     NULL,

@@ -1,7 +1,9 @@
-/* Network operators on NCHW tensors: Conv (the library's conv2d or
- * depthwise_conv2d, a bias stage after it), the pools (the library's where
- * its square, symmetric form fits, TE otherwise), BatchNormalization in
- * its inference form, and Softmax. */
+/* Network operators on NCHW tensors, or NHWC ones where the importer
+ * stores them channels-last (n->is_nhwc; their checks and messages speak
+ * of the model's NCHW): Conv (the library's conv2d or depthwise_conv2d, a
+ * bias stage after it), the pools (the library's where its square,
+ * symmetric NCHW form fits, TE otherwise), BatchNormalization in its
+ * inference form, and Softmax. */
 #include "onnx_impl.h"
 
 #include <stdio.h>
@@ -85,6 +87,28 @@ static loom_status need_nchw(onnx_node *n, const loom_tensor_info *x) {
   return LOOM_OK;
 }
 
+/* Input i as the model has it: a channels-last one (NHWC, or a weight HWIO
+ * or HWC1) with its extents put back in NCHW (OIHW) order in shape. */
+static loom_tensor_info model_info(const onnx_node *n, int i, int64_t *shape) {
+  static const int64_t data[4] = {0, 3, 1, 2}, hwio[4] = {3, 2, 0, 1},
+                       hwc1[4] = {2, 3, 0, 1};
+  loom_tensor_info t = *n->in[i];
+  if (!n->is_nhwc || t.ndim != 4)
+    return t;
+  bool is_depthwise = i == 1 && node_attr_int(n, "group", 1) > 1;
+  const int64_t *from = i == 0 ? data : is_depthwise ? hwc1 : hwio;
+  for (int a = 0; a < 4; a++)
+    shape[a] = t.shape[from[a]];
+  t.shape = shape;
+  return t;
+}
+
+/* The axis of the channels, and of the first spatial dimension. */
+static int channel_axis(const onnx_node *n, int rank) {
+  return n->is_nhwc ? rank - 1 : 1;
+}
+static int spatial_axis(const onnx_node *n) { return n->is_nhwc ? 1 : 2; }
+
 /* ---- Conv ------------------------------------------------------------------------ */
 
 typedef struct nn_ctx {
@@ -94,17 +118,26 @@ typedef struct nn_ctx {
   loom_var *r[2];
   bool is_max, count_pad;
   double eps;
-  int axis;
+  int axis; /* of the channels */
+  int sp;   /* of the first spatial dimension */
 } nn_ctx;
 
 static loom_expr *bias_body(loom_te *te, void *user, loom_expr *const *idx) {
   nn_ctx *c = user;
   return loom_te_add(te, loom_te_at(te, c->y, idx, 4),
-                     loom_te_at(te, c->p[0], &idx[1], 1));
+                     loom_te_at(te, c->p[0], &idx[c->axis], 1));
 }
 
 loom_status onnx_conv(onnx_node *n, loom_te_tensor **out) {
-  const loom_tensor_info *x = n->in[0], *wt = node_has(n, 1) ? n->in[1] : NULL;
+  int64_t xs[4], ws[4];
+  if (!node_has(n, 0))
+    return node_error(n, "takes an input");
+  loom_tensor_info xi = model_info(n, 0, xs), wi;
+  const loom_tensor_info *x = &xi, *wt = NULL;
+  if (node_has(n, 1)) {
+    wi = model_info(n, 1, ws);
+    wt = &wi;
+  }
   TRY(need_nchw(n, x));
   if (!wt || wt->ndim != 4)
     return node_error(n, "the weight must be an OIHW tensor of rank 4");
@@ -128,14 +161,14 @@ loom_status onnx_conv(onnx_node *n, loom_te_tensor **out) {
   TRY(node_apply(n, is_depthwise ? "depthwise_conv2d" : "conv2d", in, 2, &y,
                  "N=%lld C=%lld H=%lld W=%lld K=%lld R=%lld,%lld "
                  "stride=%lld,%lld pad=%lld,%lld,%lld,%lld "
-                 "dilation=%lld,%lld groups=%lld layout=NCHW dtype=%s",
+                 "dilation=%lld,%lld groups=%lld layout=%s dtype=%s",
                  (long long)x->shape[0], (long long)C, (long long)w.in[0],
                  (long long)w.in[1], (long long)K, (long long)w.k[0],
                  (long long)w.k[1], (long long)w.stride[0],
                  (long long)w.stride[1], (long long)w.lo[0],
                  (long long)w.lo[1], (long long)w.hi[0], (long long)w.hi[1],
                  (long long)w.dilation[0], (long long)w.dilation[1],
-                 (long long)(is_depthwise ? 1 : g),
+                 (long long)(is_depthwise ? 1 : g), n->is_nhwc ? "NHWC" : "NCHW",
                  node_dtype_str(n, x->dtype)));
   if (!node_has(n, 2)) {
     *out = y;
@@ -148,6 +181,7 @@ loom_status onnx_conv(onnx_node *n, loom_te_tensor **out) {
   nn_ctx c = {0};
   c.y = y;
   c.p[0] = node_arg(n, 2);
+  c.axis = channel_axis(n, 4);
   loom_expr *shape[4];
   for (int i = 0; i < 4; i++)
     shape[i] = loom_te_dim(y, i);
@@ -159,15 +193,15 @@ loom_status onnx_conv(onnx_node *n, loom_te_tensor **out) {
 
 static loom_expr *pad_body(loom_te *te, void *user, loom_expr *const *idx) {
   nn_ctx *c = user;
-  loom_expr *xi[4] = {idx[0], idx[1], NULL, NULL}, *cond = NULL;
+  loom_expr *xi[4] = {idx[0], idx[1], idx[2], idx[3]}, *cond = NULL;
   for (int i = 0; i < 2; i++) {
-    loom_expr *lo = loom_te_int(te, c->w.lo[i]);
-    xi[2 + i] = loom_te_sub(te, idx[2 + i], lo);
+    loom_expr *lo = loom_te_int(te, c->w.lo[i]), *at = idx[c->sp + i];
+    xi[c->sp + i] = loom_te_sub(te, at, lo);
     if (!c->w.lo[i] && !c->w.hi[i])
       continue;
     loom_expr *in = loom_te_bin(
-        te, LOOM_EXPR_AND, loom_te_bin(te, LOOM_EXPR_LE, lo, idx[2 + i]),
-        loom_te_bin(te, LOOM_EXPR_LT, idx[2 + i],
+        te, LOOM_EXPR_AND, loom_te_bin(te, LOOM_EXPR_LE, lo, at),
+        loom_te_bin(te, LOOM_EXPR_LT, at,
                     loom_te_int(te, c->w.in[i] + c->w.lo[i])));
     cond = cond ? loom_te_bin(te, LOOM_EXPR_AND, cond, in) : in;
   }
@@ -179,10 +213,10 @@ static loom_expr *pad_body(loom_te *te, void *user, loom_expr *const *idx) {
 
 static loom_expr *pool_body(loom_te *te, void *user, loom_expr *const *idx) {
   nn_ctx *c = user;
-  loom_expr *xi[4] = {idx[0], idx[1], NULL, NULL};
+  loom_expr *xi[4] = {idx[0], idx[1], idx[2], idx[3]};
   for (int i = 0; i < 2; i++)
-    xi[2 + i] = loom_te_add(
-        te, loom_te_mul(te, idx[2 + i], loom_te_int(te, c->w.stride[i])),
+    xi[c->sp + i] = loom_te_add(
+        te, loom_te_mul(te, idx[c->sp + i], loom_te_int(te, c->w.stride[i])),
         loom_te_mul(te, loom_te_ref(te, c->r[i]),
                     loom_te_int(te, c->w.dilation[i])));
   return loom_te_reduce(te, c->is_max ? LOOM_TE_MAX : LOOM_TE_SUM,
@@ -209,8 +243,8 @@ static loom_expr *avg_body(loom_te *te, void *user, loom_expr *const *idx) {
     count = loom_te_const(te, t, (double)(c->w.k[0] * c->w.k[1]));
   else
     count = loom_te_cast(te, t,
-                         loom_te_mul(te, window_count(te, &c->w, 0, idx[2]),
-                                     window_count(te, &c->w, 1, idx[3])));
+                         loom_te_mul(te, window_count(te, &c->w, 0, idx[c->sp]),
+                                     window_count(te, &c->w, 1, idx[c->sp + 1])));
   return loom_te_div(te, loom_te_at(te, c->y, idx, 4), count);
 }
 
@@ -227,7 +261,11 @@ static bool fits_library(const window *w, const loom_tensor_info *x,
 }
 
 static loom_status pool(onnx_node *n, loom_te_tensor **out, bool is_max) {
-  const loom_tensor_info *x = n->in[0];
+  int64_t xs[4];
+  if (!node_has(n, 0))
+    return node_error(n, "takes an input");
+  loom_tensor_info xi = model_info(n, 0, xs);
+  const loom_tensor_info *x = &xi;
   TRY(need_nchw(n, x));
   if (!node_attr(n, "kernel_shape"))
     return node_error(n, "attribute kernel_shape is required");
@@ -239,24 +277,27 @@ static loom_status pool(onnx_node *n, loom_te_tensor **out, bool is_max) {
   if (!is_max && !loom_dtype_is_float(x->dtype))
     return node_error(n, "takes a floating-point input");
   loom_te_tensor *in = node_arg(n, 0);
-  if (fits_library(&c.w, x, is_max, c.count_pad))
+  c.sp = spatial_axis(n);
+  if (!n->is_nhwc && fits_library(&c.w, x, is_max, c.count_pad))
     return node_apply(n, is_max ? "max_pool2d" : "avg_pool2d", &in, 1, out,
                       "shape=%s kernel=%lld stride=%lld pad=%lld dtype=%s",
                       node_shape_str(n, x->shape, 4), (long long)c.w.k[0],
                       (long long)c.w.stride[0], (long long)c.w.lo[0],
                       node_dtype_str(n, x->dtype));
   c.x = in;
-  loom_expr *ps[4] = {loom_te_int(n->te, x->shape[0]),
-                      loom_te_int(n->te, x->shape[1]), NULL, NULL};
+  loom_expr *ps[4];
+  ps[0] = loom_te_int(n->te, x->shape[0]);
+  ps[channel_axis(n, 4)] = loom_te_int(n->te, x->shape[1]);
   for (int i = 0; i < 2; i++)
-    ps[2 + i] = loom_te_int(n->te, c.w.in[i] + c.w.lo[i] + c.w.hi[i]);
+    ps[c.sp + i] = loom_te_int(n->te, c.w.in[i] + c.w.lo[i] + c.w.hi[i]);
   bool is_padded = c.w.lo[0] || c.w.lo[1] || c.w.hi[0] || c.w.hi[1];
   c.y = is_padded ? loom_te_compute(n->te, "pad_temp", ps, 4, NULL, pad_body, &c)
                   : in;
   c.r[0] = loom_te_reduce_axis(n->te, loom_te_int(n->te, c.w.k[0]), "rv0");
   c.r[1] = loom_te_reduce_axis(n->te, loom_te_int(n->te, c.w.k[1]), "rv1");
-  loom_expr *shape[4] = {ps[0], ps[1], loom_te_int(n->te, c.w.out[0]),
-                         loom_te_int(n->te, c.w.out[1])};
+  loom_expr *shape[4] = {ps[0], ps[1], ps[2], ps[3]};
+  for (int i = 0; i < 2; i++)
+    shape[c.sp + i] = loom_te_int(n->te, c.w.out[i]);
   c.y = loom_te_compute(n->te, is_max ? "pool_max" : "pool_sum", shape, 4,
                         NULL, pool_body, &c);
   if (!is_max)
@@ -279,12 +320,12 @@ static loom_expr *global_body(loom_te *te, void *user, loom_expr *const *idx) {
   int rank = loom_te_ndim(c->x);
   loom_var *axes[ONNX_MAX_RANK];
   xi[0] = idx[0];
-  xi[1] = idx[1];
-  for (int i = 2; i < rank; i++) {
+  xi[c->axis] = idx[c->axis];
+  for (int i = 0; i < rank - 2; i++) {
     char name[8];
-    snprintf(name, sizeof name, "rv%d", i - 2);
-    axes[i - 2] = loom_te_reduce_axis(te, loom_te_dim(c->x, i), name);
-    xi[i] = loom_te_ref(te, axes[i - 2]);
+    snprintf(name, sizeof name, "rv%d", i);
+    axes[i] = loom_te_reduce_axis(te, loom_te_dim(c->x, c->sp + i), name);
+    xi[c->sp + i] = loom_te_ref(te, axes[i]);
   }
   return loom_te_sum(te, loom_te_at(te, c->x, xi, rank), axes, rank - 2, NULL);
 }
@@ -293,9 +334,9 @@ static loom_expr *mean_body(loom_te *te, void *user, loom_expr *const *idx) {
   nn_ctx *c = user;
   int rank = loom_te_ndim(c->y);
   int64_t count = 1;
-  for (int i = 2; i < rank; i++) {
+  for (int i = 0; i < rank - 2; i++) {
     int64_t e;
-    loom_ir_is_const_int(loom_te_dim(c->x, i), &e);
+    loom_ir_is_const_int(loom_te_dim(c->x, c->sp + i), &e);
     count *= e;
   }
   return loom_te_div(te, loom_te_at(te, c->y, idx, rank),
@@ -308,13 +349,15 @@ loom_status onnx_global_average_pool(onnx_node *n, loom_te_tensor **out) {
     return node_error(n, "takes a floating-point input of rank 3 or more");
   nn_ctx c = {0};
   c.x = node_arg(n, 0);
-  if (x->ndim == 4 && x->shape[2] == x->shape[3])
+  c.axis = channel_axis(n, x->ndim);
+  c.sp = spatial_axis(n);
+  if (!n->is_nhwc && x->ndim == 4 && x->shape[2] == x->shape[3])
     return node_apply(n, "global_avg_pool2d", &c.x, 1, out, "shape=%s dtype=%s",
                       node_shape_str(n, x->shape, 4),
                       node_dtype_str(n, x->dtype));
   int64_t shape[ONNX_MAX_RANK];
   for (int i = 0; i < x->ndim; i++)
-    shape[i] = i < 2 ? x->shape[i] : 1;
+    shape[i] = i == 0 || i == c.axis ? x->shape[i] : 1;
   loom_expr *s[ONNX_MAX_RANK];
   node_shape_exprs(n, shape, x->ndim, s);
   c.y = loom_te_compute(n->te, "adaptive_pool_sum", s, x->ndim, NULL,
@@ -330,7 +373,7 @@ loom_status onnx_global_average_pool(onnx_node *n, loom_te_tensor **out) {
 
 static loom_expr *bn_body(loom_te *te, void *user, loom_expr *const *idx) {
   nn_ctx *c = user;
-  loom_expr *ch = idx[1];
+  loom_expr *ch = idx[c->axis];
   loom_dtype t = loom_te_dtype(c->x);
   loom_expr *x = loom_te_at(te, c->x, idx, loom_te_ndim(c->x));
   loom_expr *scale = loom_te_at(te, c->p[0], &ch, 1);
@@ -355,12 +398,14 @@ loom_status onnx_batch_norm(onnx_node *n, loom_te_tensor **out) {
   nn_ctx c = {0};
   c.eps = node_attr_float(n, "epsilon", 1e-5);
   c.x = node_arg(n, 0);
+  c.axis = channel_axis(n, x->ndim);
   for (int i = 1; i < 5; i++) {
     const loom_tensor_info *p = n->in[i];
-    if (!p || p->ndim != 1 || p->shape[0] != x->shape[1] ||
+    int64_t channels = x->shape[c.axis];
+    if (!p || p->ndim != 1 || p->shape[0] != channels ||
         !loom_dtype_eq(p->dtype, x->dtype))
       return node_error(n, "input %d must be a vector of the %lld channels, "
-                        "of the input's type", i, (long long)x->shape[1]);
+                        "of the input's type", i, (long long)channels);
     c.p[i - 1] = node_arg(n, i);
   }
   loom_expr *s[ONNX_MAX_RANK];

@@ -4,51 +4,11 @@
  * Inputs that are not initializers are the graph's first parameters; the
  * initializers and Constant nodes a call reads as an argument are the
  * weights, the parameters after them. */
-#include "onnx_impl.h"
+#include "import.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef enum { VAL_INPUT, VAL_WEIGHT, VAL_CALL } val_kind;
-
-typedef struct ival {
-  const char *name;
-  loom_tensor_info info;
-  const loom_onnx_tensor *data; /* weights */
-  val_kind kind;
-  bool is_used; /* an argument of a call, or an output of the graph */
-  int index;    /* in the graph, once numbered */
-} ival;
-
-typedef struct icall {
-  const char *func;
-  int *args; /* ival indices */
-  int n_args;
-  int out;
-} icall;
-
-/* A distinct prim func: as built (named "main", for comparing) and as the
- * module holds it. */
-typedef struct ifunc {
-  loom_func *built;
-  uint64_t hash;
-  const char *base;
-  loom_func *named;
-} ifunc;
-
-typedef struct importer {
-  const char *path;
-  loom_arena *a;
-  loom_diag *d;
-  int64_t opset;
-  ival *vals;
-  int n_vals, cap_vals;
-  icall *calls;
-  int n_calls, cap_calls;
-  ifunc *funcs;
-  int n_funcs, cap_funcs;
-} importer;
 
 /* Arena arrays that double when full; the old copy stays in the arena. */
 static bool grow(importer *m, void **p, int *cap, int n, size_t elem) {
@@ -65,32 +25,31 @@ static bool grow(importer *m, void **p, int *cap, int n, size_t elem) {
   return true;
 }
 
-static int find_val(const importer *m, const char *name) {
+int import_find(const importer *m, const char *name) {
   for (int i = m->n_vals - 1; i >= 0; i--)
-    if (!strcmp(m->vals[i].name, name))
+    if (m->vals[i].onnx && !strcmp(m->vals[i].onnx, name))
       return i;
   return -1;
 }
 
-static int add_val(importer *m, const char *name, loom_tensor_info info,
+int import_add_val(importer *m, const char *name, loom_tensor_info info,
                    val_kind kind) {
   if (!grow(m, (void **)&m->vals, &m->cap_vals, m->n_vals, sizeof *m->vals))
     return -1;
   ival *v = &m->vals[m->n_vals];
   memset(v, 0, sizeof *v);
-  v->name = loom_arena_strdup(m->a, name);
+  v->name = v->onnx = loom_arena_strdup(m->a, name);
   v->info = info;
   v->kind = kind;
+  v->other = -1;
   return v->name ? m->n_vals++ : -1;
 }
 
-static loom_status add_weight(importer *m, const char *name,
-                              const loom_onnx_tensor *t) {
-  int i = add_val(m, name, t->info, VAL_WEIGHT);
-  if (i < 0)
-    return LOOM_NOMEM;
-  m->vals[i].data = t;
-  return LOOM_OK;
+int import_add_weight(importer *m, const char *name, const loom_onnx_tensor *t) {
+  int i = import_add_val(m, name, t->info, VAL_WEIGHT);
+  if (i >= 0)
+    m->vals[i].data = t;
+  return i;
 }
 
 /* ---- the model's inputs ---------------------------------------------------- */
@@ -157,7 +116,7 @@ static loom_status read_inputs(importer *m, const Onnx__GraphProto *g) {
       continue;
     loom_tensor_info info;
     TRY(value_info(m, v, "input", &info, m->d));
-    if (add_val(m, v->name, info, VAL_INPUT) < 0)
+    if (import_add_val(m, v->name, info, VAL_INPUT) < 0)
       return LOOM_NOMEM;
   }
   for (size_t i = 0; i < g->n_initializer; i++) {
@@ -167,7 +126,8 @@ static loom_status read_inputs(importer *m, const Onnx__GraphProto *g) {
       return LOOM_NOMEM;
     char *what = loom_arena_printf(m->a, "initializer '%s'", p->name);
     TRY(onnx_tensor_from_proto(p, m->a, what ? what : "initializer", t, m->d));
-    TRY(add_weight(m, p->name, t));
+    if (import_add_weight(m, p->name, t) < 0)
+      return LOOM_NOMEM;
   }
   return LOOM_OK;
 }
@@ -322,12 +282,8 @@ static const char *intern_func(importer *m, loom_func *f, const char *base) {
   return name;
 }
 
-static loom_status build_call(importer *m, const onnx_op *op, onnx_node *n) {
-  loom_te_tensor *y = NULL;
-  TRY(op->build(n, &y));
-  if (!y || loom_te_error(n->te))
-    return node_error(n, "%s", loom_te_error(n->te) ? loom_te_error(n->te)
-                                                    : "no result (internal)");
+loom_status import_call(importer *m, onnx_node *n, const char *base,
+                        loom_te_tensor *y, const char *name, int *out) {
   loom_te_tensor **params = loom_arena_alloc(m->a, sizeof *params * (size_t)(n->n_in + 1));
   int *args = loom_arena_alloc(m->a, sizeof *args * (size_t)(n->n_in + 1));
   if (!params || !args)
@@ -336,7 +292,7 @@ static loom_status build_call(importer *m, const onnx_op *op, onnx_node *n) {
   for (int i = 0; i < n->n_in; i++)
     if (n->args[i]) {
       params[k] = n->args[i];
-      args[k++] = find_val(m, n->proto->input[i]);
+      args[k++] = n->vals[i];
     }
   params[k] = y;
   loom_func *f;
@@ -349,39 +305,64 @@ static loom_status build_call(importer *m, const onnx_op *op, onnx_node *n) {
   TRY(s);
   loom_tensor_info info;
   TRY(result_info(m, f, &info));
-  const char *name = intern_func(m, f, op->func);
-  if (!name || !grow(m, (void **)&m->calls, &m->cap_calls, m->n_calls,
-                     sizeof *m->calls))
+  const char *fname = intern_func(m, f, base);
+  if (!fname || !grow(m, (void **)&m->calls, &m->cap_calls, m->n_calls,
+                      sizeof *m->calls))
     return LOOM_NOMEM;
-  int out = add_val(m, n->proto->output[0], info, VAL_CALL);
-  if (out < 0)
+  *out = import_add_val(m, name, info, VAL_CALL);
+  if (*out < 0)
     return LOOM_NOMEM;
   for (int i = 0; i < k; i++)
     m->vals[args[i]].is_used = true;
-  m->calls[m->n_calls++] = (icall){name, args, k, out};
+  m->calls[m->n_calls++] = (icall){fname, args, k, *out};
+  return LOOM_OK;
+}
+
+static loom_status build_call(importer *m, const onnx_op *op, onnx_node *n,
+                              bool is_nhwc) {
+  loom_te_tensor *y = NULL;
+  TRY(op->build(n, &y));
+  if (!y || loom_te_error(n->te))
+    return node_error(n, "%s", loom_te_error(n->te) ? loom_te_error(n->te)
+                                                    : "no result (internal)");
+  int out;
+  TRY(import_call(m, n, op->func, y, n->output, &out));
+  m->vals[out].is_nhwc = is_nhwc;
+  return LOOM_OK;
+}
+
+/* The values the node's inputs name; -1 for one left out. */
+static loom_status find_inputs(importer *m, onnx_node *n) {
+  const Onnx__NodeProto *p = n->proto;
+  n->n_in = (int)p->n_input;
+  n->vals = loom_arena_alloc(m->a, sizeof *n->vals * (p->n_input + 1));
+  if (!n->vals)
+    return LOOM_NOMEM;
+  for (size_t i = 0; i < p->n_input; i++) {
+    n->vals[i] = -1;
+    if (!*p->input[i])
+      continue; /* an optional input left out */
+    n->vals[i] = import_find(m, p->input[i]);
+    if (n->vals[i] < 0)
+      return node_error(n, "input '%s' is not defined before the node",
+                        p->input[i]);
+  }
   return LOOM_OK;
 }
 
 /* The node's inputs as the builder sees them: their types, and the data of
  * those known at import. */
 static loom_status bind_inputs(importer *m, onnx_node *n) {
-  const Onnx__NodeProto *p = n->proto;
-  n->n_in = (int)p->n_input;
-  n->in = loom_arena_alloc(m->a, sizeof *n->in * (p->n_input + 1));
-  n->data = loom_arena_alloc(m->a, sizeof *n->data * (p->n_input + 1));
-  n->args = loom_arena_alloc(m->a, sizeof *n->args * (p->n_input + 1));
+  n->in = loom_arena_alloc(m->a, sizeof *n->in * (size_t)(n->n_in + 1));
+  n->data = loom_arena_alloc(m->a, sizeof *n->data * (size_t)(n->n_in + 1));
+  n->args = loom_arena_alloc(m->a, sizeof *n->args * (size_t)(n->n_in + 1));
   if (!n->in || !n->data || !n->args)
     return LOOM_NOMEM;
-  for (size_t i = 0; i < p->n_input; i++) {
-    if (!*p->input[i])
-      continue; /* an optional input left out */
-    int v = find_val(m, p->input[i]);
-    if (v < 0)
-      return node_error(n, "input '%s' is not defined before the node",
-                        p->input[i]);
-    n->in[i] = &m->vals[v].info;
-    n->data[i] = m->vals[v].data;
-  }
+  for (int i = 0; i < n->n_in; i++)
+    if (n->vals[i] >= 0) {
+      n->in[i] = &m->vals[n->vals[i]].info;
+      n->data[i] = m->vals[n->vals[i]].data;
+    }
   return LOOM_OK;
 }
 
@@ -411,13 +392,18 @@ static loom_status read_node(importer *m, const Onnx__NodeProto *p, int index) {
       return LOOM_NOMEM;
     TRY(constant_tensor(m, &n, t));
     t->name = loom_arena_strdup(m->a, p->output[0]);
-    return add_weight(m, p->output[0], t);
+    return import_add_weight(m, p->output[0], t) < 0 ? LOOM_NOMEM : LOOM_OK;
   }
+  bool is_nhwc;
+  n.output = p->output[0];
+  TRY(find_inputs(m, &n));
+  TRY(onnx_fold_bn(m, &n, index));
+  TRY(onnx_layout_inputs(m, &n, op, &is_nhwc));
   TRY(bind_inputs(m, &n));
   n.te = loom_te_new(m->a);
   if (!n.te)
     return LOOM_NOMEM;
-  return build_call(m, op, &n);
+  return build_call(m, op, &n, is_nhwc);
 }
 
 /* ---- the graph ----------------------------------------------------------------- */
@@ -428,11 +414,20 @@ static loom_status read_outputs(importer *m, const Onnx__GraphProto *g,
                                 int *outs) {
   for (size_t i = 0; i < g->n_output; i++) {
     const Onnx__ValueInfoProto *v = g->output[i];
-    int k = find_val(m, v->name);
+    int k = import_find(m, v->name);
     if (k < 0)
       return loom_diag_error(m->d, (loom_loc){0},
                              "output '%s' is not defined by the graph",
                              v->name);
+    int model;
+    TRY(onnx_layout_model(m, k, &model));
+    if (model != k) { /* the graph returns the model's name */
+      m->vals[model].name = m->vals[k].name;
+      m->vals[k].name = loom_arena_printf(m->a, "%s_nhwc", m->vals[model].name);
+      if (!m->vals[k].name)
+        return LOOM_NOMEM;
+      k = model;
+    }
     loom_diag d;
     loom_diag_init(&d);
     loom_tensor_info declared;
@@ -534,8 +529,14 @@ static loom_status read_graph(importer *m, const Onnx__GraphProto *g,
     return loom_diag_error(m->d, (loom_loc){0},
                            "sparse initializers are not supported");
   TRY(read_inputs(m, g));
+  m->graph = g;
+  m->is_folded = loom_arena_alloc(m->a, g->n_node + 1);
+  if (!m->is_folded)
+    return LOOM_NOMEM;
+  memset(m->is_folded, 0, g->n_node + 1);
   for (size_t i = 0; i < g->n_node; i++)
-    TRY(read_node(m, g->node[i], (int)i));
+    if (!m->is_folded[i])
+      TRY(read_node(m, g->node[i], (int)i));
   int *outs = loom_arena_alloc(m->a, sizeof *outs * (g->n_output + 1));
   if (!outs)
     return LOOM_NOMEM;
@@ -545,6 +546,12 @@ static loom_status read_graph(importer *m, const Onnx__GraphProto *g,
 
 loom_status loom_onnx_read(const char *path, loom_arena *a,
                            loom_onnx_model *out, loom_diag *d) {
+  return loom_onnx_read_with(path, a, NULL, out, d);
+}
+
+loom_status loom_onnx_read_with(const char *path, loom_arena *a,
+                                const loom_onnx_options *o,
+                                loom_onnx_model *out, loom_diag *d) {
   memset(out, 0, sizeof *out);
   char *text;
   size_t len;
@@ -563,6 +570,8 @@ loom_status loom_onnx_read(const char *path, loom_arena *a,
   m.a = a;
   m.d = d;
   m.opset = default_opset(mp);
+  if (o)
+    m.opts = *o;
   out->opset = m.opset;
   loom_status s = m.path ? read_graph(&m, mp->graph, out) : LOOM_NOMEM;
   onnx__model_proto__free_unpacked(mp, NULL);

@@ -59,14 +59,13 @@ int64_t onnx_numel(const loom_tensor_info *t) {
   return n;
 }
 
-/* Bytes per element as the interpreter lays arrays out (bool: one byte). */
-static size_t elem_bytes(loom_dtype t) {
+size_t onnx_elem_bytes(loom_dtype t) {
   return t.bits < 8 ? 1 : t.bits / 8;
 }
 
 double onnx_tensor_get(const loom_onnx_tensor *t, int64_t i) {
   loom_dtype dt = t->info.dtype;
-  const char *p = (const char *)t->data + (size_t)i * elem_bytes(dt);
+  const char *p = (const char *)t->data + (size_t)i * onnx_elem_bytes(dt);
   switch (dt.code) {
   case LOOM_DT_FLOAT:
     if (dt.bits == 32)
@@ -86,9 +85,9 @@ double onnx_tensor_get(const loom_onnx_tensor *t, int64_t i) {
 
 int64_t onnx_tensor_get_int(const loom_onnx_tensor *t, int64_t i) {
   loom_dtype dt = t->info.dtype;
-  const char *p = (const char *)t->data + (size_t)i * elem_bytes(dt);
+  const char *p = (const char *)t->data + (size_t)i * onnx_elem_bytes(dt);
   bool is_signed = dt.code == LOOM_DT_INT;
-  switch (elem_bytes(dt)) {
+  switch (onnx_elem_bytes(dt)) {
   case 1:
     return is_signed ? (int64_t)*(const int8_t *)p : (int64_t)*(const uint8_t *)p;
   case 2:
@@ -126,7 +125,7 @@ static void store_ints(void *dst, size_t width, const void *src,
 static loom_status copy_typed(const Onnx__TensorProto *p, loom_dtype t,
                               void *dst, size_t n, const char *what,
                               loom_diag *d) {
-  size_t width = elem_bytes(t);
+  size_t width = onnx_elem_bytes(t);
   size_t got;
   int32_t dt = p->data_type;
   if (dt == DT(FLOAT)) {
@@ -191,7 +190,7 @@ loom_status onnx_tensor_from_proto(const Onnx__TensorProto *p, loom_arena *a,
     out->info.shape[i] = p->dims[i];
   }
   size_t n = (size_t)onnx_numel(&out->info);
-  size_t width = elem_bytes(out->info.dtype);
+  size_t width = onnx_elem_bytes(out->info.dtype);
   if (n > (SIZE_MAX >> 4) / width)
     return loom_diag_error(d, (loom_loc){0}, "%s: too many elements", what);
   out->bytes = n * width;

@@ -94,10 +94,26 @@ check "loom import is loom model import" cmp -s "$tmp/imported.py" "$tmp/mlp.py"
 check "the fused MLP has no ReLU of its own" test "$(grep -c 'def relu' "$tmp/mlp.py")" = 0
 "$loom" model import --no-fuse "$cases/mlp.onnx" >"$tmp/mlp_unfused.py"
 check "--no-fuse keeps the ReLUs" test "$(grep -c 'def relu' "$tmp/mlp_unfused.py")" = 2
-run_model "$cases/convnet.onnx" --verify >"$tmp/fused.out"
-run_model "$cases/convnet.onnx" --no-fuse --verify >"$tmp/unfused.out"
+as_read="--layout NCHW --fold-bn off"
+run_model "$cases/convnet.onnx" $as_read --verify >"$tmp/fused.out"
+run_model "$cases/convnet.onnx" $as_read --no-fuse --verify >"$tmp/unfused.out"
 check "the conv net fused is 7 calls" grep -q "^7 calls of 7 functions" "$tmp/fused.out"
 check "the conv net unfused is 14 calls" grep -q "^14 calls of 11 functions" "$tmp/unfused.out"
+
+# Run on a CPU, a model is read to be fast: each batch norm folded into its
+# convolution, the activations NHWC between a transpose in and one out.
+run_model "$cases/convnet.onnx" --verify --explain >"$tmp/fast.out" 2>&1
+check "read to be fast, the conv net is 8 calls" grep -q "^8 calls of 8 functions" "$tmp/fast.out"
+check "its convolutions take no batch norm" \
+  test "$(grep -Ec '^fused_conv2d1?(_add)?_relu1? +dispatch' "$tmp/fast.out")" = 3
+check "it verifies" grep -q "verified: 1 output" "$tmp/fast.out"
+"$loom" model import "$cases/convnet.onnx" --layout NHWC --fold-bn on --no-fuse >"$tmp/nhwc.py"
+check "import --layout NHWC: HWIO weights, folded" grep -q "c1_w_folded_hwio" "$tmp/nhwc.py"
+check "import --layout NHWC: the result back in NCHW" \
+  grep -q "R.call_tir(cls.transpose1, (lv9,), out_sinfo=R.Tensor((1, 8, 1, 1)" "$tmp/nhwc.py"
+"$loom" model import "$cases/convnet.onnx" --layout NCWH >/dev/null 2>"$tmp/err"
+check "an unknown layout is a usage error" test $? = 2
+check "it names the layouts" grep -q "unknown layout 'NCWH' (NCHW or NHWC)" "$tmp/err"
 check "the weights are marked constant" \
   grep -q '"layout_free_buffers": \[1, 2, 3, 4, 5, 6\]' "$tmp/convnet.py"
 "$loom" build "$tmp/convnet.py" --emit c --pipeline dispatch >"$tmp/convnet.c"
@@ -118,13 +134,13 @@ check "model tune reports each task" \
   --verify >"$tmp/mrun.out" 2>"$tmp/mexplain"
 check "the tuned network verifies" grep -q "verified: 1 output" "$tmp/mrun.out"
 check "its records apply" test "$(grep -Ec '^[a-z0-9_]+ +apply-db' "$tmp/mexplain")" = 3
-"$loom" model tune "$cases/convnet.onnx" --no-fuse --trials 12 --batch 2 --model random --json \
+"$loom" model tune "$cases/convnet.onnx" $as_read --no-fuse --trials 12 --batch 2 --model random --json \
   --db "$tmp/c.db" >"$tmp/ctune.out" 2>/dev/null
 check "a workload called twice is one task of weight 2" \
   grep -q '"task": "conv2d1", "calls": 2' "$tmp/ctune.out"
 check "the budget holds" test "$(grep -o '"trials": [0-9]*' "$tmp/ctune.out" |
   awk '{s += $2} END {print s}')" -le 12
-"$loom" model tune "$cases/convnet.onnx" --skip-dispatched --trials 6 --batch 2 --model random \
+"$loom" model tune "$cases/convnet.onnx" $as_read --skip-dispatched --trials 6 --batch 2 --model random \
   --db "$tmp/s.db" >"$tmp/stune.out" 2>/dev/null
 check "--skip-dispatched leaves the convolutions to oneDNN" \
   test "$(grep -c 'taken by dispatch (1 loop nest(s) computed by oneDNN), not tuned' "$tmp/stune.out")" = 3

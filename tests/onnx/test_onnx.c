@@ -1,8 +1,11 @@
 /* The ONNX importer: (a) ONNX's own node tests (libonnx-testdata), each
  * model that imports run call by call with the interpreter and compared
- * with the expected outputs; (b) refusals, as messages; (c) an MLP and a
- * small residual conv net made by cases/make_cases.py, and a model of the
- * forms the node tests leave out, run and compared with NumPy's results. */
+ * with the expected outputs, as read and again with the importer's
+ * rewrites (channels-last, batch norms folded); (b) refusals, as
+ * messages; (c) an MLP and a small residual conv net made by
+ * cases/make_cases.py, a model of the forms the node tests leave out and
+ * one of the places where the layouts meet, run and compared with NumPy's
+ * results. */
 #include "loom/interp.h"
 #include "loom/onnx.h"
 #include "test.h"
@@ -20,6 +23,10 @@
 
 /* Fewer node-test models importing than this is a regression. */
 #define MIN_IMPORTED 115
+/* Fewer node-test models that the rewrites change than this is one too. */
+#define MIN_REWRITTEN 28
+
+static const loom_onnx_options rewrites = {true, true};
 
 static const char *src_root = ".";
 static bool is_verbose; /* -v: print every refusal */
@@ -224,7 +231,8 @@ static int cmp_name(const struct dirent **a, const struct dirent **b) {
   return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-static void test_node_tests(void) {
+/* The node tests as read (o NULL) or with the rewrites o asks for. */
+static void test_node_tests(const loom_onnx_options *o) {
   struct dirent **list;
   int n = scandir(NODE_TESTS, &list, NULL, cmp_name);
   if (n < 0) {
@@ -232,6 +240,7 @@ static void test_node_tests(void) {
     return;
   }
   int n_models = 0, n_imported = 0, n_passed = 0, n_failed = 0, n_big = 0;
+  int n_rewritten = 0;
   refusal refusals[512];
   int n_refusals = 0, n_refused = 0;
   for (int i = 0; i < n; i++) {
@@ -246,7 +255,7 @@ static void test_node_tests(void) {
     loom_onnx_model m;
     loom_diag d;
     loom_diag_init(&d);
-    if (loom_onnx_read(path, a, &m, &d) != LOOM_OK) {
+    if (loom_onnx_read_with(path, a, o, &m, &d) != LOOM_OK) {
       char op[64];
       refusal_key(d.msg ? d.msg : "", op, sizeof op);
       int k = 0;
@@ -266,6 +275,10 @@ static void test_node_tests(void) {
         printf("  %s: %s\n", name, d.msg ? d.msg : "?");
     } else {
       n_imported++;
+      loom_onnx_model plain;
+      if (o && loom_onnx_read(path, a, &plain, &d) == LOOM_OK)
+        n_rewritten += plain.graph->n_calls != m.graph->n_calls ||
+                       plain.n_weights != m.n_weights;
       loom_diag v;
       loom_diag_init(&v);
       if (loom_ir_verify_graph(m.module, m.graph, &v) != LOOM_OK) {
@@ -289,12 +302,16 @@ static void test_node_tests(void) {
   for (int i = 0; i < n; i++)
     free(list[i]);
   free(list);
-  printf("node tests: %d models, %d import, %d pass, %d fail, %d not run "
-         "(more than %d iterations), %d refused\n",
+  printf("node tests%s: %d models, %d import, %d pass, %d fail, %d not run "
+         "(more than %d iterations), %d refused\n", o ? " (rewritten)" : "",
          n_models, n_imported, n_passed, n_failed, n_big, MAX_WORK, n_refused);
-  print_refusals(refusals, n_refusals);
+  if (o)
+    printf("  %d models the rewrites change\n", n_rewritten);
+  else
+    print_refusals(refusals, n_refusals);
   CHECK(n_failed == 0);
   CHECK(n_imported >= MIN_IMPORTED);
+  CHECK(!o || n_rewritten >= MIN_REWRITTEN);
 }
 
 /* ---- (b) refusals ---------------------------------------------------------------- */
@@ -350,8 +367,9 @@ static void test_refusals(void) {
 
 /* ---- (c) networks ------------------------------------------------------------------- */
 
-static void run_network(const char *stem, int want_inputs, int want_weights,
-                        int want_calls, int want_funcs) {
+static void run_network(const char *stem, const loom_onnx_options *o,
+                        int want_inputs, int want_weights, int want_calls,
+                        int want_funcs) {
   char dir[1024], path[2048], in[128], out[128];
   snprintf(dir, sizeof dir, "%s/tests/onnx/cases", src_root);
   snprintf(path, sizeof path, "%s/%s.onnx", dir, stem);
@@ -361,7 +379,7 @@ static void run_network(const char *stem, int want_inputs, int want_weights,
   loom_onnx_model m;
   loom_diag d;
   loom_diag_init(&d);
-  loom_status s = loom_onnx_read(path, a, &m, &d);
+  loom_status s = loom_onnx_read_with(path, a, o, &m, &d);
   if (s != LOOM_OK)
     printf("  %s: %s\n", stem, d.msg ? d.msg : "?");
   CHECK(s == LOOM_OK);
@@ -384,16 +402,27 @@ static void run_network(const char *stem, int want_inputs, int want_weights,
   loom_arena_free(a);
 }
 
+/* Reads cases/FILE with the rewrites o asks for: false, said, on an error. */
+static bool read_case(const char *file, const loom_onnx_options *o, loom_arena *a,
+                      loom_onnx_model *m) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/onnx/cases/%s", src_root, file);
+  loom_diag d;
+  loom_diag_init(&d);
+  bool ok = loom_onnx_read_with(path, a, o, m, &d) == LOOM_OK;
+  if (!ok)
+    printf("  %s: %s\n", file, d.msg ? d.msg : "?");
+  CHECK(ok);
+  loom_diag_free(&d);
+  return ok;
+}
+
 /* The conv net's two 8-to-8 convolutions share one function, as do its
  * batch norms of 8 channels and its ReLUs on one shape. */
 static void test_convnet_names(void) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/tests/onnx/cases/convnet.onnx", src_root);
   loom_arena *a = loom_arena_new();
   loom_onnx_model m;
-  loom_diag d;
-  loom_diag_init(&d);
-  if (loom_onnx_read(path, a, &m, &d) == LOOM_OK) {
+  if (read_case("convnet.onnx", NULL, a, &m)) {
     const loom_graph *g = m.graph;
     CHECK_STREQ(g->calls[0].func, "conv2d");
     CHECK_STREQ(g->calls[4].func, "conv2d1");
@@ -408,8 +437,27 @@ static void test_convnet_names(void) {
     CHECK(g->calls[0].n_args == 3); /* x, weight, bias */
     CHECK(g->calls[0].args[0] == 0 && g->calls[0].args[1] == 1);
   }
-  CHECK(!d.has_error);
-  loom_diag_free(&d);
+  loom_arena_free(a);
+}
+
+/* Rewritten, the layout model's outputs keep the model's names (the
+ * channels-last value beside one takes another), and the depthwise
+ * weight is read HWC1, folded with its batch norm. */
+static void test_layout_names(void) {
+  loom_arena *a = loom_arena_new();
+  loom_onnx_model m;
+  if (read_case("layout.onnx", &rewrites, a, &m)) {
+    const loom_graph *g = m.graph;
+    CHECK_STREQ(g->values[g->outputs[0]].name, "y");
+    CHECK_STREQ(g->values[g->outputs[1]].name, "p");
+    bool has_p_nhwc = false, has_hwc1 = false;
+    for (int i = 0; i < g->n_values; i++) {
+      has_p_nhwc |= !strcmp(g->values[i].name, "p_nhwc");
+      has_hwc1 |= !strcmp(g->values[i].name, "wd_folded_hwc1");
+    }
+    CHECK(has_p_nhwc);
+    CHECK(has_hwc1);
+  }
   loom_arena_free(a);
 }
 
@@ -422,12 +470,23 @@ int main(int argc, char **argv) {
     return 77;
   }
   test_refusals();
-  run_network("mlp", 1, 6, 5, 5);
-  run_network("convnet", 1, 20, 14, 11);
+  run_network("mlp", NULL, 1, 6, 5, 5);
+  run_network("convnet", NULL, 1, 20, 14, 11);
+  /* Rewritten: three convolutions with their folded weights and bias,
+   * the batch norms gone, a transpose in and one out. */
+  run_network("convnet", &rewrites, 1, 8, 13, 11);
   /* Reshape's shape and Clip's bounds are read at import; the Constant
    * is the one weight. */
-  run_network("misc", 3, 1, 6, 6);
+  run_network("misc", NULL, 3, 1, 6, 6);
+  run_network("misc", &rewrites, 3, 1, 6, 6);
+  run_network("layout", NULL, 2, 8, 8, 8);
+  /* x and x2 transposed (x2 by r1's function), c1 back to NCHW for the
+   * broadcast Add, r1 to NHWC for the depthwise Conv, p back for the
+   * Softmax and the output; the batch norm folded. */
+  run_network("layout", &rewrites, 2, 5, 12, 11);
   test_convnet_names();
-  test_node_tests();
+  test_layout_names();
+  test_node_tests(NULL);
+  test_node_tests(&rewrites);
   return test_summary("onnx");
 }

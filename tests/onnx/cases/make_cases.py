@@ -215,8 +215,55 @@ def misc():
     save_tensor(np.clip(cat, -0.5, 0.5).astype(np.float32), "misc_output_1.pb")
 
 
+def layout():
+    """Where channels-last activations meet the model's NCHW: a per-channel
+    broadcast Add after a Conv (back to NCHW), a depthwise Conv without a
+    bias and its batch norm (folded), a Mul with a second input of the same
+    shape (that input transposed), an AveragePool, and its result both a
+    graph output and the input of a Softmax over the channels."""
+    x = rng.standard_normal((1, 4, 6, 6)).astype(np.float32)
+    x2 = rng.standard_normal((1, 8, 6, 6)).astype(np.float32)
+    w1, t1 = weight("w1", (8, 4, 3, 3), 0.3)
+    b1, tb1 = weight("b1", (8,), 0.1)
+    k, tk = weight("k", (1, 8, 1, 1))
+    wd, td = weight("wd", (8, 1, 3, 3))
+    bn = [weight("bn.scale", (8,))[0], weight("bn.bias", (8,))[0],
+          weight("bn.mean", (8,), 0.1)[0], np.abs(weight("bn.var", (8,))[0]) + 0.5]
+    tbn = [numpy_helper.from_array(a, n) for a, n in
+           zip(bn, ("bn.scale", "bn.bias", "bn.mean", "bn.var"))]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="c1", pads=[1, 1, 1, 1]),
+        helper.make_node("Add", ["c1", "k"], ["a1"], name="a1"),
+        helper.make_node("Relu", ["a1"], ["r1"], name="r1"),
+        helper.make_node("Conv", ["r1", "wd"], ["d"], name="d", group=8, pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["d", "bn.scale", "bn.bias", "bn.mean",
+                                                "bn.var"], ["dn"], name="dn"),
+        helper.make_node("Mul", ["dn", "x2"], ["m"], name="m"),
+        helper.make_node("AveragePool", ["m"], ["p"], name="p", kernel_shape=[2, 2],
+                         strides=[2, 2]),
+        helper.make_node("Softmax", ["p"], ["y"], name="y", axis=1),
+    ]
+    save(model(nodes, [vinfo("x", [1, 4, 6, 6]), vinfo("x2", [1, 8, 6, 6])],
+               [vinfo("y", [1, 8, 3, 3]), vinfo("p", [1, 8, 3, 3])],
+               [t1, tb1, tk, td] + tbn), "layout.onnx")
+    r1 = np.maximum(conv2d(x, w1, b1, 1).astype(np.float64) + k, 0)
+    rp = np.pad(r1, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    d = np.zeros_like(r1)
+    for i in range(3):
+        for j in range(3):
+            d += rp[:, :, i:i + 6, j:j + 6] * wd[None, :, 0, i, j, None, None]
+    m = batch_norm(d, *bn).astype(np.float64) * x2
+    p = m.reshape(1, 8, 3, 2, 3, 2).mean(axis=(3, 5))
+    e = np.exp(p - p.max(axis=1, keepdims=True))
+    for i, a in enumerate((x, x2)):
+        save_tensor(a, "layout_input_%d.pb" % i)
+    save_tensor((e / e.sum(axis=1, keepdims=True)).astype(np.float32), "layout_output_0.pb")
+    save_tensor(p.astype(np.float32), "layout_output_1.pb")
+
+
 if __name__ == "__main__":
     refusals()
     mlp()
     convnet()
     misc()
+    layout()
