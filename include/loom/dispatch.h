@@ -59,6 +59,17 @@ LOOM_API bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop
  *   NCHW: Y[n, co, h, w] (+)= X'[n, ci, h*sh + rh*dh, w*sw + rw*dw] * W[co, ci, rh, rw]
  * where X' is X with pad_lo zeros before and pad_hi after along h and w,
  * over compact buffers. */
+/* What oneDNN does to a convolution's result after its bias and before
+ * storing it (its post-ops), in order. */
+typedef enum { LOOM_CONV_POST_ADD, LOOM_CONV_POST_RELU } loom_conv_post_kind;
+
+#define LOOM_CONV_MAX_POST 4
+
+typedef struct loom_conv_post {
+  loom_conv_post_kind kind;
+  const loom_buffer *src; /* ADD: the tensor of the result's shape added */
+} loom_conv_post;
+
 typedef struct loom_conv {
   const loom_buffer *x, *w, *y; /* input (unpadded), weights, output */
   const loom_buffer *pad;       /* the padded copy of X the nest before writes;
@@ -72,6 +83,12 @@ typedef struct loom_conv {
                                      rows and columns the conv reads */
   int beta;                     /* 0: Y = conv (an init of zero); 1: Y += conv */
   const char *routine;          /* "dnnl_convolution_forward" */
+  /* The nests after the conv that the call computes too
+   * (loom_dispatch_match_conv_post); none when out is NULL. */
+  const loom_buffer *bias;      /* B[co] added first; NULL: none */
+  loom_conv_post post[LOOM_CONV_MAX_POST];
+  int n_post;
+  const loom_buffer *out;       /* where the last of them stores */
 } loom_conv;
 
 /* Whether the nest under loop is a convolution oneDNN computes, with *out
@@ -82,6 +99,18 @@ typedef struct loom_conv {
 LOOM_API bool loom_dispatch_match_conv(const loom_func *f, const loom_stmt *pad_loop,
                                        const loom_stmt *loop, loom_conv *out, char *why,
                                        size_t why_len);
+
+/* How many of the nests after conv c's, nests[1..n) (nests[0] is the
+ * conv's), oneDNN computes with it, as its bias and post-ops: first, a bias per output
+ * channel, Z = Y + B[co]; then Z = Y + R (R any tensor of Y's shape) and
+ * Z = max(Y, 0), at most LOOM_CONV_MAX_POST of them. Each nest is four
+ * loops around one block storing Z at its iters over the whole of the
+ * buffer Y the nest before writes, which nothing else reads or writes and
+ * which is not a parameter (the call never writes it). NHWC convolutions
+ * that start from zero only. c gets the bias, the post-ops and the last
+ * buffer written (out); 0 leaves c as it is. */
+LOOM_API int loom_dispatch_match_conv_post(const loom_func *f, const loom_stmt *const *nests,
+                                           int n, loom_conv *c);
 
 /* The dispatch pass on one function: each loop nest at the top of f's
  * body that a library takes is marked (a convolution with the padding

@@ -38,9 +38,11 @@ static const char dnnl_shared[] =
 "  X(post_ops_append_sum) X(primitive_attr_set_post_ops) X(primitive_desc_create) \\\n"
 "  X(primitive_create) X(primitive_desc_query_md) X(memory_desc_equal) X(memory_create) \\\n"
 "  X(reorder_primitive_desc_create) X(primitive_desc_destroy) X(primitive_attr_destroy) \\\n"
-"  X(post_ops_destroy) X(memory_set_data_handle) X(primitive_execute) X(stream_wait)\n"
+"  X(post_ops_destroy) X(memory_set_data_handle) X(primitive_execute) X(stream_wait) \\\n"
+"  X(post_ops_append_binary) X(post_ops_append_eltwise)\n"
 "#define LOOM_DNNL_FIELD(f) __typeof__(&dnnl_##f) f;\n"
 "#define LOOM_DNNL_KEPT 16\n"
+"#define LOOM_DNNL_POSTS 4\n"
 "static struct { LOOM_DNNL_FNS(LOOM_DNNL_FIELD) } loom_dnnl;\n"
 "/* 0 when every function was found, -4 when one was not. */\n"
 "static int32_t loom_dnnl_open(void) {\n"
@@ -65,6 +67,10 @@ static const char dnnl_shared[] =
 "  dnnl_primitive_t src_in, wei_in, dst_in, dst_out; /* reorders; NULL: none needed */\n"
 "  dnnl_memory_t src, wei, dst, src_user, wei_user, dst_user;\n"
 "  dnnl_memory_desc_t wei_md; /* the layout of wei */\n"
+"  dnnl_memory_t bias, src1[LOOM_DNNL_POSTS]; /* the bias, each added tensor; the user's */\n"
+"  int n_src1;\n"
+"  const char *post; /* the post-ops after the sum (beta), as loom_dnnl_conv_make spells them */\n"
+"  int post_base;    /* the index of post[0] among the post-ops */\n"
 "  /* Constant weights reordered, by the address they came from: one call\n"
 "   * site serves every layer of its shape. */\n"
 "  struct { const float *from; dnnl_memory_t mem; } kept[LOOM_DNNL_KEPT];\n"
@@ -99,8 +105,11 @@ static const char dnnl_shared[] =
 "/* s: n, ci, ih, iw, co, oh, ow, kh, kw, strides, dilations (1: none), padding\n"
 " * top, left, bottom, right. 1 when made, -4 without oneDNN, -5 when it\n"
 " * refuses. The weights, and the data in NCHW (whose plain layout oneDNN\n"
-" * computes only by its gemm convolution), take the layouts oneDNN prefers. */\n"
-"static int32_t loom_dnnl_conv_make(loom_dnnl_conv *c, const int64_t *s, int is_nchw, int beta) {\n"
+" * computes only by its gemm convolution), take the layouts oneDNN prefers.\n"
+" * A bias per output channel when has_bias, then the post-ops post spells:\n"
+" * 'a' adds a tensor of dst's shape and layout, 'r' is a ReLU (NHWC). */\n"
+"static int32_t loom_dnnl_conv_make(loom_dnnl_conv *c, const int64_t *s, int is_nchw, int beta,\n"
+"                                   int has_bias, const char *post) {\n"
 "  if (loom_dnnl_open()) return -4;\n"
 "  dnnl_dims_t src_d = {s[0], s[1], s[2], s[3]}, wei_d = {s[4], s[1], s[7], s[8]};\n"
 "  dnnl_dims_t dst_d = {s[0], s[4], s[5], s[6]}, strides = {s[9], s[10]};\n"
@@ -108,7 +117,8 @@ static const char dnnl_shared[] =
 "  dnnl_format_tag_t data_tag = is_nchw ? dnnl_nchw : dnnl_nhwc;\n"
 "  dnnl_format_tag_t wei_tag = is_nchw ? dnnl_oihw : dnnl_hwio;\n"
 "  dnnl_format_tag_t data_pick = is_nchw ? dnnl_format_tag_any : data_tag;\n"
-"  dnnl_memory_desc_t src_md, wei_md, dst_md, src_pick, wei_pick, dst_pick;\n"
+"  dnnl_memory_desc_t src_md, wei_md, dst_md, src_pick, wei_pick, dst_pick, bias_md;\n"
+"  dnnl_dims_t bias_d = {s[4]};\n"
 "  dnnl_convolution_desc_t cd;\n"
 "  dnnl_primitive_desc_t pd = NULL;\n"
 "  dnnl_primitive_attr_t attr = NULL;\n"
@@ -123,14 +133,18 @@ static const char dnnl_shared[] =
 "  if (!st)\n"
 "    st = loom_dnnl.memory_desc_init_by_tag(&wei_pick, 4, wei_d, dnnl_f32, dnnl_format_tag_any);\n"
 "  if (!st) st = loom_dnnl.memory_desc_init_by_tag(&dst_pick, 4, dst_d, dnnl_f32, data_pick);\n"
+"  if (!st) st = loom_dnnl.memory_desc_init_by_tag(&bias_md, 1, bias_d, dnnl_f32, dnnl_x);\n"
 "  if (!st) st = loom_dnnl.dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference,\n"
-"      dnnl_convolution_direct, &src_pick, &wei_pick, NULL, &dst_pick, strides, dilates, pad_l,\n"
-"      pad_r);\n"
+"      dnnl_convolution_direct, &src_pick, &wei_pick, has_bias ? &bias_md : NULL, &dst_pick,\n"
+"      strides, dilates, pad_l, pad_r);\n"
 "  /* Y += conv: oneDNN's sum post-op adds what dst held. */\n"
 "  if (!st) st = loom_dnnl.primitive_attr_create(&attr);\n"
-"  if (!st && beta) st = loom_dnnl.post_ops_create(&ops);\n"
+"  if (!st && (beta || *post)) st = loom_dnnl.post_ops_create(&ops);\n"
 "  if (!st && beta) st = loom_dnnl.post_ops_append_sum(ops, 1.0f);\n"
-"  if (!st && beta) st = loom_dnnl.primitive_attr_set_post_ops(attr, ops);\n"
+"  for (const char *p = post; !st && *p; p++)\n"
+"    st = *p == 'r' ? loom_dnnl.post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f)\n"
+"                   : loom_dnnl.post_ops_append_binary(ops, dnnl_binary_add, &dst_md);\n"
+"  if (!st && ops) st = loom_dnnl.primitive_attr_set_post_ops(attr, ops);\n"
 "  if (!st) st = loom_dnnl.primitive_desc_create(&pd, &cd, attr, c->engine, NULL);\n"
 "  if (!st) st = loom_dnnl.primitive_create(&c->conv, pd);\n"
 "  if (!st && (!(src_best = loom_dnnl.primitive_desc_query_md(pd, dnnl_query_src_md, 0)) ||\n"
@@ -142,6 +156,13 @@ static const char dnnl_shared[] =
 "  if (!st) c->wei_md = *wei_best;\n"
 "  if (!st) st = loom_dnnl_place(c, &dst_md, dst_best, &c->dst_user, &c->dst,\n"
 "                                beta ? &c->dst_in : NULL, &c->dst_out);\n"
+"  if (!st && has_bias)\n"
+"    st = loom_dnnl.memory_create(&c->bias, &bias_md, c->engine, DNNL_MEMORY_NONE);\n"
+"  c->post = post;\n"
+"  c->post_base = beta;\n"
+"  for (const char *p = post; !st && *p && c->n_src1 < LOOM_DNNL_POSTS; p++)\n"
+"    if (*p == 'a')\n"
+"      st = loom_dnnl.memory_create(&c->src1[c->n_src1++], &dst_md, c->engine, DNNL_MEMORY_NONE);\n"
 "  if (pd) loom_dnnl.primitive_desc_destroy(pd);\n"
 "  if (attr) loom_dnnl.primitive_attr_destroy(attr);\n"
 "  if (ops) loom_dnnl.post_ops_destroy(ops);\n"
@@ -169,14 +190,28 @@ static const char dnnl_shared[] =
 "  return c->kept[i].mem;\n"
 "}\n"
 "/* y = conv(x, w) (+ y), each moved into the primitive's layout first and\n"
-" * y back after: 0, or -5 when oneDNN fails. Constant weights (the\n"
-" * function's layout-free buffer: a model's) are moved once for each\n"
-" * address they are given at. */\n"
+" * y back after, with the bias b and the tensors added (src1, in the\n"
+" * post-ops' order) when the primitive has them: 0, or -5 when oneDNN\n"
+" * fails. Constant weights (the function's layout-free buffer: a model's)\n"
+" * are moved once for each address they are given at. */\n"
 "static int32_t loom_dnnl_conv_run(loom_dnnl_conv *c, const float *x, const float *w, float *y,\n"
-"                                  int is_const_w) {\n"
-"  dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_WEIGHTS, c->wei},\n"
-"                             {DNNL_ARG_DST, c->dst}};\n"
-"  dnnl_status_t st = loom_dnnl.memory_set_data_handle(c->src_user, (void *)x);\n"
+"                                  const float *b, const float *const *src1, int is_const_w) {\n"
+"  dnnl_exec_arg_t args[4 + LOOM_DNNL_POSTS] = {{DNNL_ARG_SRC, c->src},\n"
+"                                               {DNNL_ARG_WEIGHTS, c->wei},\n"
+"                                               {DNNL_ARG_DST, c->dst}};\n"
+"  int n = 3;\n"
+"  dnnl_status_t st = dnnl_success;\n"
+"  if (c->bias) {\n"
+"    args[n++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, c->bias};\n"
+"    st = loom_dnnl.memory_set_data_handle(c->bias, (void *)b);\n"
+"  }\n"
+"  for (int i = 0, k = 0; !st && i < c->n_src1; i++, k++) {\n"
+"    while (c->post[k] != 'a') k++; /* the i-th addition is post-op post_base + k */\n"
+"    args[n++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_MULTIPLE_POST_OP(c->post_base + k) |\n"
+"                                  DNNL_ARG_SRC_1, c->src1[i]};\n"
+"    st = loom_dnnl.memory_set_data_handle(c->src1[i], (void *)src1[i]);\n"
+"  }\n"
+"  if (!st) st = loom_dnnl.memory_set_data_handle(c->src_user, (void *)x);\n"
 "  if (!st) st = loom_dnnl.memory_set_data_handle(c->wei_user, (void *)w);\n"
 "  if (!st) st = loom_dnnl.memory_set_data_handle(c->dst_user, y);\n"
 "  if (!st) st = loom_dnnl_move(c, c->src_in, c->src_user, c->src);\n"
@@ -185,7 +220,7 @@ static const char dnnl_shared[] =
 "  else if (!st)\n"
 "    st = loom_dnnl_move(c, c->wei_in, c->wei_user, c->wei);\n"
 "  if (!st) st = loom_dnnl_move(c, c->dst_in, c->dst_user, c->dst);\n"
-"  if (!st) st = loom_dnnl.primitive_execute(c->conv, c->stream, 3, args);\n"
+"  if (!st) st = loom_dnnl.primitive_execute(c->conv, c->stream, n, args);\n"
 "  if (!st) st = loom_dnnl_move(c, c->dst_out, c->dst, c->dst_user);\n"
 "  if (!st) st = loom_dnnl.stream_wait(c->stream);\n"
 "  return st ? -5 : 0;\n"
@@ -193,12 +228,91 @@ static const char dnnl_shared[] =
 "#endif\n"
 "#endif\n";
 
+typedef struct seq_ctx {
+  const loom_stmt *loop;
+  const loom_stmt *seq; /* the sequence holding loop; NULL: none */
+  int at;               /* loop's place in it */
+} seq_ctx;
+
+static loom_visit find_seq(void *ctx, loom_stmt *s) {
+  seq_ctx *p = ctx;
+  if (s->kind != LOOM_STMT_SEQ)
+    return LOOM_VISIT_GO;
+  for (int i = 0; i < s->u.seq.n_stmts; i++)
+    if (s->u.seq.stmts[i] == p->loop) {
+      p->seq = s;
+      p->at = i;
+      return LOOM_VISIT_STOP;
+    }
+  return LOOM_VISIT_GO;
+}
+
+/* The sequence of statements loop is in, and its place there. */
+static seq_ctx seq_of(const loom_func *f, const loom_stmt *loop) {
+  seq_ctx p = {loop, NULL, 0};
+  loom_ir_visitor v = {.stmt_pre = find_seq, .ctx = &p};
+  loom_ir_visit_stmt(&v, f->body);
+  return p;
+}
+
+typedef struct stored_ctx {
+  const loom_var *data; /* the one buffer stored to; NULL: none yet */
+  bool is_many;
+} stored_ctx;
+
+static loom_visit note_store(void *ctx, loom_stmt *s) {
+  stored_ctx *c = ctx;
+  if (s->kind == LOOM_STMT_STORE) {
+    if (c->data && c->data != s->u.store.buffer->data)
+      c->is_many = true;
+    c->data = s->u.store.buffer->data;
+  }
+  return LOOM_VISIT_GO;
+}
+
+/* The data of the one buffer the lowered nest under loop stores to; NULL
+ * when it stores to none or to several. */
+static const loom_var *stored_by(const loom_stmt *loop) {
+  stored_ctx c = {NULL, false};
+  loom_ir_visitor v = {.stmt_pre = note_store, .ctx = &c};
+  loom_ir_visit_stmt(&v, loop->u.loop.body);
+  return c.is_many ? NULL : c.data;
+}
+
+/* The nests after the conv that its mark gives the call are still as the
+ * dispatch pass left them (a schedule applied after it may have changed
+ * them; then the conv and they are printed as their loops): the nests
+ * right after it, marked taken, each storing one buffer that only it and
+ * the next read, the last storing out. */
+static bool has_post_as_marked(const loom_func *f, const loom_stmt *loop, const loom_conv *c) {
+  if (!c->out)
+    return true;
+  seq_ctx p = seq_of(f, loop);
+  int steps = (c->bias != NULL) + c->n_post;
+  if (!p.seq || p.at + steps >= p.seq->u.seq.n_stmts)
+    return false;
+  loom_stmt *const *nest = &p.seq->u.seq.stmts[p.at];
+  for (int j = 1; j <= steps; j++) {
+    const loom_var *made = j == 1 ? c->y->data : stored_by(nest[j - 1]);
+    if (nest[j]->kind != LOOM_STMT_FOR ||
+        !loom_ir_attr_get(nest[j]->u.loop.annotations, nest[j]->u.loop.n_annotations,
+                          "loom.taken_by") ||
+        !made || made == c->out->data ||
+        loom_ir_buffer_uses(f->body, made).loads !=
+            loom_ir_buffer_uses(nest[j - 1], made).loads +
+                loom_ir_buffer_uses(nest[j], made).loads)
+      return false;
+  }
+  return stored_by(nest[steps]) == c->out->data;
+}
+
 /* Whether the conv a marked loop describes can be printed as the call
  * here: a C function, outside parallel loops, its nest storing to Y
- * alone. */
+ * alone, the nests after it it takes as they were. */
 static bool is_conv_call(emitter *E, const loom_stmt *loop, loom_conv *c) {
   return !E->is_cuda && E->func && E->parallel_depth == 0 && loop != E->as_loops &&
-         loom_dispatch_marked_conv(E->func, loop, c) && emit_stores_only(loop, c->y);
+         loom_dispatch_marked_conv(E->func, loop, c) && emit_stores_only(loop, c->y) &&
+         has_post_as_marked(E->func, loop, c);
 }
 
 typedef struct site_ctx {
@@ -239,16 +353,28 @@ static bool is_layout_free(const loom_func *f, const loom_buffer *b) {
   return false;
 }
 
+/* The post-ops as loom_dnnl_conv_make spells them: 'a' an addition, 'r'
+ * a ReLU. */
+static void post_spelling(const loom_conv *c, char *out) {
+  for (int i = 0; i < c->n_post; i++)
+    out[i] = c->post[i].kind == LOOM_CONV_POST_ADD ? 'a' : 'r';
+  out[c->n_post] = 0;
+}
+
 static void emit_conv_helper(emitter *E, const loom_conv *c, int site) {
+  char post[LOOM_CONV_MAX_POST + 1];
+  post_spelling(c, post);
   put(E, dnnl_shared);
   loom_buf_printf(E->out,
                   "#ifdef LOOM_DNNL\n"
-                  "/* %s, convolution %d: %s = %s (*) %s, %s, by oneDNN. */\n"
+                  "/* %s, convolution %d: %s = %s (*) %s, %s%s%s%s%s, by oneDNN. */\n"
                   "__attribute__((unused)) static int32_t loom_conv_%s_%d(const float *x, "
-                  "const float *w, float *y) {\n"
+                  "const float *w, float *y, const float *b, const float *const *src1) {\n"
                   "  static loom_dnnl_conv c;\n",
-                  E->func->name, site, c->y->name, c->x->name, c->w->name,
-                  c->is_nchw ? "NCHW/OIHW" : "NHWC/HWIO", E->symbol, site);
+                  E->func->name, site, c->out ? c->out->name : c->y->name, c->x->name,
+                  c->w->name, c->is_nchw ? "NCHW/OIHW" : "NHWC/HWIO",
+                  c->bias ? ", a bias" : "", *post ? ", post-ops \"" : "", post,
+                  *post ? "\"" : "", E->symbol, site);
   int64_t s[17] = {c->n,  c->ci, c->ih, c->iw, c->co, c->oh, c->ow, c->kh, c->kw,
                    c->stride[0], c->stride[1], c->dilation[0], c->dilation[1],
                    c->pad_lo[0], c->pad_lo[1], c->pad_hi[0], c->pad_hi[1]};
@@ -257,11 +383,11 @@ static void emit_conv_helper(emitter *E, const loom_conv *c, int site) {
     loom_buf_printf(E->out, "%s%lld", i ? ", " : "", (long long)s[i]);
   loom_buf_printf(E->out,
                   "};\n"
-                  "  if (c.state == 0) c.state = loom_dnnl_conv_make(&c, shape, %d, %d);\n"
-                  "  return c.state == 1 ? loom_dnnl_conv_run(&c, x, w, y, %d) : c.state;\n"
+                  "  if (c.state == 0) c.state = loom_dnnl_conv_make(&c, shape, %d, %d, %d, \"%s\");\n"
+                  "  return c.state == 1 ? loom_dnnl_conv_run(&c, x, w, y, b, src1, %d) : c.state;\n"
                   "}\n"
                   "#endif\n",
-                  c->is_nchw, c->beta, is_layout_free(E->func, c->w));
+                  c->is_nchw, c->beta, c->bias != NULL, post, is_layout_free(E->func, c->w));
 }
 
 typedef struct helpers_ctx {
@@ -301,14 +427,22 @@ bool emit_conv_call(emitter *E, const loom_stmt *loop) {
     return false;
   put(E, "#ifdef LOOM_DNNL\n");
   emit_line_start(E);
-  loom_buf_printf(E->out, "{ /* %s: %s = %s (*) %s, %s%s, by oneDNN */\n", c.routine,
-                  c.y->name, c.x->name, c.w->name, c.is_nchw ? "NCHW/OIHW" : "NHWC/HWIO",
-                  c.pad ? ", padded" : "");
+  loom_buf_printf(E->out, "{ /* %s: %s = %s (*) %s, %s%s%s, by oneDNN */\n", c.routine,
+                  (c.out ? c.out : c.y)->name, c.x->name, c.w->name,
+                  c.is_nchw ? "NCHW/OIHW" : "NHWC/HWIO", c.pad ? ", padded" : "",
+                  c.out ? ", with the nests after it" : "");
   E->indent++;
   emit_line_start(E);
-  loom_buf_printf(E->out, "int32_t rc = loom_conv_%s_%d(%s, %s, %s);\n", E->symbol,
+  loom_buf_printf(E->out, "int32_t rc = loom_conv_%s_%d(%s, %s, %s, %s, ", E->symbol,
                   conv_site(E->func, loop), emit_name(E, c.x->data), emit_name(E, c.w->data),
-                  emit_name(E, c.y->data));
+                  emit_name(E, (c.out ? c.out : c.y)->data),
+                  c.bias ? emit_name(E, c.bias->data) : "NULL");
+  int n_src1 = 0;
+  for (int i = 0; i < c.n_post; i++)
+    if (c.post[i].kind == LOOM_CONV_POST_ADD)
+      loom_buf_printf(E->out, "%s%s", n_src1++ ? ", " : "(const float *const[]){",
+                      emit_name(E, c.post[i].src->data));
+  put(E, n_src1 ? "});\n" : "NULL);\n");
   emit_line_start(E);
   put(E, "if (rc) return rc;\n");
   E->indent--;
@@ -319,43 +453,37 @@ bool emit_conv_call(emitter *E, const loom_stmt *loop) {
   return true;
 }
 
-typedef struct pad_ctx {
-  const loom_stmt *loop; /* the pad nest */
-  const loom_stmt *next; /* the statement after it, when in a sequence */
-} pad_ctx;
-
-static loom_visit find_next(void *ctx, loom_stmt *s) {
-  pad_ctx *p = ctx;
-  if (s->kind != LOOM_STMT_SEQ)
-    return LOOM_VISIT_GO;
-  for (int i = 0; i + 1 < s->u.seq.n_stmts; i++)
-    if (s->u.seq.stmts[i] == p->loop) {
-      p->next = s->u.seq.stmts[i + 1];
-      return LOOM_VISIT_STOP;
-    }
-  return LOOM_VISIT_GO;
-}
-
-/* A pad nest the dispatch pass gave to the conv after it: printed only
- * where the conv is not a call (no oneDNN header), and only when the conv
- * nest follows it, is printed as the call, and is the only reader of what
- * it writes (a schedule applied after dispatch may have changed that;
- * then it is printed as its loops). */
-bool emit_pad_taken(emitter *E, const loom_stmt *loop) {
+/* A nest the dispatch pass gave to a conv call: the padding just before
+ * the conv, or one of the nests after it the call computes too. It is
+ * printed only where the conv is not a call (no oneDNN header), and only
+ * when that conv is printed as the call and still takes it (a schedule
+ * applied after dispatch may have changed either; then it is printed as
+ * its loops). */
+bool emit_taken(emitter *E, const loom_stmt *loop) {
   loom_conv c;
-  pad_ctx p = {loop, NULL};
   if (!loom_ir_attr_get(loop->u.loop.annotations, loop->u.loop.n_annotations,
                         "loom.taken_by"))
     return false;
-  loom_ir_visitor v = {.stmt_pre = find_next, .ctx = &p};
-  loom_ir_visit_stmt(&v, E->func->body);
-  if (!p.next || !is_conv_call(E, p.next, &c) || !c.pad || !emit_stores_only(loop, c.pad) ||
-      loom_ir_buffer_uses(E->func->body, c.pad->data).loads !=
-          loom_ir_buffer_uses(p.next, c.pad->data).loads)
+  seq_ctx p = seq_of(E->func, loop);
+  if (!p.seq)
+    return false;
+  loom_stmt *const *stmts = p.seq->u.seq.stmts;
+  bool is_taken = false;
+  if (p.at + 1 < p.seq->u.seq.n_stmts && is_conv_call(E, stmts[p.at + 1], &c) && c.pad) {
+    /* the padding: the conv's only reader of what it writes */
+    is_taken = emit_stores_only(loop, c.pad) &&
+               loom_ir_buffer_uses(E->func->body, c.pad->data).loads ==
+                   loom_ir_buffer_uses(stmts[p.at + 1], c.pad->data).loads;
+  }
+  for (int k = p.at - 1; k >= 0 && !is_taken; k--)
+    if (stmts[k]->kind == LOOM_STMT_FOR && loom_dispatch_marked_conv(E->func, stmts[k], &c)) {
+      is_taken = is_conv_call(E, stmts[k], &c) && p.at - k <= (c.bias != NULL) + c.n_post;
+      break;
+    }
+  if (!is_taken)
     return false;
   put(E, "#ifndef LOOM_DNNL\n");
   emit_as_loops(E, loop);
   put(E, "#endif\n");
   return true;
 }
-

@@ -66,15 +66,30 @@ static loom_stmt *marked(loom_arena *a, const loom_stmt *loop, const loom_gemm *
   return with_marks(a, loop, keys, vals, 11);
 }
 
-/* loop with the convolution's mark added to its annotations. */
+/* A list of strings, as TVMScript writes ["add:R", "relu"]. */
+static loom_value *str_list(loom_arena *a, const char *const *v, int n) {
+  loom_value *l = loom_arena_alloc(a, sizeof *l);
+  loom_value **items = loom_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *items);
+  if (!l || !items)
+    return NULL;
+  for (int i = 0; i < n; i++)
+    if (!v[i] || !(items[i] = loom_ir_value_str(a, v[i])))
+      return NULL;
+  *l = (loom_value){.kind = LOOM_VALUE_LIST, .items = items, .n_items = n};
+  return l;
+}
+
+/* loop with the convolution's mark added to its annotations: the conv, its
+ * padding nest, and the nests after it that the call computes too. */
 static loom_stmt *marked_conv(loom_arena *a, const loom_stmt *loop, const loom_conv *c) {
-  static const char *const keys[] = {
+  static const char *const base[] = {
       "loom.library", "loom.conv", "loom.x",  "loom.w",  "loom.y",      "loom.n",
       "loom.ci",      "loom.co",   "loom.ih", "loom.iw", "loom.oh",     "loom.ow",
       "loom.kh",      "loom.kw",   "loom.beta", "loom.stride", "loom.dilation",
-      "loom.padding", "loom.pad"};
+      "loom.padding"};
   int64_t padding[4] = {c->pad_lo[0], c->pad_lo[1], c->pad_hi[0], c->pad_hi[1]};
-  loom_value *vals[] = {
+  const char *keys[22];
+  loom_value *vals[22] = {
       loom_ir_value_str(a, c->routine),
       loom_ir_value_str(a, c->is_nchw ? "NCHW" : "NHWC"),
       loom_ir_value_str(a, c->x->name),
@@ -93,9 +108,29 @@ static loom_stmt *marked_conv(loom_arena *a, const loom_stmt *loop, const loom_c
       int_list(a, c->stride, 2),
       int_list(a, c->dilation, 2),
       int_list(a, padding, 4),
-      c->pad ? loom_ir_value_str(a, c->pad->name) : NULL,
   };
-  return with_marks(a, loop, keys, vals, c->pad ? 19 : 18);
+  int n = 18;
+  memcpy(keys, base, sizeof base);
+  if (c->pad) {
+    keys[n] = "loom.pad";
+    vals[n++] = loom_ir_value_str(a, c->pad->name);
+  }
+  if (c->out) {
+    const char *post[LOOM_CONV_MAX_POST];
+    for (int i = 0; i < c->n_post; i++)
+      post[i] = c->post[i].kind == LOOM_CONV_POST_RELU
+                    ? "relu"
+                    : loom_arena_printf(a, "add:%s", c->post[i].src->name);
+    keys[n] = "loom.out";
+    vals[n++] = loom_ir_value_str(a, c->out->name);
+    keys[n] = "loom.post";
+    vals[n++] = str_list(a, post, c->n_post);
+    if (c->bias) {
+      keys[n] = "loom.bias";
+      vals[n++] = loom_ir_value_str(a, c->bias->name);
+    }
+  }
+  return with_marks(a, loop, keys, vals, n);
 }
 
 /* The number of loops nested perfectly under loop, itself included, and
@@ -156,16 +191,21 @@ loom_status loom_dispatch_func(loom_arena *a, const loom_func *f, const loom_fun
     const loom_stmt *pad = i > 0 && stmts[i - 1] == top[i - 1] && top[i - 1] &&
                                    top[i - 1]->kind == LOOM_STMT_FOR ? top[i - 1] : NULL;
     if (loom_dispatch_match_conv(f, pad, top[i], &c, conv_reason, sizeof conv_reason)) {
+      int k = loom_dispatch_match_conv_post(f, (const loom_stmt *const *)&top[i], n_top - i,
+                                            &c);
       if (!(stmts[i] = marked_conv(a, top[i], &c)))
         return LOOM_NOMEM;
-      if (c.pad) {
-        static const char *const key = "loom.taken_by";
-        loom_value *val = loom_ir_value_str(a, c.routine);
-        if (!(stmts[i - 1] = with_marks(a, top[i - 1], &key, &val, 1)))
+      /* The padding before and the nests after are the call's. */
+      static const char *const key = "loom.taken_by";
+      loom_value *val = loom_ir_value_str(a, c.routine);
+      if (c.pad && !(stmts[i - 1] = with_marks(a, top[i - 1], &key, &val, 1)))
+        return LOOM_NOMEM;
+      for (int j = 1; j <= k; j++)
+        if (!(stmts[i + j] = with_marks(a, top[i + j], &key, &val, 1)))
           return LOOM_NOMEM;
-      }
       has_dnnl = true;
       (*n_taken)++;
+      i += k;
       continue;
     }
     bool has_reduction;
@@ -323,6 +363,41 @@ static bool mark_ints(const loom_stmt *loop, const char *key, int64_t *out, int 
   return true;
 }
 
+/* The bias and post-ops of a marked conv, read into c: true when it has
+ * none, or ones that describe f's buffers (NHWC, starting from zero, each
+ * float32 of the size it must have). */
+static bool marked_post(const loom_func *f, const loom_stmt *loop, loom_conv *c) {
+  const char *out = mark_str(loop, "loom.out"), *bias = mark_str(loop, "loom.bias");
+  const loom_value *post = loom_ir_attr_get(loop->u.loop.annotations,
+                                            loop->u.loop.n_annotations, "loom.post");
+  if (!out)
+    return !bias && !post;
+  loom_dtype f32 = LOOM_DTYPE(LOOM_DT_FLOAT, 32, 1);
+  int64_t size = c->n * c->oh * c->ow * c->co;
+  c->out = buffer_named(f, out);
+  c->bias = bias ? buffer_named(f, bias) : NULL;
+  if (c->is_nchw || c->beta || !c->out || (bias && !c->bias) || !post ||
+      post->kind != LOOM_VALUE_LIST || post->n_items > LOOM_CONV_MAX_POST ||
+      !loom_dtype_eq(c->out->dtype, f32) || n_elems(c->out) != size ||
+      (c->bias && (!loom_dtype_eq(c->bias->dtype, f32) || n_elems(c->bias) != c->co)))
+    return false;
+  c->n_post = post->n_items;
+  for (int i = 0; i < c->n_post; i++) {
+    const loom_value *v = post->items[i];
+    if (v->kind != LOOM_VALUE_STR)
+      return false;
+    if (!strcmp(v->str, "relu")) {
+      c->post[i] = (loom_conv_post){LOOM_CONV_POST_RELU, NULL};
+      continue;
+    }
+    const loom_buffer *src = !strncmp(v->str, "add:", 4) ? buffer_named(f, v->str + 4) : NULL;
+    if (!src || !loom_dtype_eq(src->dtype, f32) || n_elems(src) != size)
+      return false;
+    c->post[i] = (loom_conv_post){LOOM_CONV_POST_ADD, src};
+  }
+  return true;
+}
+
 bool loom_dispatch_marked_conv(const loom_func *f, const loom_stmt *loop, loom_conv *out) {
   if (!loop || loop->kind != LOOM_STMT_FOR)
     return false;
@@ -381,6 +456,8 @@ bool loom_dispatch_marked_conv(const loom_func *f, const loom_stmt *loop, loom_c
       return false;
   }
   if (c.pad && !loom_dtype_eq(c.pad->dtype, f32))
+    return false;
+  if (!marked_post(f, loop, &c))
     return false;
   *out = c;
   return true;

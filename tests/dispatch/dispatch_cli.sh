@@ -44,7 +44,7 @@ check "conv: four to oneDNN" test "$(grep -c 'dispatch   1 loop nest(s) computed
 check "conv: the C makes oneDNN's convolution" grep -q 'dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference' "$tmp/conv.c"
 check "conv: NHWC padded by one" grep -q 'shape\[17\] = {1, 16, 14, 14, 24, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};' "$tmp/conv.c"
 check "conv: NCHW with stride 2" grep -q 'shape\[17\] = {2, 8, 17, 15, 12, 8, 7, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0};' "$tmp/conv.c"
-check "conv: four calls" test "$(grep -c 'int32_t rc = loom_conv_loom_.*(X, W, Y);' "$tmp/conv.c")" = 4
+check "conv: four calls" test "$(grep -c 'int32_t rc = loom_conv_loom_.*(X, W, Y, NULL, NULL);' "$tmp/conv.c")" = 4
 check "conv: without oneDNN's header, the loops" cc -fsyntax-only -fopenmp -DLOOM_DNNL_TRIED "$tmp/conv.c"
 "$loom" compile "$cases/conv.py" --pipeline dispatch -o "$tmp/conv.py"
 sed '0,/"loom.padding": \[T.int64(1), T.int64(1), T.int64(1), T.int64(1)\]/s//"loom.padding": [T.int64(0), T.int64(0), T.int64(2), T.int64(2)]/' \
@@ -57,6 +57,37 @@ check "conv: the marked module verifies" grep -q 'verify: ok' "$tmp/out"
 sed 's/T.float32(0.0))$/T.float32(1.0))/' "$cases/conv.py" >"$tmp/conv_ones.py"
 "$loom" compile "$tmp/conv_ones.py" --pipeline dispatch --explain >/dev/null 2>"$tmp/why"
 check "conv: a pad of ones refused, said why" grep -q "^nhwc_pad  *(none)  *dispatch: block 'pad' pads with something other than zero" "$tmp/why"
+
+# A conv's bias, residual and ReLU nests go into its call as oneDNN's bias
+# and post-ops (NHWC); after an NCHW conv they stay loops.
+"$loom" run "$cases/conv_post.py" --pipeline dispatch,default --verify >"$tmp/out" 2>&1
+check "conv_post: three verified" test "$(grep -c 'verify: ok' "$tmp/out")" = 3
+"$loom" compile "$cases/conv_post.py" --pipeline dispatch -o "$tmp/conv_post.py"
+"$loom" build "$tmp/conv_post.py" --emit c >"$tmp/conv_post.c"
+check "conv_post: a bias, an addition and a ReLU" \
+  grep -q 'loom_dnnl_conv_make(&c, shape, 0, 0, 1, "ar");' "$tmp/conv_post.c"
+check "conv_post: the call stores Z and adds R" \
+  grep -q 'loom_conv_loom_bias_5fadd_5frelu_0(X, W, Z, B, (const float \*const\[\]){R});' "$tmp/conv_post.c"
+check "conv_post: a ReLU alone" grep -q 'loom_conv_loom_relu_5fonly_0(X, W, Z, NULL, NULL);' "$tmp/conv_post.c"
+check "conv_post: NCHW keeps its bias a loop" \
+  grep -q 'loom_conv_loom_nchw_5fbias_0(X, W, Y, NULL, NULL);' "$tmp/conv_post.c"
+check "conv_post: the marks read back" grep -q '"loom.post": \["add:R", "relu"\]' "$tmp/conv_post.py"
+# The nests after the conv no longer marked (as a schedule might leave
+# them): the conv and they are printed as loops, and still verify.
+sed 's/for n in T.serial(1, annotations={"loom.taken_by": "dnnl_convolution_forward"})/for n in T.serial(1)/' \
+  "$tmp/conv_post.py" >"$tmp/conv_post_unmarked.py"
+"$loom" build "$tmp/conv_post_unmarked.py" --emit c >"$tmp/conv_post_unmarked.c"
+check "conv_post: unmarked nests make the conv loops" \
+  bash -c "! grep -q 'loom_conv_loom_bias_5fadd_5frelu_0(X' '$tmp/conv_post_unmarked.c'"
+"$loom" run "$tmp/conv_post_unmarked.py" --func bias_add_relu --verify >"$tmp/out" 2>&1
+check "conv_post: and verify" grep -q 'verify: ok' "$tmp/out"
+# A taken ReLU edited to max(Y, 1): the call computes the mark's ReLU, and
+# verifying says so.
+sed 's/T.max(Ys\[vn, vh, vw, vc\], T.float32(0.0))/T.max(Ys[vn, vh, vw, vc], T.float32(1.0))/' \
+  "$tmp/conv_post.py" >"$tmp/conv_post_bad.py"
+check "conv_post: the ReLU edited" bash -c "! cmp -s '$tmp/conv_post.py' '$tmp/conv_post_bad.py'"
+"$loom" run "$tmp/conv_post_bad.py" --func bias_add_relu --verify >"$tmp/out" 2>&1
+check "conv_post: an edited nest fails to verify" grep -q 'wrong result: Z differs from the interpreter' "$tmp/out"
 
 "$loom" run "$cases/layer.py" --pipeline dispatch --verify >"$tmp/out" 2>&1
 check "layer: verified" grep -q 'layer: .*verify: ok' "$tmp/out"

@@ -214,6 +214,112 @@ static void edit(char *text, size_t len, const char *from, const char *to) {
   snprintf(at, len - (size_t)(at - text), "%s%s", to, tail);
 }
 
+/* ---- the nests after the conv (loom_dispatch_match_conv_post) ---------------- */
+
+/* A conv (NHWC, from zero) then a bias, a residual and a ReLU, as a
+ * network's fused function has them. */
+static const char post_text[] =
+    HEAD "def main(X: T.Buffer((1, 6, 6, 4), \"float32\"), W: T.Buffer((3, 3, 4, 8), \"float32\"),\n"
+    "         B: T.Buffer((8,), \"float32\"), R: T.Buffer((1, 4, 4, 8), \"float32\"),\n"
+    "         Z: T.Buffer((1, 4, 4, 8), \"float32\")):\n"
+    "    Y = T.alloc_buffer((1, 4, 4, 8))\n"
+    "    Yb = T.alloc_buffer((1, 4, 4, 8))\n"
+    "    Ys = T.alloc_buffer((1, 4, 4, 8))\n"
+    "    for n, h, w, co, rh, rw, ci in T.grid(1, 4, 4, 8, 3, 3, 4):\n"
+    "        with T.block(\"conv\"):\n"
+    "            vn, vh, vw, vco, vrh, vrw, vci = T.axis.remap(\"SSSSRRR\", [n, h, w, co, rh, rw, ci])\n"
+    "            with T.init():\n"
+    "                Y[vn, vh, vw, vco] = T.float32(0)\n"
+    "            Y[vn, vh, vw, vco] = Y[vn, vh, vw, vco] + X[vn, vh + vrh, vw + vrw, vci] * W[vrh, vrw, vci, vco]\n"
+    "    for n, h, w, c in T.grid(1, 4, 4, 8):\n"
+    "        with T.block(\"bias\"):\n"
+    "            vn, vh, vw, vc = T.axis.remap(\"SSSS\", [n, h, w, c])\n"
+    "            Yb[vn, vh, vw, vc] = Y[vn, vh, vw, vc] + B[vc]\n"
+    "    for n, h, w, c in T.grid(1, 4, 4, 8):\n"
+    "        with T.block(\"add\"):\n"
+    "            vn, vh, vw, vc = T.axis.remap(\"SSSS\", [n, h, w, c])\n"
+    "            Ys[vn, vh, vw, vc] = R[vn, vh, vw, vc] + Yb[vn, vh, vw, vc]\n"
+    "    for n, h, w, c in T.grid(1, 4, 4, 8):\n"
+    "        with T.block(\"relu\"):\n"
+    "            vn, vh, vw, vc = T.axis.remap(\"SSSS\", [n, h, w, c])\n"
+    "            Z[vn, vh, vw, vc] = T.max(Ys[vn, vh, vw, vc], T.float32(0))\n";
+
+/* text's conv takes want of the nests after it (the bias counted), the
+ * last storing `out`; with all three, the mark reads back the same and
+ * the marked function computes what text does. */
+static void check_post(const char *text, int want, const char *out) {
+  loom_arena *a = loom_arena_new();
+  const loom_func *f = read_one(a, text);
+  if (!f) {
+    loom_arena_free(a);
+    return;
+  }
+  const loom_stmt *nest[4] = {top(f, 0), top(f, 1), top(f, 2), top(f, 3)};
+  loom_conv c;
+  char why[256] = "";
+  CHECK(loom_dispatch_match_conv(f, NULL, nest[0], &c, why, sizeof why));
+  int k = loom_dispatch_match_conv_post(f, nest, 4, &c);
+  CHECK(k == want);
+  CHECK(want == 0 ? !c.out : c.out && !strcmp(c.out->name, out));
+  if (want == 3) {
+    CHECK(c.bias && !strcmp(c.bias->name, "B") && c.n_post == 2);
+    CHECK(c.post[0].kind == LOOM_CONV_POST_ADD && !strcmp(c.post[0].src->name, "R"));
+    CHECK(c.post[1].kind == LOOM_CONV_POST_RELU && !c.post[1].src);
+    const loom_func *marked;
+    int n;
+    CHECK(loom_dispatch_func(a, f, &marked, &n, why, sizeof why) == LOOM_OK && n == 1);
+    loom_conv back;
+    CHECK(loom_dispatch_marked_conv(marked, top(marked, 0), &back) && same_conv(&c, &back));
+    CHECK(back.bias && !strcmp(back.bias->name, "B") && back.n_post == 2 &&
+          back.post[0].kind == LOOM_CONV_POST_ADD && !strcmp(back.post[0].src->name, "R") &&
+          back.post[1].kind == LOOM_CONV_POST_RELU && !strcmp(back.out->name, "Z"));
+    for (int i = 1; i < 4; i++)
+      CHECK(loom_ir_attr_get(top(marked, i)->u.loop.annotations,
+                             top(marked, i)->u.loop.n_annotations, "loom.taken_by") != NULL);
+    CHECK(interp_compare_results(f, marked, 1, false, true));
+  }
+  loom_arena_free(a);
+}
+
+static void test_post(void) {
+  char text[4096];
+  check_post(post_text, 3, "Z");
+  /* Where the chain stops. A bias after an addition: oneDNN adds its bias
+   * first. */
+  snprintf(text, sizeof text, "%s", post_text);
+  edit(text, sizeof text, "Yb[vn, vh, vw, vc] = Y[vn, vh, vw, vc] + B[vc]",
+       "Yb[vn, vh, vw, vc] = Y[vn, vh, vw, vc] + R[vn, vh, vw, vc]");
+  edit(text, sizeof text, "Ys[vn, vh, vw, vc] = R[vn, vh, vw, vc] + Yb[vn, vh, vw, vc]",
+       "Ys[vn, vh, vw, vc] = Yb[vn, vh, vw, vc] + B[vc]");
+  check_post(text, 1, "Yb");
+  /* An intermediate read by another nest too (the ReLU reads Yb). */
+  snprintf(text, sizeof text, "%s", post_text);
+  edit(text, sizeof text, "T.max(Ys[vn, vh, vw, vc], T.float32(0))",
+       "T.max(Ys[vn, vh, vw, vc], Yb[vn, vh, vw, vc])");
+  check_post(text, 1, "Yb");
+  /* A max with something other than zero. */
+  snprintf(text, sizeof text, "%s", post_text);
+  edit(text, sizeof text, "T.max(Ys[vn, vh, vw, vc], T.float32(0))",
+       "T.max(Ys[vn, vh, vw, vc], T.float32(1))");
+  check_post(text, 2, "Ys");
+  /* The conv's output a parameter: the call would leave it unwritten. */
+  snprintf(text, sizeof text, "%s", post_text);
+  edit(text, sizeof text, "    Y = T.alloc_buffer((1, 4, 4, 8))\n", "");
+  edit(text, sizeof text, "Z: T.Buffer((1, 4, 4, 8), \"float32\")):",
+       "Z: T.Buffer((1, 4, 4, 8), \"float32\"), Y: T.Buffer((1, 4, 4, 8), \"float32\")):");
+  check_post(text, 0, NULL);
+  /* A conv that accumulates (no init): oneDNN's sum post-op would come first. */
+  snprintf(text, sizeof text, "%s", post_text);
+  edit(text, sizeof text, "            with T.init():\n                Y[vn, vh, vw, vco] = T.float32(0)\n",
+       "");
+  check_post(text, 0, NULL);
+  /* A bias along another axis. */
+  snprintf(text, sizeof text, "%s", post_text);
+  edit(text, sizeof text, "B: T.Buffer((8,)", "B: T.Buffer((4,)");
+  edit(text, sizeof text, "+ B[vc]", "+ B[vh]");
+  check_post(text, 0, NULL);
+}
+
 int main(void) {
   /* NHWC, padded by 1 all round: the corpus's shape, smaller. */
   spec nhwc = {.n = 1, .c = 8, .h = 10, .w = 10, .k = 16, .r = 3, .s = 3, .sh = 1, .sw = 1,
@@ -340,5 +446,6 @@ int main(void) {
     CHECK_STREQ(why, "BLAS and oneDNN");
     loom_arena_free(a);
   }
+  test_post();
   return test_summary("dispatch/conv");
 }

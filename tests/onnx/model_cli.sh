@@ -118,7 +118,7 @@ check "the weights are marked constant" \
   grep -q '"layout_free_buffers": \[1, 2, 3, 4, 5, 6\]' "$tmp/convnet.py"
 "$loom" build "$tmp/convnet.py" --emit c --pipeline dispatch >"$tmp/convnet.c"
 check "oneDNN keeps the constant weights reordered" \
-  test "$(grep -c 'loom_dnnl_conv_run(&c, x, w, y, 1)' "$tmp/convnet.c")" = 3
+  test "$(grep -c 'loom_dnnl_conv_run(&c, x, w, y, b, src1, 1)' "$tmp/convnet.c")" = 3
 check "fused and unfused outputs agree" \
   test "$(grep '^output' "$tmp/fused.out")" = "$(grep '^output' "$tmp/unfused.out")"
 
