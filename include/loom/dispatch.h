@@ -100,6 +100,27 @@ LOOM_API bool loom_dispatch_match_conv(const loom_func *f, const loom_stmt *pad_
                                        const loom_stmt *loop, loom_conv *out, char *why,
                                        size_t why_len);
 
+/* A 2-D max pool oneDNN's pooling computes (src/dispatch/pool.c). */
+typedef struct loom_pool {
+  const loom_buffer *x, *y;     /* input (unpadded), output */
+  const loom_buffer *pad;       /* the padded copy of X the nest before writes;
+                                   NULL: the pool reads X itself */
+  bool is_nchw;                 /* else NHWC */
+  int64_t n, c, ih, iw, oh, ow, kh, kw;
+  int64_t stride[2], dilation[2]; /* along h and w; dilation 1: none */
+  int64_t pad_lo[2], pad_hi[2];   /* as a conv's (loom_conv) */
+  const char *routine;          /* "dnnl_pooling_forward" */
+} loom_pool;
+
+/* Whether the nest under loop is a max pool oneDNN computes: six loops
+ * around one block that takes Y[n, h, w, c] = max(Y[n, h, w, c], P[n, h*sh
+ * + rh*dh, w*sw + rw*dw, c]) from float32's lowest value (or NCHW), P the
+ * input or, as a conv's, a padding of it by pad_loop, with the lowest
+ * value; else false, and why. */
+LOOM_API bool loom_dispatch_match_pool(const loom_func *f, const loom_stmt *pad_loop,
+                                       const loom_stmt *loop, loom_pool *out, char *why,
+                                       size_t why_len);
+
 /* How many of the nests after conv c's, nests[1..n) (nests[0] is the
  * conv's), oneDNN computes with it, as its bias and post-ops: first, a bias per output
  * channel, Z = Y + B[co]; then Z = Y + R (R any tensor of Y's shape) and
@@ -128,6 +149,10 @@ LOOM_API loom_status loom_dispatch_func(loom_arena *a, const loom_func *f,
  * carries no mark, or a mark that does not describe f's buffers. */
 LOOM_API bool loom_dispatch_marked_gemm(const loom_func *f, const loom_stmt *loop,
                                         loom_gemm *out);
+
+/* The pool a nest was marked with, read back as a conv's. */
+LOOM_API bool loom_dispatch_marked_pool(const loom_func *f, const loom_stmt *loop,
+                                        loom_pool *out);
 
 /* The convolution a nest was marked with, read back as
  * loom_dispatch_marked_gemm reads a gemm: false when loop carries no conv

@@ -39,7 +39,7 @@ static const char dnnl_shared[] =
 "  X(primitive_create) X(primitive_desc_query_md) X(memory_desc_equal) X(memory_create) \\\n"
 "  X(reorder_primitive_desc_create) X(primitive_desc_destroy) X(primitive_attr_destroy) \\\n"
 "  X(post_ops_destroy) X(memory_set_data_handle) X(primitive_execute) X(stream_wait) \\\n"
-"  X(post_ops_append_binary) X(post_ops_append_eltwise)\n"
+"  X(post_ops_append_binary) X(post_ops_append_eltwise) X(pooling_v2_forward_desc_init)\n"
 "#define LOOM_DNNL_FIELD(f) __typeof__(&dnnl_##f) f;\n"
 "#define LOOM_DNNL_KEPT 16\n"
 "#define LOOM_DNNL_POSTS 4\n"
@@ -71,6 +71,8 @@ static const char dnnl_shared[] =
 "  int n_src1;\n"
 "  const char *post; /* the post-ops after the sum (beta), as loom_dnnl_conv_make spells them */\n"
 "  int post_base;    /* the index of post[0] among the post-ops */\n"
+"  int is_sum_first; /* post[0], an addition, is oneDNN's sum: dst holds the tensor first */\n"
+"  size_t dst_bytes;\n"
 "  /* Constant weights reordered, by the address they came from: one call\n"
 "   * site serves every layer of its shape. */\n"
 "  struct { const float *from; dnnl_memory_t mem; } kept[LOOM_DNNL_KEPT];\n"
@@ -141,9 +143,14 @@ static const char dnnl_shared[] =
 "  if (!st) st = loom_dnnl.primitive_attr_create(&attr);\n"
 "  if (!st && (beta || *post)) st = loom_dnnl.post_ops_create(&ops);\n"
 "  if (!st && beta) st = loom_dnnl.post_ops_append_sum(ops, 1.0f);\n"
+"  /* A first addition is a sum on dst, which the tensor is copied into:\n"
+"   * oneDNN's brgemm convolution takes a sum, but no binary post-op. */\n"
+"  c->is_sum_first = post[0] == 'a' && !beta;\n"
 "  for (const char *p = post; !st && *p; p++)\n"
 "    st = *p == 'r' ? loom_dnnl.post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f)\n"
-"                   : loom_dnnl.post_ops_append_binary(ops, dnnl_binary_add, &dst_md);\n"
+"         : p == post && c->is_sum_first ? loom_dnnl.post_ops_append_sum(ops, 1.0f)\n"
+"                                         : loom_dnnl.post_ops_append_binary(ops, dnnl_binary_add,\n"
+"                                                                            &dst_md);\n"
 "  if (!st && ops) st = loom_dnnl.primitive_attr_set_post_ops(attr, ops);\n"
 "  if (!st) st = loom_dnnl.primitive_desc_create(&pd, &cd, attr, c->engine, NULL);\n"
 "  if (!st) st = loom_dnnl.primitive_create(&c->conv, pd);\n"
@@ -160,7 +167,8 @@ static const char dnnl_shared[] =
 "    st = loom_dnnl.memory_create(&c->bias, &bias_md, c->engine, DNNL_MEMORY_NONE);\n"
 "  c->post = post;\n"
 "  c->post_base = beta;\n"
-"  for (const char *p = post; !st && *p && c->n_src1 < LOOM_DNNL_POSTS; p++)\n"
+"  c->dst_bytes = (size_t)(s[0] * s[4] * s[5] * s[6]) * sizeof(float);\n"
+"  for (const char *p = post + c->is_sum_first; !st && *p && c->n_src1 < LOOM_DNNL_POSTS; p++)\n"
 "    if (*p == 'a')\n"
 "      st = loom_dnnl.memory_create(&c->src1[c->n_src1++], &dst_md, c->engine, DNNL_MEMORY_NONE);\n"
 "  if (pd) loom_dnnl.primitive_desc_destroy(pd);\n"
@@ -205,12 +213,14 @@ static const char dnnl_shared[] =
 "    args[n++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, c->bias};\n"
 "    st = loom_dnnl.memory_set_data_handle(c->bias, (void *)b);\n"
 "  }\n"
-"  for (int i = 0, k = 0; !st && i < c->n_src1; i++, k++) {\n"
-"    while (c->post[k] != 'a') k++; /* the i-th addition is post-op post_base + k */\n"
+"  for (int k = c->is_sum_first, i = 0; !st && c->post[k]; k++) {\n"
+"    if (c->post[k] != 'a') continue; /* the i-th binary addition: post-op post_base + k */\n"
 "    args[n++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_MULTIPLE_POST_OP(c->post_base + k) |\n"
 "                                  DNNL_ARG_SRC_1, c->src1[i]};\n"
-"    st = loom_dnnl.memory_set_data_handle(c->src1[i], (void *)src1[i]);\n"
+"    st = loom_dnnl.memory_set_data_handle(c->src1[i], (void *)src1[c->is_sum_first + i]);\n"
+"    i++;\n"
 "  }\n"
+"  if (!st && c->is_sum_first && y != src1[0]) memcpy(y, src1[0], c->dst_bytes);\n"
 "  if (!st) st = loom_dnnl.memory_set_data_handle(c->src_user, (void *)x);\n"
 "  if (!st) st = loom_dnnl.memory_set_data_handle(c->wei_user, (void *)w);\n"
 "  if (!st) st = loom_dnnl.memory_set_data_handle(c->dst_user, y);\n"
@@ -222,6 +232,49 @@ static const char dnnl_shared[] =
 "  if (!st) st = loom_dnnl_move(c, c->dst_in, c->dst_user, c->dst);\n"
 "  if (!st) st = loom_dnnl.primitive_execute(c->conv, c->stream, n, args);\n"
 "  if (!st) st = loom_dnnl_move(c, c->dst_out, c->dst, c->dst_user);\n"
+"  if (!st) st = loom_dnnl.stream_wait(c->stream);\n"
+"  return st ? -5 : 0;\n"
+"}\n"
+"/* One call site's max pool, made on its first call and kept, on the\n"
+" * user's memory as it is (oneDNN pools NHWC and NCHW alike). */\n"
+"typedef struct loom_dnnl_pool {\n"
+"  int32_t state; /* as a conv's */\n"
+"  dnnl_engine_t engine;\n"
+"  dnnl_stream_t stream;\n"
+"  dnnl_primitive_t pool;\n"
+"  dnnl_memory_t src, dst;\n"
+"} loom_dnnl_pool;\n"
+"/* s: n, c, ih, iw, oh, ow, kh, kw, strides, dilations (1: none), padding\n"
+" * top, left, bottom, right. 1 when made, -4 without oneDNN, -5 when it\n"
+" * refuses. */\n"
+"static int32_t loom_dnnl_pool_make(loom_dnnl_pool *c, const int64_t *s, int is_nchw) {\n"
+"  if (loom_dnnl_open()) return -4;\n"
+"  dnnl_dims_t src_d = {s[0], s[1], s[2], s[3]}, dst_d = {s[0], s[1], s[4], s[5]};\n"
+"  dnnl_dims_t kernel = {s[6], s[7]}, strides = {s[8], s[9]};\n"
+"  dnnl_dims_t dilates = {s[10] - 1, s[11] - 1}, pad_l = {s[12], s[13]}, pad_r = {s[14], s[15]};\n"
+"  dnnl_format_tag_t tag = is_nchw ? dnnl_nchw : dnnl_nhwc;\n"
+"  dnnl_memory_desc_t src_md, dst_md;\n"
+"  dnnl_pooling_v2_desc_t pdesc;\n"
+"  dnnl_primitive_desc_t pd = NULL;\n"
+"  dnnl_status_t st = loom_dnnl.engine_create(&c->engine, dnnl_cpu, 0);\n"
+"  if (!st) st = loom_dnnl.stream_create(&c->stream, c->engine, dnnl_stream_default_flags);\n"
+"  if (!st) st = loom_dnnl.memory_desc_init_by_tag(&src_md, 4, src_d, dnnl_f32, tag);\n"
+"  if (!st) st = loom_dnnl.memory_desc_init_by_tag(&dst_md, 4, dst_d, dnnl_f32, tag);\n"
+"  if (!st) st = loom_dnnl.pooling_v2_forward_desc_init(&pdesc, dnnl_forward_inference,\n"
+"      dnnl_pooling_max, &src_md, &dst_md, strides, kernel, dilates, pad_l, pad_r);\n"
+"  if (!st) st = loom_dnnl.primitive_desc_create(&pd, &pdesc, NULL, c->engine, NULL);\n"
+"  if (!st) st = loom_dnnl.primitive_create(&c->pool, pd);\n"
+"  if (!st) st = loom_dnnl.memory_create(&c->src, &src_md, c->engine, DNNL_MEMORY_NONE);\n"
+"  if (!st) st = loom_dnnl.memory_create(&c->dst, &dst_md, c->engine, DNNL_MEMORY_NONE);\n"
+"  if (pd) loom_dnnl.primitive_desc_destroy(pd);\n"
+"  return st ? -5 : 1;\n"
+"}\n"
+"/* y = the max pool of x: 0, or -5 when oneDNN fails. */\n"
+"static int32_t loom_dnnl_pool_run(loom_dnnl_pool *c, const float *x, float *y) {\n"
+"  dnnl_exec_arg_t args[2] = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_DST, c->dst}};\n"
+"  dnnl_status_t st = loom_dnnl.memory_set_data_handle(c->src, (void *)x);\n"
+"  if (!st) st = loom_dnnl.memory_set_data_handle(c->dst, y);\n"
+"  if (!st) st = loom_dnnl.primitive_execute(c->pool, c->stream, 2, args);\n"
 "  if (!st) st = loom_dnnl.stream_wait(c->stream);\n"
 "  return st ? -5 : 0;\n"
 "}\n"
@@ -315,6 +368,12 @@ static bool is_conv_call(emitter *E, const loom_stmt *loop, loom_conv *c) {
          has_post_as_marked(E->func, loop, c);
 }
 
+/* The same for a marked pool. */
+static bool is_pool_call(emitter *E, const loom_stmt *loop, loom_pool *p) {
+  return !E->is_cuda && E->func && E->parallel_depth == 0 && loop != E->as_loops &&
+         loom_dispatch_marked_pool(E->func, loop, p) && emit_stores_only(loop, p->y);
+}
+
 typedef struct site_ctx {
   const loom_func *f;
   const loom_stmt *loop; /* the site to number; NULL: count them all */
@@ -325,18 +384,20 @@ typedef struct site_ctx {
 static loom_visit count_site(void *ctx, loom_stmt *s) {
   site_ctx *c = ctx;
   loom_conv conv;
+  loom_pool pool;
   if (s == c->loop) {
     c->is_found = true;
     return LOOM_VISIT_STOP;
   }
-  if (s->kind == LOOM_STMT_FOR && loom_dispatch_marked_conv(c->f, s, &conv))
+  if (s->kind == LOOM_STMT_FOR && (loom_dispatch_marked_conv(c->f, s, &conv) ||
+                                   loom_dispatch_marked_pool(c->f, s, &pool)))
     c->index++;
   return LOOM_VISIT_GO;
 }
 
-/* The number of loop in the function's marked convolutions, in the order
- * they are printed: the helper's name. */
-static int conv_site(const loom_func *f, const loom_stmt *loop) {
+/* The number of loop among the function's marked convolutions and pools,
+ * in the order they are printed: the helper's name. */
+static int site_of(const loom_func *f, const loom_stmt *loop) {
   site_ctx c = {f, loop, 0, false};
   loom_ir_visitor v = {.stmt_pre = count_site, .ctx = &c};
   loom_ir_visit_stmt(&v, f->body);
@@ -395,11 +456,39 @@ typedef struct helpers_ctx {
   int site;
 } helpers_ctx;
 
+static void emit_pool_helper(emitter *E, const loom_pool *p, int site) {
+  put(E, dnnl_shared);
+  loom_buf_printf(E->out,
+                  "#ifdef LOOM_DNNL\n"
+                  "/* %s, pool %d: %s = the max pool of %s, %s, by oneDNN. */\n"
+                  "__attribute__((unused)) static int32_t loom_pool_%s_%d(const float *x, "
+                  "float *y) {\n"
+                  "  static loom_dnnl_pool c;\n"
+                  "  static const int64_t shape[16] = {",
+                  E->func->name, site, p->y->name, p->x->name, p->is_nchw ? "NCHW" : "NHWC",
+                  E->symbol, site);
+  int64_t s[16] = {p->n,  p->c,  p->ih, p->iw, p->oh, p->ow, p->kh, p->kw,
+                   p->stride[0], p->stride[1], p->dilation[0], p->dilation[1],
+                   p->pad_lo[0], p->pad_lo[1], p->pad_hi[0], p->pad_hi[1]};
+  for (int i = 0; i < 16; i++)
+    loom_buf_printf(E->out, "%s%lld", i ? ", " : "", (long long)s[i]);
+  loom_buf_printf(E->out,
+                  "};\n"
+                  "  if (c.state == 0) c.state = loom_dnnl_pool_make(&c, shape, %d);\n"
+                  "  return c.state == 1 ? loom_dnnl_pool_run(&c, x, y) : c.state;\n"
+                  "}\n"
+                  "#endif\n",
+                  p->is_nchw);
+}
+
 static loom_visit helper_at(void *ctx, loom_stmt *s) {
   helpers_ctx *h = ctx;
   loom_conv c;
+  loom_pool p;
   if (s->kind == LOOM_STMT_FOR && loom_dispatch_marked_conv(h->E->func, s, &c))
     emit_conv_helper(h->E, &c, h->site++);
+  else if (s->kind == LOOM_STMT_FOR && loom_dispatch_marked_pool(h->E->func, s, &p))
+    emit_pool_helper(h->E, &p, h->site++);
   return LOOM_VISIT_GO;
 }
 
@@ -419,30 +508,16 @@ static void emit_as_loops(emitter *E, const loom_stmt *loop) {
   E->as_loops = outer;
 }
 
-/* The marked conv nest, printed as the call of its helper where the
- * compiler has oneDNN's header, else as its loops. */
-bool emit_conv_call(emitter *E, const loom_stmt *loop) {
-  loom_conv c;
-  if (!is_conv_call(E, loop, &c))
-    return false;
+/* call printed (comment above it) and its return code checked where the
+ * compiler has oneDNN's header; else loop's loops. */
+static void emit_guarded(emitter *E, const loom_stmt *loop, const char *comment,
+                         const char *call) {
   put(E, "#ifdef LOOM_DNNL\n");
   emit_line_start(E);
-  loom_buf_printf(E->out, "{ /* %s: %s = %s (*) %s, %s%s%s, by oneDNN */\n", c.routine,
-                  (c.out ? c.out : c.y)->name, c.x->name, c.w->name,
-                  c.is_nchw ? "NCHW/OIHW" : "NHWC/HWIO", c.pad ? ", padded" : "",
-                  c.out ? ", with the nests after it" : "");
+  loom_buf_printf(E->out, "{ /* %s */\n", comment);
   E->indent++;
   emit_line_start(E);
-  loom_buf_printf(E->out, "int32_t rc = loom_conv_%s_%d(%s, %s, %s, %s, ", E->symbol,
-                  conv_site(E->func, loop), emit_name(E, c.x->data), emit_name(E, c.w->data),
-                  emit_name(E, (c.out ? c.out : c.y)->data),
-                  c.bias ? emit_name(E, c.bias->data) : "NULL");
-  int n_src1 = 0;
-  for (int i = 0; i < c.n_post; i++)
-    if (c.post[i].kind == LOOM_CONV_POST_ADD)
-      loom_buf_printf(E->out, "%s%s", n_src1++ ? ", " : "(const float *const[]){",
-                      emit_name(E, c.post[i].src->data));
-  put(E, n_src1 ? "});\n" : "NULL);\n");
+  loom_buf_printf(E->out, "int32_t rc = %s;\n", call);
   emit_line_start(E);
   put(E, "if (rc) return rc;\n");
   E->indent--;
@@ -450,15 +525,61 @@ bool emit_conv_call(emitter *E, const loom_stmt *loop) {
   put(E, "}\n#else\n");
   emit_as_loops(E, loop);
   put(E, "#endif\n");
+}
+
+/* The marked conv nest, printed as the call of its helper where the
+ * compiler has oneDNN's header, else as its loops. */
+bool emit_conv_call(emitter *E, const loom_stmt *loop) {
+  loom_conv c;
+  if (!is_conv_call(E, loop, &c))
+    return false;
+  loom_buf comment, call;
+  loom_buf_init(&comment);
+  loom_buf_init(&call);
+  loom_buf_printf(&comment, "%s: %s = %s (*) %s, %s%s%s, by oneDNN", c.routine,
+                  (c.out ? c.out : c.y)->name, c.x->name, c.w->name,
+                  c.is_nchw ? "NCHW/OIHW" : "NHWC/HWIO", c.pad ? ", padded" : "",
+                  c.out ? ", with the nests after it" : "");
+  loom_buf_printf(&call, "loom_conv_%s_%d(%s, %s, %s, %s, ", E->symbol, site_of(E->func, loop),
+                  emit_name(E, c.x->data), emit_name(E, c.w->data),
+                  emit_name(E, (c.out ? c.out : c.y)->data),
+                  c.bias ? emit_name(E, c.bias->data) : "NULL");
+  int n_src1 = 0;
+  for (int i = 0; i < c.n_post; i++)
+    if (c.post[i].kind == LOOM_CONV_POST_ADD)
+      loom_buf_printf(&call, "%s%s", n_src1++ ? ", " : "(const float *const[]){",
+                      emit_name(E, c.post[i].src->data));
+  loom_buf_puts(&call, n_src1 ? "})" : "NULL)");
+  emit_guarded(E, loop, comment.data, call.data);
+  loom_buf_free(&comment);
+  loom_buf_free(&call);
   return true;
 }
 
-/* A nest the dispatch pass gave to a conv call: the padding just before
- * the conv, or one of the nests after it the call computes too. It is
- * printed only where the conv is not a call (no oneDNN header), and only
- * when that conv is printed as the call and still takes it (a schedule
- * applied after dispatch may have changed either; then it is printed as
- * its loops). */
+/* The marked pool nest, the same way. */
+bool emit_pool_call(emitter *E, const loom_stmt *loop) {
+  loom_pool p;
+  if (!is_pool_call(E, loop, &p))
+    return false;
+  loom_buf comment, call;
+  loom_buf_init(&comment);
+  loom_buf_init(&call);
+  loom_buf_printf(&comment, "%s: %s = the max pool of %s, %s%s, by oneDNN", p.routine,
+                  p.y->name, p.x->name, p.is_nchw ? "NCHW" : "NHWC", p.pad ? ", padded" : "");
+  loom_buf_printf(&call, "loom_pool_%s_%d(%s, %s)", E->symbol, site_of(E->func, loop),
+                  emit_name(E, p.x->data), emit_name(E, p.y->data));
+  emit_guarded(E, loop, comment.data, call.data);
+  loom_buf_free(&comment);
+  loom_buf_free(&call);
+  return true;
+}
+
+/* A nest the dispatch pass gave to a library call: the padding just
+ * before a conv or pool, or one of the nests after a conv its call
+ * computes too. It is printed only where the call is not (no oneDNN
+ * header), and only when that call is printed and still takes it (a
+ * schedule applied after dispatch may have changed either; then it is
+ * printed as its loops). */
 bool emit_taken(emitter *E, const loom_stmt *loop) {
   loom_conv c;
   if (!loom_ir_attr_get(loop->u.loop.annotations, loop->u.loop.n_annotations,
@@ -469,12 +590,17 @@ bool emit_taken(emitter *E, const loom_stmt *loop) {
     return false;
   loom_stmt *const *stmts = p.seq->u.seq.stmts;
   bool is_taken = false;
-  if (p.at + 1 < p.seq->u.seq.n_stmts && is_conv_call(E, stmts[p.at + 1], &c) && c.pad) {
-    /* the padding: the conv's only reader of what it writes */
-    is_taken = emit_stores_only(loop, c.pad) &&
-               loom_ir_buffer_uses(E->func->body, c.pad->data).loads ==
-                   loom_ir_buffer_uses(stmts[p.at + 1], c.pad->data).loads;
-  }
+  /* the padding: the conv or pool after it its only reader */
+  loom_pool pool;
+  const loom_buffer *padded =
+      p.at + 1 >= p.seq->u.seq.n_stmts                     ? NULL
+      : is_conv_call(E, stmts[p.at + 1], &c)               ? c.pad
+      : is_pool_call(E, stmts[p.at + 1], &pool)            ? pool.pad
+                                                           : NULL;
+  if (padded)
+    is_taken = emit_stores_only(loop, padded) &&
+               loom_ir_buffer_uses(E->func->body, padded->data).loads ==
+                   loom_ir_buffer_uses(stmts[p.at + 1], padded->data).loads;
   for (int k = p.at - 1; k >= 0 && !is_taken; k--)
     if (stmts[k]->kind == LOOM_STMT_FOR && loom_dispatch_marked_conv(E->func, stmts[k], &c)) {
       is_taken = is_conv_call(E, stmts[k], &c) && p.at - k <= (c.bias != NULL) + c.n_post;

@@ -105,7 +105,7 @@ bool emit_library_call(emitter *E, const loom_stmt *loop) {
   if (E->is_cuda || !E->func || E->parallel_depth > 0 || loop == E->as_loops)
     return false;
   if (!loom_dispatch_marked_gemm(E->func, loop, &g) || !emit_stores_only(loop, g.c))
-    return emit_conv_call(E, loop) || emit_taken(E, loop);
+    return emit_conv_call(E, loop) || emit_pool_call(E, loop) || emit_taken(E, loop);
   const char *t = g.routine[6] == 's' ? "float" : "double";
   emit_line_start(E);
   loom_buf_printf(E->out, "{ /* %s: %s = %s%s x %s%s%s, by the library */\n", g.routine,

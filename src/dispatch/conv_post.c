@@ -37,10 +37,6 @@ static bool loads_at_iters(const loom_expr *e, const loom_buffer *b, const loom_
   return true;
 }
 
-static bool is_f32(const loom_buffer *b) {
-  return b->dtype.code == LOOM_DT_FLOAT && b->dtype.bits == 32 && b->dtype.lanes == 1;
-}
-
 /* One step after the conv: the nest under loop reads y (of shape ys) and
  * stores *z; *kind is what it does, *src the bias or the tensor added. */
 typedef enum { STEP_BIAS, STEP_ADD, STEP_RELU } step_kind;
@@ -67,7 +63,7 @@ static bool match_step(const loom_stmt *loop, const loom_buffer *y, const int64_
   for (int d = 0; d < 4; d++)
     if (!dispatch_is_var(st->u.store.indices[d], k->iter_vars[d].var))
       return false;
-  if (*z == y || !is_f32(*z) || !dispatch_is_compact(*z, ys, 4))
+  if (*z == y || !dispatch_is_f32((*z)->dtype) || !dispatch_is_compact(*z, ys, 4))
     return false;
   const loom_expr *v = st->u.store.value;
   if (!v || (v->kind != LOOM_EXPR_ADD && v->kind != LOOM_EXPR_MAX))
@@ -85,7 +81,7 @@ static bool match_step(const loom_stmt *loop, const loom_buffer *y, const int64_
   if (other->kind != LOOM_EXPR_LOAD)
     return false;
   *src = other->u.load.buffer;
-  if (*src == y || *src == *z || !is_f32(*src))
+  if (*src == y || *src == *z || !dispatch_is_f32((*src)->dtype))
     return false;
   if (other->u.load.n_indices == 1) { /* B[c]: the channels are last (NHWC) */
     *kind = STEP_BIAS;

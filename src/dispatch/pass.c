@@ -133,6 +133,34 @@ static loom_stmt *marked_conv(loom_arena *a, const loom_stmt *loop, const loom_c
   return with_marks(a, loop, keys, vals, n);
 }
 
+/* loop with the pool's mark added to its annotations. */
+static loom_stmt *marked_pool(loom_arena *a, const loom_stmt *loop, const loom_pool *c) {
+  static const char *const keys[] = {
+      "loom.library", "loom.pool", "loom.x",  "loom.y",  "loom.n",      "loom.c",
+      "loom.ih",      "loom.iw",   "loom.oh", "loom.ow", "loom.kh",     "loom.kw",
+      "loom.stride",  "loom.dilation", "loom.padding", "loom.pad"};
+  int64_t padding[4] = {c->pad_lo[0], c->pad_lo[1], c->pad_hi[0], c->pad_hi[1]};
+  loom_value *vals[] = {
+      loom_ir_value_str(a, c->routine),
+      loom_ir_value_str(a, c->is_nchw ? "NCHW" : "NHWC"),
+      loom_ir_value_str(a, c->x->name),
+      loom_ir_value_str(a, c->y->name),
+      int_value(a, c->n),
+      int_value(a, c->c),
+      int_value(a, c->ih),
+      int_value(a, c->iw),
+      int_value(a, c->oh),
+      int_value(a, c->ow),
+      int_value(a, c->kh),
+      int_value(a, c->kw),
+      int_list(a, c->stride, 2),
+      int_list(a, c->dilation, 2),
+      int_list(a, padding, 4),
+      c->pad ? loom_ir_value_str(a, c->pad->name) : NULL,
+  };
+  return with_marks(a, loop, keys, vals, c->pad ? 16 : 15);
+}
+
 /* The number of loops nested perfectly under loop, itself included, and
  * whether the block at their bottom (if any) has a reduction. */
 static int nest_depth(const loom_stmt *loop, bool *has_reduction) {
@@ -208,9 +236,24 @@ loom_status loom_dispatch_func(loom_arena *a, const loom_func *f, const loom_fun
       i += k;
       continue;
     }
+    loom_pool pl;
+    char pool_reason[256];
+    if (loom_dispatch_match_pool(f, pad, top[i], &pl, pool_reason, sizeof pool_reason)) {
+      static const char *const key = "loom.taken_by";
+      loom_value *val = loom_ir_value_str(a, pl.routine);
+      if (!(stmts[i] = marked_pool(a, top[i], &pl)) ||
+          (pl.pad && !(stmts[i - 1] = with_marks(a, top[i - 1], &key, &val, 1))))
+        return LOOM_NOMEM;
+      has_dnnl = true;
+      (*n_taken)++;
+      continue;
+    }
     bool has_reduction;
-    if (nest_depth(top[i], &has_reduction) == 7)
+    int depth = nest_depth(top[i], &has_reduction);
+    if (depth == 7)
       snprintf(reason, sizeof reason, "%s", conv_reason);
+    if (depth == 6)
+      snprintf(reason, sizeof reason, "%s", pool_reason);
     if (why && why_len && (!why[0] || (has_reduction && !has_reason_of_reduction))) {
       snprintf(why, why_len, "%s", reason);
       has_reason_of_reduction = has_reduction;
@@ -395,6 +438,54 @@ static bool marked_post(const loom_func *f, const loom_stmt *loop, loom_conv *c)
       return false;
     c->post[i] = (loom_conv_post){LOOM_CONV_POST_ADD, src};
   }
+  return true;
+}
+
+bool loom_dispatch_marked_pool(const loom_func *f, const loom_stmt *loop, loom_pool *out) {
+  if (!loop || loop->kind != LOOM_STMT_FOR)
+    return false;
+  const char *routine = mark_str(loop, "loom.library"), *layout = mark_str(loop, "loom.pool");
+  if (!routine || strcmp(routine, "dnnl_pooling_forward") || !layout ||
+      (strcmp(layout, "NHWC") && strcmp(layout, "NCHW")))
+    return false;
+  loom_pool c = {.routine = "dnnl_pooling_forward", .is_nchw = !strcmp(layout, "NCHW")};
+  int64_t padding[4];
+  c.x = buffer_named(f, mark_str(loop, "loom.x"));
+  c.y = buffer_named(f, mark_str(loop, "loom.y"));
+  const char *pad = mark_str(loop, "loom.pad");
+  c.pad = pad ? buffer_named(f, pad) : NULL;
+  if (!c.x || !c.y || (pad && !c.pad) || !mark_int(loop, "loom.n", &c.n) ||
+      !mark_int(loop, "loom.c", &c.c) || !mark_int(loop, "loom.ih", &c.ih) ||
+      !mark_int(loop, "loom.iw", &c.iw) || !mark_int(loop, "loom.oh", &c.oh) ||
+      !mark_int(loop, "loom.ow", &c.ow) || !mark_int(loop, "loom.kh", &c.kh) ||
+      !mark_int(loop, "loom.kw", &c.kw) || !mark_ints(loop, "loom.stride", c.stride, 2) ||
+      !mark_ints(loop, "loom.dilation", c.dilation, 2) ||
+      !mark_ints(loop, "loom.padding", padding, 4))
+    return false;
+  int64_t dims[8] = {c.n, c.c, c.ih, c.iw, c.oh, c.ow, c.kh, c.kw};
+  for (int i = 0; i < 8; i++)
+    if (dims[i] <= 0 || dims[i] > INT32_MAX)
+      return false;
+  int64_t in[2] = {c.ih, c.iw}, k[2] = {c.kh, c.kw}, o[2] = {c.oh, c.ow};
+  for (int i = 0; i < 2; i++) {
+    c.pad_lo[i] = padding[i];
+    c.pad_hi[i] = padding[2 + i];
+    if (c.stride[i] <= 0 || c.dilation[i] <= 0 || c.pad_lo[i] < 0 || c.pad_hi[i] < 0 ||
+        c.stride[i] > INT32_MAX || c.dilation[i] > INT32_MAX || c.pad_lo[i] >= k[i] ||
+        c.pad_hi[i] >= k[i] ||
+        (in[i] + c.pad_lo[i] + c.pad_hi[i] - (k[i] - 1) * c.dilation[i] - 1) / c.stride[i] + 1 !=
+            o[i] ||
+        in[i] + c.pad_lo[i] + c.pad_hi[i] < (k[i] - 1) * c.dilation[i] + 1)
+      return false;
+  }
+  loom_dtype f32 = LOOM_DTYPE(LOOM_DT_FLOAT, 32, 1);
+  int64_t nx, ny;
+  if (__builtin_mul_overflow(c.n * c.c, c.ih * c.iw, &nx) ||
+      __builtin_mul_overflow(c.n * c.c, c.oh * c.ow, &ny) || !loom_dtype_eq(c.x->dtype, f32) ||
+      !loom_dtype_eq(c.y->dtype, f32) || n_elems(c.x) != nx || n_elems(c.y) != ny ||
+      (c.pad && !loom_dtype_eq(c.pad->dtype, f32)))
+    return false;
+  *out = c;
   return true;
 }
 

@@ -61,7 +61,7 @@ check "conv: a pad of ones refused, said why" grep -q "^nhwc_pad  *(none)  *disp
 # A conv's bias, residual and ReLU nests go into its call as oneDNN's bias
 # and post-ops (NHWC); after an NCHW conv they stay loops.
 "$loom" run "$cases/conv_post.py" --pipeline dispatch,default --verify >"$tmp/out" 2>&1
-check "conv_post: three verified" test "$(grep -c 'verify: ok' "$tmp/out")" = 3
+check "conv_post: four verified" test "$(grep -c 'verify: ok' "$tmp/out")" = 4
 "$loom" compile "$cases/conv_post.py" --pipeline dispatch -o "$tmp/conv_post.py"
 "$loom" build "$tmp/conv_post.py" --emit c >"$tmp/conv_post.c"
 check "conv_post: a bias, an addition and a ReLU" \
@@ -69,6 +69,8 @@ check "conv_post: a bias, an addition and a ReLU" \
 check "conv_post: the call stores Z and adds R" \
   grep -q 'loom_conv_loom_bias_5fadd_5frelu_0(X, W, Z, B, (const float \*const\[\]){R});' "$tmp/conv_post.c"
 check "conv_post: a ReLU alone" grep -q 'loom_conv_loom_relu_5fonly_0(X, W, Z, NULL, NULL);' "$tmp/conv_post.c"
+check "conv_post: a ReLU, then an addition" \
+  grep -q 'loom_dnnl_conv_make(&c, shape, 0, 0, 0, "ra");' "$tmp/conv_post.c"
 check "conv_post: NCHW keeps its bias a loop" \
   grep -q 'loom_conv_loom_nchw_5fbias_0(X, W, Y, NULL, NULL);' "$tmp/conv_post.c"
 check "conv_post: the marks read back" grep -q '"loom.post": \["add:R", "relu"\]' "$tmp/conv_post.py"
@@ -88,6 +90,16 @@ sed 's/T.max(Ys\[vn, vh, vw, vc\], T.float32(0.0))/T.max(Ys[vn, vh, vw, vc], T.f
 check "conv_post: the ReLU edited" bash -c "! cmp -s '$tmp/conv_post.py' '$tmp/conv_post_bad.py'"
 "$loom" run "$tmp/conv_post_bad.py" --func bias_add_relu --verify >"$tmp/out" 2>&1
 check "conv_post: an edited nest fails to verify" grep -q 'wrong result: Z differs from the interpreter' "$tmp/out"
+
+# Max pools go to oneDNN's pooling (the padding nest with its pool).
+"$loom" run "$cases/pool.py" --pipeline dispatch,default --verify --explain >"$tmp/out" 2>"$tmp/why"
+check "pool: two verified" test "$(grep -c 'verify: ok' "$tmp/out")" = 2
+check "pool: two to oneDNN" test "$(grep -c 'dispatch   1 loop nest(s) computed by oneDNN' "$tmp/why")" = 2
+"$loom" build "$cases/pool.py" --emit c --pipeline dispatch >"$tmp/pool.c"
+check "pool: NHWC, padded by one before" \
+  grep -q 'shape\[16\] = {1, 16, 12, 12, 6, 6, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0};' "$tmp/pool.c"
+check "pool: two calls" test "$(grep -c 'int32_t rc = loom_pool_loom_.*(A, Y);' "$tmp/pool.c")" = 2
+check "pool: without oneDNN's header, the loops" cc -fsyntax-only -fopenmp -DLOOM_DNNL_TRIED "$tmp/pool.c"
 
 "$loom" run "$cases/layer.py" --pipeline dispatch --verify >"$tmp/out" 2>&1
 check "layer: verified" grep -q 'layer: .*verify: ok' "$tmp/out"

@@ -5,14 +5,10 @@
  * back as the same convolution, and a marked function computes in the
  * interpreter what the program computes. */
 #include "interp_compare.h"
-#include "program.h"
+#include "nests.h"
 #include "loom/dispatch.h"
-#include "loom/tune.h"
-#include "test.h"
 
 #include <string.h>
-
-#define HEAD "from tvm.script import tir as T\n@T.prim_func\n"
 
 /* A convolution to write: NHWC/HWIO or NCHW/OIHW, with a pad nest when
  * is_padded (cond is its condition, with %d for lo_h, hi_h, lo_w, hi_w in
@@ -93,29 +89,6 @@ static void program(char *buf, size_t len, const spec *p) {
            "%s"
            "            Y[%s] = Y[%s] + %s[%s] * W[%s]\n",
            p->n, oh, ow, p->k, p->r, p->s, p->c, init, y_at, y_at, in, p_at, w_at);
-}
-
-static const loom_func *read_one(loom_arena *a, const char *text) {
-  loom_module *m = program_read(a, text);
-  CHECK(m && m->n_funcs == 1);
-  return m && m->n_funcs == 1 ? loom_tune_normalized(a, m->funcs[0]) : NULL;
-}
-
-/* The top-level statements of f's root block. */
-static const loom_stmt *top(const loom_func *f, int i) {
-  const loom_stmt *b = f->body->u.realize.block->body;
-  if (b->kind != LOOM_STMT_SEQ)
-    return i == 0 ? b : NULL;
-  return i < b->u.seq.n_stmts ? b->u.seq.stmts[i] : NULL;
-}
-
-/* The conv nest of f: the last top-level loop; the one before, the pad. */
-static void nests(const loom_func *f, const loom_stmt **pad, const loom_stmt **conv) {
-  int i = 0;
-  while (top(f, i + 1))
-    i++;
-  *conv = top(f, i);
-  *pad = i > 0 ? top(f, i - 1) : NULL;
 }
 
 static bool same_conv(const loom_conv *x, const loom_conv *y) {

@@ -1,7 +1,8 @@
 # Convolutions with the nests after them that oneDNN computes in the same
 # call: a bias per channel, a residual added and a ReLU (a ResNet block's
-# fused function, NHWC), a ReLU alone, and the same nests after an NCHW
-# convolution, which stay loops.
+# fused function, NHWC; the addition is oneDNN's sum), a ReLU alone, a
+# ReLU and then an addition (a binary post-op), and the same nests after
+# an NCHW convolution, which stay loops.
 from tvm.script import ir as I
 from tvm.script import tir as T
 
@@ -52,6 +53,26 @@ class Module:
             with T.block("relu"):
                 vn, vh, vw, vc = T.axis.remap("SSSS", [n, h, w, c])
                 Z[vn, vh, vw, vc] = T.max(T.float32(0.0), Y[vn, vh, vw, vc])
+
+    @T.prim_func
+    def relu_add(X: T.Buffer((1, 5, 5, 8), "float32"), W: T.Buffer((1, 1, 8, 8), "float32"),
+                 R: T.Buffer((1, 5, 5, 8), "float32"), Z: T.Buffer((1, 5, 5, 8), "float32")):
+        Y = T.alloc_buffer((1, 5, 5, 8))
+        Yr = T.alloc_buffer((1, 5, 5, 8))
+        for n, h, w, co, rh, rw, ci in T.grid(1, 5, 5, 8, 1, 1, 8):
+            with T.block("conv"):
+                vn, vh, vw, vco, vrh, vrw, vci = T.axis.remap("SSSSRRR", [n, h, w, co, rh, rw, ci])
+                with T.init():
+                    Y[vn, vh, vw, vco] = T.float32(0.0)
+                Y[vn, vh, vw, vco] = Y[vn, vh, vw, vco] + X[vn, vh + vrh, vw + vrw, vci] * W[vrh, vrw, vci, vco]
+        for n, h, w, c in T.grid(1, 5, 5, 8):
+            with T.block("relu"):
+                vn, vh, vw, vc = T.axis.remap("SSSS", [n, h, w, c])
+                Yr[vn, vh, vw, vc] = T.max(Y[vn, vh, vw, vc], T.float32(0.0))
+        for n, h, w, c in T.grid(1, 5, 5, 8):
+            with T.block("add"):
+                vn, vh, vw, vc = T.axis.remap("SSSS", [n, h, w, c])
+                Z[vn, vh, vw, vc] = Yr[vn, vh, vw, vc] + R[vn, vh, vw, vc]
 
     @T.prim_func
     def nchw_bias(X: T.Buffer((1, 4, 8, 8), "float32"), W: T.Buffer((8, 4, 3, 3), "float32"),
