@@ -8,9 +8,11 @@ taking turns in one run. Never part of the tests.
 The networks: ResNet-18 (tests/onnx/resnet.py: torchvision's, random weights,
 BatchNormalization kept) at 224x224, batch 1 and 16; the MLP of
 tests/onnx/cases (batch 4, 16-32-24-10); a bigger MLP built the same way
-(Gemm transB=1 and Relu; batch 128, 784-1024-1024-10). Each runs in Loom
-under the pipelines `default` (the functions as written: the C backend's
-loops), `dispatch,default` (products to BLAS, convolutions to oneDNN) and,
+(Gemm transB=1 and Relu; batch 128, 784-1024-1024-10). Each runs in Loom,
+read as `loom model run` reads a model (batch norms folded, activations
+NHWC), under the pipelines `default` (the functions as written: the C
+backend's loops), `dispatch,default` (products to BLAS, convolutions and
+max pools to oneDNN) and,
 with --db, `dispatch,apply-db,default` (then the tuned records), and right
 after each in onnxruntime (intra_op_num_threads=2), on the same random
 input. Both are timed alike: --repeat runs (default 5; --short-repeat, 30,
