@@ -28,16 +28,13 @@ static int only_reader(const Onnx__GraphProto *g, int from, const char *name,
   return found;
 }
 
-/* The data of the value the model names `name`, when it is constant,
- * floating point and of type t. */
+/* The data of the value the model names `name`, when it is constant and
+ * of type t. */
 static const loom_onnx_tensor *constant(const importer *m, const char *name,
                                         loom_dtype t) {
   int v = *name ? import_find(m, name) : -1;
   const loom_onnx_tensor *d = v >= 0 ? m->vals[v].data : NULL;
-  return d && d->data && loom_dtype_eq(d->info.dtype, t) &&
-                 (t.bits == 32 || t.bits == 64)
-             ? d
-             : NULL;
+  return d && d->data && loom_dtype_eq(d->info.dtype, t) ? d : NULL;
 }
 
 static void put(loom_onnx_tensor *t, int64_t i, double v) {
@@ -89,6 +86,8 @@ loom_status onnx_fold_bn(importer *m, onnx_node *n, int index) {
     return LOOM_OK;
   loom_dtype t = w->info.dtype;
   int64_t K = w->info.shape[0];
+  if (t.code != LOOM_DT_FLOAT || (t.bits != 32 && t.bits != 64) || t.lanes != 1)
+    return LOOM_OK;
   const loom_onnx_tensor *bias = p->n_input > 2 && *p->input[2]
                                      ? constant(m, p->input[2], t)
                                      : NULL, *q[4];
@@ -99,7 +98,7 @@ loom_status onnx_fold_bn(importer *m, onnx_node *n, int index) {
     if (!q[i] || q[i]->info.ndim != 1 || q[i]->info.shape[0] != K)
       return LOOM_OK;
   }
-  if (!constant(m, p->input[1], t) || (bias && (bias->info.ndim != 1 || bias->info.shape[0] != K)))
+  if (bias && (bias->info.ndim != 1 || bias->info.shape[0] != K))
     return LOOM_OK;
   double eps = node_attr_float(&b, "epsilon", 1e-5);
   loom_onnx_tensor *nw, *nb;

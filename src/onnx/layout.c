@@ -126,18 +126,25 @@ loom_status onnx_layout_model(importer *m, int v, int *out) {
   return in_layout(m, v, false, out);
 }
 
+/* Extent a of value x as the model has it. */
+static int64_t model_extent(const ival *x, int a) {
+  return x->info.shape[x->is_nhwc ? to_nchw[a] : a];
+}
+
 /* Whether input 0 of n, 4-D, is one the operator builds channels-last: a
- * Conv of one group or a depthwise one (others keep NCHW). */
+ * Conv of one group or a depthwise one, its weight as the model has it
+ * (others keep NCHW). */
 static bool takes_nhwc(importer *m, onnx_node *n) {
   if (n->n_in < 1 || n->vals[0] < 0 || m->vals[n->vals[0]].info.ndim != 4)
     return false;
   if (strcmp(n->proto->op_type, "Conv"))
     return true;
-  if (n->n_in < 2 || n->vals[1] < 0 || m->vals[n->vals[1]].info.ndim != 4)
+  if (n->n_in < 2 || n->vals[1] < 0 || m->vals[n->vals[1]].info.ndim != 4 ||
+      m->vals[n->vals[1]].is_nhwc)
     return false;
-  int64_t g = node_attr_int(n, "group", 1);
-  const int64_t *x = m->vals[n->vals[0]].info.shape, *w = m->vals[n->vals[1]].info.shape;
-  return g == 1 || (g == x[1] && w[0] == x[1] && w[1] == 1);
+  int64_t g = node_attr_int(n, "group", 1), c = model_extent(&m->vals[n->vals[0]], 1);
+  const int64_t *w = m->vals[n->vals[1]].info.shape;
+  return g == 1 || (g == c && w[0] == c && w[1] == 1);
 }
 
 /* The convolution's weight (input 1) in the layout its NHWC form reads. */
@@ -147,11 +154,6 @@ static loom_status conv_weight(importer *m, onnx_node *n) {
   const char *name = loom_arena_printf(m->a, "%s_%s", m->vals[v].name,
                                        is_depthwise ? "hwc1" : "hwio");
   return permuted(m, v, is_depthwise ? to_hwc1 : to_hwio, name, &n->vals[1]);
-}
-
-/* Extent a of value x as the model has it. */
-static int64_t model_extent(const ival *x, int a) {
-  return x->info.shape[x->is_nhwc ? to_nchw[a] : a];
 }
 
 /* Whether every input of n is 4-D, all of one shape. */
