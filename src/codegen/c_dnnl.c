@@ -8,6 +8,8 @@
 
 #include "loom/dispatch.h"
 
+#include <string.h>
+
 static void put(emitter *E, const char *s) { loom_buf_puts(E->out, s); }
 
 /* Printed once per file, before the first helper: oneDNN's header when the
@@ -39,7 +41,8 @@ static const char dnnl_shared[] =
 "  X(primitive_create) X(primitive_desc_query_md) X(memory_desc_equal) X(memory_create) \\\n"
 "  X(reorder_primitive_desc_create) X(primitive_desc_destroy) X(primitive_attr_destroy) \\\n"
 "  X(post_ops_destroy) X(memory_set_data_handle) X(primitive_execute) X(stream_wait) \\\n"
-"  X(post_ops_append_binary) X(post_ops_append_eltwise) X(pooling_v2_forward_desc_init)\n"
+"  X(post_ops_append_binary) X(post_ops_append_eltwise) X(pooling_v2_forward_desc_init) \\\n"
+"  X(matmul_desc_init)\n"
 "#define LOOM_DNNL_FIELD(f) __typeof__(&dnnl_##f) f;\n"
 "#define LOOM_DNNL_KEPT 16\n"
 "#define LOOM_DNNL_POSTS 4\n"
@@ -54,6 +57,31 @@ static const char dnnl_shared[] =
 "    LOOM_DNNL_FNS(LOOM_DNNL_FIND)\n"
 "  }\n"
 "  return state == 1 ? 0 : state;\n"
+"}\n"
+"/* Constant weights reordered into a primitive's layout, by the address\n"
+" * they came from: one call site serves every layer of its shape. */\n"
+"typedef struct loom_dnnl_kept {\n"
+"  struct { const float *from; dnnl_memory_t mem; } at[LOOM_DNNL_KEPT];\n"
+"  int n;\n"
+"} loom_dnnl_kept;\n"
+"/* The memory holding the constant weights at w (user's data handle) in\n"
+" * layout md: kept from an earlier call, else made (in place of the oldest\n"
+" * when the table is full) and moved into by the reorder in; NULL when\n"
+" * oneDNN fails. */\n"
+"static dnnl_memory_t loom_dnnl_keep(loom_dnnl_kept *t, dnnl_engine_t e, dnnl_stream_t s,\n"
+"                                    dnnl_primitive_t in, dnnl_memory_t user,\n"
+"                                    const dnnl_memory_desc_t *md, const float *w) {\n"
+"  for (int i = 0; i < t->n && i < LOOM_DNNL_KEPT; i++)\n"
+"    if (t->at[i].from == w) return t->at[i].mem;\n"
+"  int i = t->n++ % LOOM_DNNL_KEPT;\n"
+"  dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, NULL}};\n"
+"  t->at[i].from = NULL;\n"
+"  if (!t->at[i].mem && loom_dnnl.memory_create(&t->at[i].mem, md, e, DNNL_MEMORY_ALLOCATE))\n"
+"    return NULL;\n"
+"  args[1].memory = t->at[i].mem;\n"
+"  if (loom_dnnl.primitive_execute(in, s, 2, args)) return NULL;\n"
+"  t->at[i].from = w;\n"
+"  return t->at[i].mem;\n"
 "}\n"
 "/* One call site's convolution, made on its first call (the shapes are\n"
 " * constants) and kept. One caller at a time. Each of src, wei and dst is\n"
@@ -73,10 +101,7 @@ static const char dnnl_shared[] =
 "  int post_base;    /* the index of post[0] among the post-ops */\n"
 "  int is_sum_first; /* post[0], an addition, is oneDNN's sum: dst holds the tensor first */\n"
 "  size_t dst_bytes;\n"
-"  /* Constant weights reordered, by the address they came from: one call\n"
-"   * site serves every layer of its shape. */\n"
-"  struct { const float *from; dnnl_memory_t mem; } kept[LOOM_DNNL_KEPT];\n"
-"  int n_kept;\n"
+"  loom_dnnl_kept kept;\n"
 "} loom_dnnl_conv;\n"
 "/* The user's memory of layout user (its data set at each call) and the\n"
 " * primitive's of layout best: the same memory when the layouts are equal,\n"
@@ -182,21 +207,7 @@ static const char dnnl_shared[] =
 "  dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, a}, {DNNL_ARG_TO, b}};\n"
 "  return r ? loom_dnnl.primitive_execute(r, c->stream, 2, args) : dnnl_success;\n"
 "}\n"
-"/* The memory holding the constant weights at w in the primitive's layout:\n"
-" * kept from an earlier call, else made (in place of the oldest when the\n"
-" * table is full) and moved into; NULL when oneDNN fails. */\n"
-"static dnnl_memory_t loom_dnnl_kept(loom_dnnl_conv *c, const float *w) {\n"
-"  for (int i = 0; i < c->n_kept && i < LOOM_DNNL_KEPT; i++)\n"
-"    if (c->kept[i].from == w) return c->kept[i].mem;\n"
-"  int i = c->n_kept++ % LOOM_DNNL_KEPT;\n"
-"  c->kept[i].from = NULL;\n"
-"  if (!c->kept[i].mem &&\n"
-"      loom_dnnl.memory_create(&c->kept[i].mem, &c->wei_md, c->engine, DNNL_MEMORY_ALLOCATE))\n"
-"    return NULL;\n"
-"  if (loom_dnnl_move(c, c->wei_in, c->wei_user, c->kept[i].mem)) return NULL;\n"
-"  c->kept[i].from = w;\n"
-"  return c->kept[i].mem;\n"
-"}\n"
+
 "/* y = conv(x, w) (+ y), each moved into the primitive's layout first and\n"
 " * y back after, with the bias b and the tensors added (src1, in the\n"
 " * post-ops' order) when the primitive has them: 0, or -5 when oneDNN\n"
@@ -226,7 +237,9 @@ static const char dnnl_shared[] =
 "  if (!st) st = loom_dnnl.memory_set_data_handle(c->dst_user, y);\n"
 "  if (!st) st = loom_dnnl_move(c, c->src_in, c->src_user, c->src);\n"
 "  if (!st && is_const_w && c->wei_in)\n"
-"    st = (args[1].memory = loom_dnnl_kept(c, w)) ? dnnl_success : dnnl_runtime_error;\n"
+"    st = (args[1].memory = loom_dnnl_keep(&c->kept, c->engine, c->stream, c->wei_in,\n"
+"                                          c->wei_user, &c->wei_md, w))\n"
+"             ? dnnl_success : dnnl_runtime_error;\n"
 "  else if (!st)\n"
 "    st = loom_dnnl_move(c, c->wei_in, c->wei_user, c->wei);\n"
 "  if (!st) st = loom_dnnl_move(c, c->dst_in, c->dst_user, c->dst);\n"
@@ -268,6 +281,73 @@ static const char dnnl_shared[] =
 "  if (!st) st = loom_dnnl.memory_create(&c->dst, &dst_md, c->engine, DNNL_MEMORY_NONE);\n"
 "  if (pd) loom_dnnl.primitive_desc_destroy(pd);\n"
 "  return st ? -5 : 1;\n"
+"}\n"
+"/* One call site's product by constant weights (a layer's), made on its\n"
+" * first call and kept: the weights go to the layout oneDNN's matmul\n"
+" * prefers, once for each address they are given at. */\n"
+"typedef struct loom_dnnl_matmul {\n"
+"  int32_t state; /* as a conv's */\n"
+"  dnnl_engine_t engine;\n"
+"  dnnl_stream_t stream;\n"
+"  dnnl_primitive_t mm, wei_in; /* the product; the weights' reorder, NULL: none needed */\n"
+"  dnnl_memory_t src, wei_user, dst;\n"
+"  dnnl_memory_desc_t wei_md;\n"
+"  loom_dnnl_kept kept;\n"
+"} loom_dnnl_matmul;\n"
+"/* s: m, n, k, A transposed (stored [k, m]), B transposed (stored [n, k]).\n"
+" * 1 when made, -4 without oneDNN, -5 when it refuses. C += A B: beta. */\n"
+"static int32_t loom_dnnl_matmul_make(loom_dnnl_matmul *c, const int64_t *s, int beta) {\n"
+"  if (loom_dnnl_open()) return -4;\n"
+"  dnnl_dims_t a_d = {s[0], s[2]}, b_d = {s[2], s[1]}, c_d = {s[0], s[1]};\n"
+"  dnnl_memory_desc_t a_md, b_md, b_pick, c_md;\n"
+"  dnnl_matmul_desc_t md;\n"
+"  dnnl_primitive_desc_t pd = NULL, rpd = NULL;\n"
+"  dnnl_primitive_attr_t attr = NULL;\n"
+"  dnnl_post_ops_t ops = NULL;\n"
+"  const dnnl_memory_desc_t *best = NULL;\n"
+"  dnnl_status_t st = loom_dnnl.engine_create(&c->engine, dnnl_cpu, 0);\n"
+"  if (!st) st = loom_dnnl.stream_create(&c->stream, c->engine, dnnl_stream_default_flags);\n"
+"  if (!st) st = loom_dnnl.memory_desc_init_by_tag(&a_md, 2, a_d, dnnl_f32, s[3] ? dnnl_ba : dnnl_ab);\n"
+"  if (!st) st = loom_dnnl.memory_desc_init_by_tag(&b_md, 2, b_d, dnnl_f32, s[4] ? dnnl_ba : dnnl_ab);\n"
+"  if (!st) st = loom_dnnl.memory_desc_init_by_tag(&b_pick, 2, b_d, dnnl_f32, dnnl_format_tag_any);\n"
+"  if (!st) st = loom_dnnl.memory_desc_init_by_tag(&c_md, 2, c_d, dnnl_f32, dnnl_ab);\n"
+"  if (!st) st = loom_dnnl.matmul_desc_init(&md, &a_md, &b_pick, NULL, &c_md);\n"
+"  if (!st) st = loom_dnnl.primitive_attr_create(&attr);\n"
+"  if (!st && beta) st = loom_dnnl.post_ops_create(&ops);\n"
+"  if (!st && beta) st = loom_dnnl.post_ops_append_sum(ops, 1.0f);\n"
+"  if (!st && beta) st = loom_dnnl.primitive_attr_set_post_ops(attr, ops);\n"
+"  if (!st) st = loom_dnnl.primitive_desc_create(&pd, &md, attr, c->engine, NULL);\n"
+"  if (!st) st = loom_dnnl.primitive_create(&c->mm, pd);\n"
+"  if (!st && !(best = loom_dnnl.primitive_desc_query_md(pd, dnnl_query_weights_md, 0)))\n"
+"    st = dnnl_runtime_error;\n"
+"  if (!st) st = loom_dnnl.memory_create(&c->src, &a_md, c->engine, DNNL_MEMORY_NONE);\n"
+"  if (!st) st = loom_dnnl.memory_create(&c->dst, &c_md, c->engine, DNNL_MEMORY_NONE);\n"
+"  if (!st) st = loom_dnnl.memory_create(&c->wei_user, &b_md, c->engine, DNNL_MEMORY_NONE);\n"
+"  if (!st) c->wei_md = *best;\n"
+"  if (!st && !loom_dnnl.memory_desc_equal(best, &b_md))\n"
+"    st = loom_dnnl.reorder_primitive_desc_create(&rpd, &b_md, c->engine, best, c->engine, NULL);\n"
+"  if (!st && rpd) st = loom_dnnl.primitive_create(&c->wei_in, rpd);\n"
+"  if (rpd) loom_dnnl.primitive_desc_destroy(rpd);\n"
+"  if (pd) loom_dnnl.primitive_desc_destroy(pd);\n"
+"  if (attr) loom_dnnl.primitive_attr_destroy(attr);\n"
+"  if (ops) loom_dnnl.post_ops_destroy(ops);\n"
+"  return st ? -5 : 1;\n"
+"}\n"
+"/* c (+)= a b, b the constant weights: 0, or -5 when oneDNN fails. */\n"
+"static int32_t loom_dnnl_matmul_run(loom_dnnl_matmul *c, const float *a, const float *b,\n"
+"                                    float *y) {\n"
+"  dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_WEIGHTS, c->wei_user},\n"
+"                             {DNNL_ARG_DST, c->dst}};\n"
+"  dnnl_status_t st = loom_dnnl.memory_set_data_handle(c->src, (void *)a);\n"
+"  if (!st) st = loom_dnnl.memory_set_data_handle(c->dst, y);\n"
+"  if (!st) st = loom_dnnl.memory_set_data_handle(c->wei_user, (void *)b);\n"
+"  if (!st && c->wei_in)\n"
+"    st = (args[1].memory = loom_dnnl_keep(&c->kept, c->engine, c->stream, c->wei_in,\n"
+"                                          c->wei_user, &c->wei_md, b))\n"
+"             ? dnnl_success : dnnl_runtime_error;\n"
+"  if (!st) st = loom_dnnl.primitive_execute(c->mm, c->stream, 3, args);\n"
+"  if (!st) st = loom_dnnl.stream_wait(c->stream);\n"
+"  return st ? -5 : 0;\n"
 "}\n"
 "/* y = the max pool of x: 0, or -5 when oneDNN fails. */\n"
 "static int32_t loom_dnnl_pool_run(loom_dnnl_pool *c, const float *x, float *y) {\n"
@@ -368,6 +448,14 @@ static bool is_conv_call(emitter *E, const loom_stmt *loop, loom_conv *c) {
          has_post_as_marked(E->func, loop, c);
 }
 
+/* Whether loop is a product marked for oneDNN's matmul (a layer's constant
+ * weights) that can be printed as its call here, as a conv. */
+static bool is_matmul_call(emitter *E, const loom_stmt *loop, loom_gemm *g) {
+  return !E->is_cuda && E->func && E->parallel_depth == 0 && loop != E->as_loops &&
+         loom_dispatch_marked_gemm(E->func, loop, g) && !strcmp(g->routine, "dnnl_matmul") &&
+         emit_stores_only(loop, g->c);
+}
+
 /* The same for a marked pool. */
 static bool is_pool_call(emitter *E, const loom_stmt *loop, loom_pool *p) {
   return !E->is_cuda && E->func && E->parallel_depth == 0 && loop != E->as_loops &&
@@ -385,18 +473,20 @@ static loom_visit count_site(void *ctx, loom_stmt *s) {
   site_ctx *c = ctx;
   loom_conv conv;
   loom_pool pool;
+  loom_gemm g;
   if (s == c->loop) {
     c->is_found = true;
     return LOOM_VISIT_STOP;
   }
-  if (s->kind == LOOM_STMT_FOR && (loom_dispatch_marked_conv(c->f, s, &conv) ||
-                                   loom_dispatch_marked_pool(c->f, s, &pool)))
+  if (s->kind == LOOM_STMT_FOR &&
+      (loom_dispatch_marked_conv(c->f, s, &conv) || loom_dispatch_marked_pool(c->f, s, &pool) ||
+       (loom_dispatch_marked_gemm(c->f, s, &g) && !strcmp(g.routine, "dnnl_matmul"))))
     c->index++;
   return LOOM_VISIT_GO;
 }
 
-/* The number of loop among the function's marked convolutions and pools,
- * in the order they are printed: the helper's name. */
+/* The number of loop among the function's oneDNN calls (convolutions,
+ * pools, products), in the order they are printed: the helper's name. */
 static int site_of(const loom_func *f, const loom_stmt *loop) {
   site_ctx c = {f, loop, 0, false};
   loom_ir_visitor v = {.stmt_pre = count_site, .ctx = &c};
@@ -481,14 +571,38 @@ static void emit_pool_helper(emitter *E, const loom_pool *p, int site) {
                   p->is_nchw);
 }
 
+static void emit_matmul_helper(emitter *E, const loom_gemm *g, int site) {
+  put(E, dnnl_shared);
+  loom_buf_printf(E->out,
+                  "#ifdef LOOM_DNNL\n"
+                  "/* %s, product %d: %s %s= %s%s x %s%s, by oneDNN. */\n"
+                  "__attribute__((unused)) static int32_t loom_matmul_%s_%d(const float *a, "
+                  "const float *b, float *c) {\n"
+                  "  static loom_dnnl_matmul m;\n"
+                  "  static const int64_t shape[5] = {%lld, %lld, %lld, %d, %d};\n"
+                  "  if (m.state == 0) m.state = loom_dnnl_matmul_make(&m, shape, %d);\n"
+                  "  return m.state == 1 ? loom_dnnl_matmul_run(&m, a, b, c) : m.state;\n"
+                  "}\n"
+                  "#endif\n",
+                  E->func->name, site, g->c->name, g->beta ? "+" : "", g->a->name,
+                  g->trans_a ? "^T" : "", g->b->name, g->trans_b ? "^T" : "", E->symbol, site,
+                  (long long)g->m, (long long)g->n, (long long)g->k, g->trans_a, g->trans_b,
+                  g->beta);
+}
+
 static loom_visit helper_at(void *ctx, loom_stmt *s) {
   helpers_ctx *h = ctx;
   loom_conv c;
   loom_pool p;
-  if (s->kind == LOOM_STMT_FOR && loom_dispatch_marked_conv(h->E->func, s, &c))
+  loom_gemm g;
+  if (s->kind != LOOM_STMT_FOR)
+    return LOOM_VISIT_GO;
+  if (loom_dispatch_marked_conv(h->E->func, s, &c))
     emit_conv_helper(h->E, &c, h->site++);
-  else if (s->kind == LOOM_STMT_FOR && loom_dispatch_marked_pool(h->E->func, s, &p))
+  else if (loom_dispatch_marked_pool(h->E->func, s, &p))
     emit_pool_helper(h->E, &p, h->site++);
+  else if (loom_dispatch_marked_gemm(h->E->func, s, &g) && !strcmp(g.routine, "dnnl_matmul"))
+    emit_matmul_helper(h->E, &g, h->site++);
   return LOOM_VISIT_GO;
 }
 
@@ -568,6 +682,24 @@ bool emit_pool_call(emitter *E, const loom_stmt *loop) {
                   p.y->name, p.x->name, p.is_nchw ? "NCHW" : "NHWC", p.pad ? ", padded" : "");
   loom_buf_printf(&call, "loom_pool_%s_%d(%s, %s)", E->symbol, site_of(E->func, loop),
                   emit_name(E, p.x->data), emit_name(E, p.y->data));
+  emit_guarded(E, loop, comment.data, call.data);
+  loom_buf_free(&comment);
+  loom_buf_free(&call);
+  return true;
+}
+
+/* The marked product, the same way. */
+bool emit_matmul_call(emitter *E, const loom_stmt *loop) {
+  loom_gemm g;
+  if (!is_matmul_call(E, loop, &g))
+    return false;
+  loom_buf comment, call;
+  loom_buf_init(&comment);
+  loom_buf_init(&call);
+  loom_buf_printf(&comment, "dnnl_matmul: %s = %s x %s, by oneDNN", g.c->name, g.a->name,
+                  g.b->name);
+  loom_buf_printf(&call, "loom_matmul_%s_%d(%s, %s, %s)", E->symbol, site_of(E->func, loop),
+                  emit_name(E, g.a->data), emit_name(E, g.b->data), emit_name(E, g.c->data));
   emit_guarded(E, loop, comment.data, call.data);
   loom_buf_free(&comment);
   loom_buf_free(&call);

@@ -2,11 +2,13 @@
  * as the library call that computes it, when the nest still stores to the
  * product's output alone. The routine is looked up when the
  * program first runs (loom_library_symbol in the prelude), so a machine
- * without the library gets return code -4, not a failed load. Convolutions
- * go to oneDNN (c_dnnl.c). */
+ * without the library gets return code -4, not a failed load. Convolutions,
+ * pools and products by a layer's weights go to oneDNN (c_dnnl.c). */
 #include "codegen/codegen_impl.h"
 
 #include "loom/dispatch.h"
+
+#include <string.h>
 
 
 typedef struct only_ctx {
@@ -104,7 +106,10 @@ bool emit_library_call(emitter *E, const loom_stmt *loop) {
   loom_gemm g;
   if (E->is_cuda || !E->func || E->parallel_depth > 0 || loop == E->as_loops)
     return false;
-  if (!loom_dispatch_marked_gemm(E->func, loop, &g) || !emit_stores_only(loop, g.c))
+  if (emit_matmul_call(E, loop))
+    return true;
+  if (!loom_dispatch_marked_gemm(E->func, loop, &g) || !strncmp(g.routine, "dnnl", 4) ||
+      !emit_stores_only(loop, g.c))
     return emit_conv_call(E, loop) || emit_pool_call(E, loop) || emit_taken(E, loop);
   const char *t = g.routine[6] == 's' ? "float" : "double";
   emit_line_start(E);

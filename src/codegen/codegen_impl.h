@@ -80,12 +80,13 @@ bool emit_library_call(emitter *E, const loom_stmt *loop);
 /* The file-scope helpers the function's library calls need (oneDNN's
  * convolutions, c_dnnl.c), printed before the function. */
 void emit_library_helpers(emitter *E);
-/* A marked convolution or pool printed as its oneDNN call, and the nests
+/* A marked convolution, pool or product printed as its oneDNN call, and the nests
  * it took (its padding, the nests after a conv) printed only where the
  * call is not (c_dnnl.c); false, with nothing printed, when loop is not
  * one of them. */
 bool emit_conv_call(emitter *E, const loom_stmt *loop);
 bool emit_pool_call(emitter *E, const loom_stmt *loop);
+bool emit_matmul_call(emitter *E, const loom_stmt *loop);
 bool emit_taken(emitter *E, const loom_stmt *loop);
 /* Whether the lowered nest under loop stores to out and nothing else: a
  * schedule may have moved another block under the mark (reverse_compute_at

@@ -91,6 +91,16 @@ check "conv_post: the ReLU edited" bash -c "! cmp -s '$tmp/conv_post.py' '$tmp/c
 "$loom" run "$tmp/conv_post_bad.py" --func bias_add_relu --verify >"$tmp/out" 2>&1
 check "conv_post: an edited nest fails to verify" grep -q 'wrong result: Z differs from the interpreter' "$tmp/out"
 
+# Products by a layer's constant weights go to oneDNN's matmul.
+"$loom" run "$cases/matmul.py" --pipeline dispatch --verify --explain >"$tmp/out" 2>"$tmp/why"
+check "matmul: three verified" test "$(grep -c 'verify: ok' "$tmp/out")" = 3
+check "matmul: two to oneDNN" test "$(grep -c 'dispatch   1 loop nest(s) computed by oneDNN' "$tmp/why")" = 2
+check "matmul: without the attribute, BLAS" grep -q '^plain  *dispatch   1 loop nest(s) computed by BLAS' "$tmp/why"
+"$loom" build "$cases/matmul.py" --emit c --pipeline dispatch >"$tmp/matmul.c"
+check "matmul: NT, A as stored" grep -q 'shape\[5\] = {24, 56, 40, 0, 1};' "$tmp/matmul.c"
+check "matmul: TN, accumulating" grep -q 'loom_dnnl_matmul_make(&m, shape, 1);' "$tmp/matmul.c"
+check "matmul: without oneDNN's header, the loops" cc -fsyntax-only -fopenmp -DLOOM_DNNL_TRIED "$tmp/matmul.c"
+
 # Max pools go to oneDNN's pooling (the padding nest with its pool).
 "$loom" run "$cases/pool.py" --pipeline dispatch,default --verify --explain >"$tmp/out" 2>"$tmp/why"
 check "pool: two verified" test "$(grep -c 'verify: ok' "$tmp/out")" = 2

@@ -207,6 +207,30 @@ int main(void) {
     loom_arena_free(a);
   }
 
+  /* B a layer's constant weights ("layout_free_buffers"): oneDNN's matmul,
+   * and the mark reads back; a batch stays with BLAS. */
+  {
+    char text[1024];
+    program(text, sizeof text, "(64, 16)", "(32, 16)", "vi, vk", "vj, vk", "float32", true);
+    char *at = strstr(text, "    for i");
+    char tail[1024];
+    snprintf(tail, sizeof tail, "%s", at);
+    snprintf(at, sizeof text - (size_t)(at - text),
+             "    T.func_attr({\"layout_free_buffers\": [1]})\n%s", tail);
+    loom_arena *a = loom_arena_new();
+    const loom_func *f = read_one(a, text), *marked;
+    loom_gemm back;
+    int n;
+    char why[256] = "";
+    CHECK(f && loom_dispatch_func(a, f, &marked, &n, why, sizeof why) == LOOM_OK && n == 1);
+    CHECK_STREQ(why, "oneDNN");
+    CHECK(loom_dispatch_marked_gemm(marked, top_loop(marked), &back) &&
+          !strcmp(back.routine, "dnnl_matmul") && back.trans_b && !back.trans_a &&
+          back.m == 64 && back.n == 32 && back.k == 16 && back.beta == 0);
+    CHECK(f && interp_same_results(f, marked, 1, true));
+    loom_arena_free(a);
+  }
+
   /* The pipeline's spelling. */
   loom_pipeline pl;
   loom_diag d;
