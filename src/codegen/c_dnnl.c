@@ -439,6 +439,16 @@ static bool has_post_as_marked(const loom_func *f, const loom_stmt *loop, const 
   return stored_by(nest[steps]) == c->out->data;
 }
 
+/* Is b a parameter the function lists in "layout_free_buffers": a weight
+ * that holds the same data on every call (TVM's meaning: its layout may be
+ * rewritten ahead of time)? */
+static bool is_layout_free(const loom_func *f, const loom_buffer *b) {
+  for (int i = 0; i < f->n_params; i++)
+    if (f->params[i].buffer == b)
+      return loom_ir_func_is_layout_free(f, i);
+  return false;
+}
+
 /* Whether the conv a marked loop describes can be printed as the call
  * here: a C function, outside parallel loops, its nest storing to Y
  * alone, the nests after it it takes as they were. */
@@ -448,12 +458,14 @@ static bool is_conv_call(emitter *E, const loom_stmt *loop, loom_conv *c) {
          has_post_as_marked(E->func, loop, c);
 }
 
-/* Whether loop is a product marked for oneDNN's matmul (a layer's constant
- * weights) that can be printed as its call here, as a conv. */
+/* Whether loop is a product marked for oneDNN's matmul that can be printed
+ * as its call here, as a conv: B must be a layer's constant weights (the
+ * helper keeps them reordered by address), else a hand-written mark is
+ * printed as its loops. */
 static bool is_matmul_call(emitter *E, const loom_stmt *loop, loom_gemm *g) {
   return !E->is_cuda && E->func && E->parallel_depth == 0 && loop != E->as_loops &&
          loom_dispatch_marked_gemm(E->func, loop, g) && !strcmp(g->routine, "dnnl_matmul") &&
-         emit_stores_only(loop, g->c);
+         emit_stores_only(loop, g->c) && is_layout_free(E->func, g->b);
 }
 
 /* The same for a marked pool. */
@@ -494,15 +506,6 @@ static int site_of(const loom_func *f, const loom_stmt *loop) {
   return c.index;
 }
 
-/* Is b a parameter the function lists in "layout_free_buffers": a weight
- * that holds the same data on every call (TVM's meaning: its layout may be
- * rewritten ahead of time)? */
-static bool is_layout_free(const loom_func *f, const loom_buffer *b) {
-  for (int i = 0; i < f->n_params; i++)
-    if (f->params[i].buffer == b)
-      return loom_ir_func_is_layout_free(f, i);
-  return false;
-}
 
 /* The post-ops as loom_dnnl_conv_make spells them: 'a' an addition, 'r'
  * a ReLU. */
