@@ -324,8 +324,10 @@ typedef enum {
   LOOM_SEARCH_EVOLUTIONARY, /* mutate the best measured traces' decisions */
   LOOM_SEARCH_REPLAY_TRACE, /* replay the space's trace with fresh decisions */
   LOOM_SEARCH_REPLAY_FUNC,  /* run the space's script again with a fresh seed */
-  /* Fast tuning on a cuda target: the trials are the candidates of
-   * loom_tune_fast_candidates, each measured once; no space script. */
+  /* Fast tuning: on a cuda target the trials are the candidates of
+   * loom_tune_fast_candidates, each measured once; on a CPU, the
+   * evolutionary search's first o->trials over the generated spaces. No
+   * space script. */
   LOOM_SEARCH_FAST,
 } loom_search_strategy;
 

@@ -154,7 +154,7 @@ bool dispatch_match_pad(const loom_func *f, const loom_stmt *pad_loop, const loo
                                      "iters", b->name, p->name);
     v[d] = b->iter_vars[t].var;
   }
-  /* The value: X[...] inside [lo, hi) along h and w, zero outside. */
+  /* The value: X[...] inside [lo, hi) along h and w, fill outside. */
   const loom_expr *val = st->u.store.value, *x = val;
   int64_t lo[2] = {0, 0}, hi[2] = {ps[L->h], ps[L->w]};
   if (val->kind == LOOM_EXPR_CALL && val->u.call.op == LOOM_OP_IF_THEN_ELSE &&

@@ -41,8 +41,6 @@ static loom_status options_of(const loom_embed_tune_options *o, loom_target *t,
   TRY(embed_target(o->target, t, d));
   TRY(strategy_of(o->strategy ? o->strategy : "evolutionary", &out->strategy, d));
   bool is_fast = out->strategy == LOOM_SEARCH_FAST;
-  if (is_fast && t->kind != LOOM_TARGET_CUDA)
-    return loom_diag_error(d, (loom_loc){0}, "the fast strategy needs a cuda target");
   if (is_fast && o->space)
     return loom_diag_error(d, (loom_loc){0}, "the fast strategy makes its own candidates: "
                            "a space does not apply");

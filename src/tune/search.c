@@ -450,7 +450,8 @@ out:
  * counts as seen, the rest may be drawn again. */
 static int propose(search *S, cand *out, int want) {
   int k;
-  if (S->o->strategy == LOOM_SEARCH_EVOLUTIONARY) {
+  bool is_fast_cpu = S->o->strategy == LOOM_SEARCH_FAST && !S->fast;
+  if (S->o->strategy == LOOM_SEARCH_EVOLUTIONARY || is_fast_cpu) {
     k = evolve(S, out, want);
   } else if (S->o->strategy == LOOM_SEARCH_FAST) {
     for (k = 0; k < want && S->next_fast < S->n_fast;) {
@@ -759,7 +760,9 @@ static void report(search *S) {
 static loom_status make_spaces(search *S, loom_diag *d) {
   if (!(S->space_arena = loom_arena_new()))
     return LOOM_NOMEM;
-  if (S->o->strategy == LOOM_SEARCH_FAST) {
+  /* Fast tuning's candidates come from the GPU policy; on a CPU it is the
+   * evolutionary search's first round over the generated spaces. */
+  if (S->o->strategy == LOOM_SEARCH_FAST && S->target.kind == LOOM_TARGET_CUDA) {
     int k = S->o->trials > 0 ? S->o->trials : 1;
     if (!(S->fast = calloc((size_t)k, sizeof *S->fast)))
       return LOOM_NOMEM;
