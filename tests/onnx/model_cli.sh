@@ -14,15 +14,14 @@ check() { # description condition-command...
   local what=$1; shift
   if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $what"; fi
 }
-# `loom model run` dispatches the conv net's convolutions to oneDNN. Under
-# AddressSanitizer such a run cannot end with a leak check: LeakSanitizer's
-# tracer crashes on the dynamic TLS of oneDNN's threads (resnet_ort.sh says
-# more), so the conv net's runs are checked for the other errors only.
+# `loom model run` gives a model's convolutions, pools and products by
+# its weights to oneDNN. Under AddressSanitizer such a run cannot end with
+# a leak check: LeakSanitizer's tracer crashes on the dynamic TLS of
+# oneDNN's threads (resnet_ort.sh says more), so the runs are checked for
+# the other errors only.
+lsan=
+ldd "$loom" | grep -q libasan && lsan="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 run_model() { # MODEL-FILE args...
-  local lsan=
-  case $1 in *convnet*)
-    ldd "$loom" | grep -q libasan && lsan="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" ;;
-  esac
   env $lsan "$loom" model run "$@"
 }
 
@@ -69,21 +68,21 @@ fi
 # BLAS first), checked against the interpreter.
 "$loom" tune "$tmp/mlp.py" --trials 4 --model random --db "$tmp/t.db" >"$tmp/tune.out" 2>/dev/null
 check "the imported module tunes" grep -q "^fused_gemm_relu: best" "$tmp/tune.out"
-"$loom" model run "$cases/mlp.onnx" --pipeline dispatch,apply-db,default --db "$tmp/t.db" \
+run_model "$cases/mlp.onnx" --pipeline dispatch,apply-db,default --db "$tmp/t.db" \
   --explain --verify >"$tmp/run.out" 2>"$tmp/explain"
 check "the pipeline's run verifies" grep -q "verified: 1 output" "$tmp/run.out"
 check "dispatch takes the products" test "$(grep -Ec "^(gemm2|fused_gemm1?_relu1?) +dispatch" "$tmp/explain")" = 3
-"$loom" model run "$cases/mlp.onnx" --db "$tmp/t.db" --explain --verify >"$tmp/run2.out" \
+run_model "$cases/mlp.onnx" --db "$tmp/t.db" --explain --verify >"$tmp/run2.out" \
   2>"$tmp/explain2"
 check "--db alone applies the records, then the libraries" \
   grep -Eq "^fused_gemm_relu +apply-db" "$tmp/explain2"
 check "--db alone verifies" grep -q "verified: 1 output" "$tmp/run2.out"
-"$loom" model run "$cases/mlp.onnx" --explain >"$tmp/fused" 2>&1
+run_model "$cases/mlp.onnx" --explain >"$tmp/fused" 2>&1
 check "--explain alone lists the fused functions" \
   grep -q "^fused_gemm_relu: gemm (out-elementwise-fusable), relu (elementwise)" "$tmp/fused"
 check "no --pipeline: the libraries take the products" \
   test "$(grep -Ec "^(gemm2|fused_gemm1?_relu1?) +dispatch" "$tmp/fused")" = 3
-"$loom" model run "$cases/mlp.onnx" --pipeline default --explain >"$tmp/plain" 2>&1
+run_model "$cases/mlp.onnx" --pipeline default --explain >"$tmp/plain" 2>&1
 check "--pipeline default: every function as written" \
   test "$(grep -Ec "^(gemm2|fused_gemm1?_relu1?) +default" "$tmp/plain")" = 3
 "$loom" import "$cases/mlp.onnx" >"$tmp/imported.py"
@@ -130,7 +129,7 @@ check "fused and unfused outputs agree" \
 check "model tune tunes the MLP" grep -q "^3 tasks of 3 calls, 2[0-4] trials" "$tmp/mtune.out"
 check "model tune reports each task" \
   grep -Eq "^fused_gemm1_relu1: 1 call, [0-9]+ trials in [0-9]+ rounds, best" "$tmp/mtune.out"
-"$loom" model run "$cases/mlp.onnx" --pipeline apply-db,default --db "$tmp/m.db" --explain \
+run_model "$cases/mlp.onnx" --pipeline apply-db,default --db "$tmp/m.db" --explain \
   --verify >"$tmp/mrun.out" 2>"$tmp/mexplain"
 check "the tuned network verifies" grep -q "verified: 1 output" "$tmp/mrun.out"
 check "its records apply" test "$(grep -Ec '^[a-z0-9_]+ +apply-db' "$tmp/mexplain")" = 3
