@@ -84,6 +84,9 @@ void emit_library_helpers(emitter *E);
  * it took (its padding, the nests after a conv) printed only where the
  * call is not (c_dnnl.c); false, with nothing printed, when loop is not
  * one of them. */
+/* oneDNN's shared C, printed before a file's first oneDNN helper
+ * (c_dnnl_shared.c). */
+extern const char emit_dnnl_shared[];
 bool emit_conv_call(emitter *E, const loom_stmt *loop);
 bool emit_pool_call(emitter *E, const loom_stmt *loop);
 bool emit_matmul_call(emitter *E, const loom_stmt *loop);
