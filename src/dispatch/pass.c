@@ -79,42 +79,51 @@ static loom_value *str_list(loom_arena *a, const char *const *v, int n) {
   return l;
 }
 
+/* The marks a conv and a pool share, added at keys[n], vals[n]: the
+ * input, the output, the window's extents, strides, dilations and padding,
+ * and the padding nest taken (when pad). The new count. */
+static int window_marks(loom_arena *a, const char **keys, loom_value **vals, int n,
+                        const loom_buffer *x, const loom_buffer *y, const int64_t ext[6],
+                        const int64_t *stride, const int64_t *dilation, const int64_t *lo,
+                        const int64_t *hi, const loom_buffer *pad) {
+  static const char *const names[] = {"loom.ih", "loom.iw", "loom.oh",
+                                      "loom.ow", "loom.kh", "loom.kw"};
+  int64_t padding[4] = {lo[0], lo[1], hi[0], hi[1]};
+  keys[n] = "loom.x";
+  vals[n++] = loom_ir_value_str(a, x->name);
+  keys[n] = "loom.y";
+  vals[n++] = loom_ir_value_str(a, y->name);
+  for (int i = 0; i < 6; i++) {
+    keys[n] = names[i];
+    vals[n++] = int_value(a, ext[i]);
+  }
+  keys[n] = "loom.stride";
+  vals[n++] = int_list(a, stride, 2);
+  keys[n] = "loom.dilation";
+  vals[n++] = int_list(a, dilation, 2);
+  keys[n] = "loom.padding";
+  vals[n++] = int_list(a, padding, 4);
+  if (pad) {
+    keys[n] = "loom.pad";
+    vals[n++] = loom_ir_value_str(a, pad->name);
+  }
+  return n;
+}
+
 /* loop with the convolution's mark added to its annotations: the conv, its
  * padding nest, and the nests after it that the call computes too. */
 static loom_stmt *marked_conv(loom_arena *a, const loom_stmt *loop, const loom_conv *c) {
-  static const char *const base[] = {
-      "loom.library", "loom.conv", "loom.x",  "loom.w",  "loom.y",      "loom.n",
-      "loom.ci",      "loom.co",   "loom.ih", "loom.iw", "loom.oh",     "loom.ow",
-      "loom.kh",      "loom.kw",   "loom.beta", "loom.stride", "loom.dilation",
-      "loom.padding"};
-  int64_t padding[4] = {c->pad_lo[0], c->pad_lo[1], c->pad_hi[0], c->pad_hi[1]};
-  const char *keys[22];
-  loom_value *vals[22] = {
-      loom_ir_value_str(a, c->routine),
-      loom_ir_value_str(a, c->is_nchw ? "NCHW" : "NHWC"),
-      loom_ir_value_str(a, c->x->name),
-      loom_ir_value_str(a, c->w->name),
-      loom_ir_value_str(a, c->y->name),
-      int_value(a, c->n),
-      int_value(a, c->ci),
-      int_value(a, c->co),
-      int_value(a, c->ih),
-      int_value(a, c->iw),
-      int_value(a, c->oh),
-      int_value(a, c->ow),
-      int_value(a, c->kh),
-      int_value(a, c->kw),
+  const char *keys[24] = {"loom.library", "loom.conv", "loom.w", "loom.n",
+                          "loom.ci",      "loom.co",   "loom.beta"};
+  loom_value *vals[24] = {
+      loom_ir_value_str(a, c->routine), loom_ir_value_str(a, c->is_nchw ? "NCHW" : "NHWC"),
+      loom_ir_value_str(a, c->w->name), int_value(a, c->n),
+      int_value(a, c->ci),              int_value(a, c->co),
       int_value(a, c->beta),
-      int_list(a, c->stride, 2),
-      int_list(a, c->dilation, 2),
-      int_list(a, padding, 4),
   };
-  int n = 18;
-  memcpy(keys, base, sizeof base);
-  if (c->pad) {
-    keys[n] = "loom.pad";
-    vals[n++] = loom_ir_value_str(a, c->pad->name);
-  }
+  int64_t ext[6] = {c->ih, c->iw, c->oh, c->ow, c->kh, c->kw};
+  int n = window_marks(a, keys, vals, 7, c->x, c->y, ext, c->stride, c->dilation, c->pad_lo,
+                       c->pad_hi, c->pad);
   if (c->out) {
     const char *post[LOOM_CONV_MAX_POST];
     for (int i = 0; i < c->n_post; i++)
@@ -135,30 +144,14 @@ static loom_stmt *marked_conv(loom_arena *a, const loom_stmt *loop, const loom_c
 
 /* loop with the pool's mark added to its annotations. */
 static loom_stmt *marked_pool(loom_arena *a, const loom_stmt *loop, const loom_pool *c) {
-  static const char *const keys[] = {
-      "loom.library", "loom.pool", "loom.x",  "loom.y",  "loom.n",      "loom.c",
-      "loom.ih",      "loom.iw",   "loom.oh", "loom.ow", "loom.kh",     "loom.kw",
-      "loom.stride",  "loom.dilation", "loom.padding", "loom.pad"};
-  int64_t padding[4] = {c->pad_lo[0], c->pad_lo[1], c->pad_hi[0], c->pad_hi[1]};
-  loom_value *vals[] = {
-      loom_ir_value_str(a, c->routine),
-      loom_ir_value_str(a, c->is_nchw ? "NCHW" : "NHWC"),
-      loom_ir_value_str(a, c->x->name),
-      loom_ir_value_str(a, c->y->name),
-      int_value(a, c->n),
-      int_value(a, c->c),
-      int_value(a, c->ih),
-      int_value(a, c->iw),
-      int_value(a, c->oh),
-      int_value(a, c->ow),
-      int_value(a, c->kh),
-      int_value(a, c->kw),
-      int_list(a, c->stride, 2),
-      int_list(a, c->dilation, 2),
-      int_list(a, padding, 4),
-      c->pad ? loom_ir_value_str(a, c->pad->name) : NULL,
-  };
-  return with_marks(a, loop, keys, vals, c->pad ? 16 : 15);
+  const char *keys[20] = {"loom.library", "loom.pool", "loom.n", "loom.c"};
+  loom_value *vals[20] = {loom_ir_value_str(a, c->routine),
+                          loom_ir_value_str(a, c->is_nchw ? "NCHW" : "NHWC"),
+                          int_value(a, c->n), int_value(a, c->c)};
+  int64_t ext[6] = {c->ih, c->iw, c->oh, c->ow, c->kh, c->kw};
+  int n = window_marks(a, keys, vals, 4, c->x, c->y, ext, c->stride, c->dilation, c->pad_lo,
+                       c->pad_hi, c->pad);
+  return with_marks(a, loop, keys, vals, n);
 }
 
 /* Whether g multiplies by a layer's constant weights (B a parameter the
