@@ -24,17 +24,24 @@
  * and the pad nest's outermost loop is marked "loom.taken_by":
  * "dnnl_convolution_forward": the call computes it too (it is printed as
  * nothing when the conv nest after it is printed as the call).
+ * On a cuda target a product's routine is "cublas_gemm" (the factors'
+ * and the result's dtypes are the buffers'; a gemv is a product of one
+ * column), and the GPU lowering makes it a call of cuBLAS's
+ * cublasGemmStridedBatchedEx on the host (docs/dispatch.md).
  * The library is opened when the program first runs (libopenblas.so.0,
- * else libblas.so.3; libdnnl.so.2): a machine without it gets a
- * diagnostic, not a crash. */
+ * else libblas.so.3; libdnnl.so.2; libcublas.so): a machine without it
+ * gets a diagnostic, not a crash. */
 #ifndef LOOM_DISPATCH_H
 #define LOOM_DISPATCH_H
 
 #include "loom/ir.h"
+#include "loom/target.h"
 
 /* A matrix product C[m, n] (=|+=) op(A) op(B) over row-major, compact
  * float32 or float64 buffers, or batch of them: C[batch, m, n] from
- * A[batch, ...] and B[batch, ...] or one B for every batch. */
+ * A[batch, ...] and B[batch, ...] or one B for every batch. On cuda, A and
+ * B may be float16 or bfloat16 cast to C's float32 (or float16 into
+ * float16). */
 typedef struct loom_gemm {
   const loom_buffer *a, *b, *c;
   bool trans_a, trans_b; /* A stored [k, m], B stored [n, k] */
@@ -42,17 +49,26 @@ typedef struct loom_gemm {
   int64_t batch;         /* 1: a single product */
   bool is_b_batched;     /* B has the batch dimension too */
   int beta;              /* 0: C = A B (an init of zero); 1: C += A B */
-  const char *routine;   /* "cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "cblas_dgemv" */
+  const char *routine;   /* "cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "cblas_dgemv",
+                            "dnnl_matmul" or "cublas_gemm" */
   bool is_gemv;          /* B is a vector x[k] and C a vector y[m]: n is 1 */
+  loom_dtype ab;         /* A's and B's dtype (C's but on cuda) */
 } loom_gemm;
 
 /* Whether the loop nest under loop (a FOR whose body is the nest, one block
- * at its bottom) is a gemm, or a batch of them, that BLAS computes, with *out describing it; else
+ * at its bottom) is a gemm, or a batch of them, that the library of target
+ * t (NULL: a CPU) computes, BLAS or cuBLAS, with *out describing it; else
  * false, and why (when not NULL) says what does not fit, in a sentence
  * fragment ("block 'C' reads a third buffer"). Buffers must be compact and
  * row-major; f gives the parameters and allocations they may be. */
-LOOM_API bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop,
-                                       loom_gemm *out, char *why, size_t why_len);
+LOOM_API bool loom_dispatch_match_gemm(const loom_func *f, const loom_target *t,
+                                       const loom_stmt *loop, loom_gemm *out, char *why,
+                                       size_t why_len);
+
+/* Whether cuBLAS multiplies factors of dtype ab into a result of dtype c:
+ * float32 and float64 alike, float16 and bfloat16 into float32, float16
+ * into float16. */
+LOOM_API bool loom_dispatch_cublas_has(loom_dtype ab, loom_dtype c);
 
 /* A float32 2-D convolution, one group:
  *   NHWC: Y[n, h, w, co] (+)= X'[n, h*sh + rh*dh, w*sw + rw*dw, ci] * W[rh, rw, ci, co]
@@ -133,14 +149,15 @@ LOOM_API bool loom_dispatch_match_pool(const loom_func *f, const loom_stmt *pad_
 LOOM_API int loom_dispatch_match_conv_post(const loom_func *f, const loom_stmt *const *nests,
                                            int n, loom_conv *c);
 
-/* The dispatch pass on one function: each loop nest at the top of f's
- * body that a library takes is marked (a convolution with the padding
- * nest before it); *out is the new function in arena a (f itself, and
- * *n_taken 0, when none is). why (when not NULL) gets the reason a nest
- * was not taken (the first one that computes a reduction, else the first)
- * when none is, and the libraries that take them ("BLAS", "oneDNN" or
- * "BLAS and oneDNN") when some are. */
-LOOM_API loom_status loom_dispatch_func(loom_arena *a, const loom_func *f,
+/* The dispatch pass on one function for target t (NULL: a CPU): each
+ * loop nest at the top of f's body that a library takes is marked (a
+ * convolution with the padding nest before it); *out is the new function
+ * in arena a (f itself, and *n_taken 0, when none is). On cuda only
+ * products are taken, by cuBLAS. why (when not NULL) gets the reason a
+ * nest was not taken (the first one that computes a reduction, else the
+ * first) when none is, and the libraries that take them ("BLAS", "oneDNN",
+ * "BLAS and oneDNN" or "cuBLAS") when some are. */
+LOOM_API loom_status loom_dispatch_func(loom_arena *a, const loom_func *f, const loom_target *t,
                                         const loom_func **out, int *n_taken,
                                         char *why, size_t why_len);
 

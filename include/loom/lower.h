@@ -144,6 +144,13 @@ typedef struct loom_gpu_func {
 /* The callee name of a launch in a host body. */
 #define LOOM_GPU_LAUNCH "loom.launch"
 
+/* The callee name of a product by cuBLAS in a host body: a nest the
+ * dispatch pass marked "cublas_gemm" becomes
+ *   T.call_extern("loom.cublas_gemm", AB_DTYPE, C_DTYPE, "NN"|"NT"|"TN"|"TT",
+ *                 A.data, B.data, C.data, m, n, k, batch, b_batched, beta)
+ * (include/loom/dispatch.h has the meaning of each). */
+#define LOOM_GPU_CUBLAS "loom.cublas_gemm"
+
 /* Whether the GPU lowering can split block b's reduction across threads:
  * its init and update are out = init; out = op(out, x), op one of + * min
  * max, x not reading out. What a rule asks before binding a reduce loop. */

@@ -242,6 +242,35 @@ LOOM_API loom_status loom_runtime_cuda_time(
     void *ctx, const loom_runtime_timer_config *cfg, loom_runtime_timing *out,
     loom_diag *d);
 
+/* ---- cuBLAS (src/runtime/cublas.c) ------------------------------------------
+ * libcublas is opened at run time, as the driver is: $LOOM_CUBLAS, else
+ * libcublas.so.13, .12, .11 or libcublas.so on the loader's path or in
+ * /usr/local/cuda/lib64. Its calls run on the current context's default
+ * stream, where the kernels run and the events time them; open it after
+ * loom_runtime_cuda_open, in the same thread. */
+typedef struct loom_runtime_cublas loom_runtime_cublas;
+
+LOOM_API loom_status loom_runtime_cublas_open(LOOM_GIVE loom_runtime_cublas **out,
+                                              loom_diag *d);
+LOOM_API void loom_runtime_cublas_close(LOOM_TAKE loom_runtime_cublas *b);
+
+/* C (=|+=) op(A) op(B) over row-major device arrays, for each of batch
+ * products (A and C batched, B too when is_b_batched), factors of dtype ab
+ * and a result of dtype c: float32 or float64 throughout, float16 or
+ * bfloat16 into float32 (accumulated in float32), float16 into float16
+ * (accumulated in float16, as the program's own adds are). */
+typedef struct loom_runtime_gemm {
+  uint64_t a, b, c;
+  loom_dtype ab, c_dtype;
+  bool trans_a, trans_b; /* A stored [k, m], B stored [n, k] */
+  int64_t m, n, k, batch;
+  bool is_b_batched;
+  bool is_accumulating;  /* C += A B; else C = A B */
+} loom_runtime_gemm;
+
+LOOM_API loom_status loom_runtime_cublas_gemm(loom_runtime_cublas *b,
+                                              const loom_runtime_gemm *g, loom_diag *d);
+
 /* ---- isolation -------------------------------------------------------------
  * loom_runtime_run_child forks; the child, in a process group of its own with
  * stdin from /dev/null and default handlers for the crash signals, runs

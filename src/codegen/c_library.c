@@ -108,7 +108,7 @@ bool emit_library_call(emitter *E, const loom_stmt *loop) {
     return false;
   if (emit_matmul_call(E, loop))
     return true;
-  if (!loom_dispatch_marked_gemm(E->func, loop, &g) || !strncmp(g.routine, "dnnl", 4) ||
+  if (!loom_dispatch_marked_gemm(E->func, loop, &g) || strncmp(g.routine, "cblas", 5) ||
       !emit_stores_only(loop, g.c))
     return emit_conv_call(E, loop) || emit_pool_call(E, loop) || emit_taken(E, loop);
   const char *t = g.routine[6] == 's' ? "float" : "double";

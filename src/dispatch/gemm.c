@@ -4,8 +4,57 @@
  * (A or B possibly transposed), with an init of zero or none, every iter
  * bound to its loop alone, over compact row-major buffers of one float
  * type that BLAS has a routine for; and the gemv pattern, two loops around
- *     y[vi] = y[vi] + A[vi, vk] * x[vk]. */
+ *     y[vi] = y[vi] + A[vi, vk] * x[vk].
+ * On cuda the factors may be loads cast to C's type from a narrower one
+ * (T.Cast("float32", A[vi, vk])), as a float16 product into float32 is
+ * written, and a gemv is a gemm of one column. */
 #include "dispatch/dispatch_impl.h"
+
+#include <string.h>
+
+static bool is_float(loom_dtype t, int bits) {
+  return t.code == LOOM_DT_FLOAT && t.bits == bits && t.lanes == 1;
+}
+
+bool loom_dispatch_cublas_has(loom_dtype ab, loom_dtype c) {
+  bool is_half = is_float(ab, 16) || (ab.code == LOOM_DT_BFLOAT && ab.bits == 16 && ab.lanes == 1);
+  return ((is_float(c, 32) || is_float(c, 64)) && loom_dtype_eq(ab, c)) ||
+         (is_half && is_float(c, 32)) || (is_float(ab, 16) && is_float(c, 16));
+}
+
+static bool is_cuda(const loom_target *t) { return t && t->kind == LOOM_TARGET_CUDA; }
+
+/* The routine of target t for factors of dtype ab into c, NULL when its
+ * library has none. */
+static const char *routine_for(const loom_target *t, loom_dtype ab, loom_dtype c, bool is_gemv) {
+  if (is_cuda(t))
+    return loom_dispatch_cublas_has(ab, c) ? "cublas_gemm" : NULL;
+  if (!loom_dtype_eq(ab, c))
+    return NULL;
+  if (is_float(c, 32))
+    return is_gemv ? "cblas_sgemv" : "cblas_sgemm";
+  return is_float(c, 64) ? (is_gemv ? "cblas_dgemv" : "cblas_dgemm") : NULL;
+}
+
+/* A factor as its load: e itself, or on cuda the load a cast to C's
+ * floating type widens. */
+static const loom_expr *factor(const loom_target *t, const loom_expr *e, loom_dtype c) {
+  if (is_cuda(t) && e && e->kind == LOOM_EXPR_CAST && loom_dtype_eq(e->dtype, c) &&
+      e->u.unary.a->kind == LOOM_EXPR_LOAD && loom_dtype_is_float(e->u.unary.a->dtype) &&
+      e->u.unary.a->dtype.bits < c.bits)
+    return e->u.unary.a;
+  return e;
+}
+
+/* Why no routine takes the product, for refusals. */
+static bool refuse_types(const loom_target *t, const loom_block *b, loom_dtype ab, loom_dtype c,
+                         char *why, size_t n) {
+  char x[LOOM_DTYPE_STRLEN], y[LOOM_DTYPE_STRLEN];
+  if (is_cuda(t))
+    return dispatch_refuse(why, n, "block '%s' multiplies %s into %s, which cuBLAS has no "
+                           "routine for", b->name, loom_dtype_str(ab, x), loom_dtype_str(c, y));
+  return dispatch_refuse(why, n, "block '%s' is not float32 or float64 throughout", b->name);
+}
 
 /* Whether e loads b (any buffer when NULL) at [batch, x, y], or [x, y]
  * when batch is NULL. */
@@ -19,20 +68,22 @@ static bool is_load_of(const loom_expr *e, const loom_buffer *b, const loom_var 
          dispatch_is_var(e->u.load.indices[off + 1], y);
 }
 
-/* The product's two factors as loads, A's first: either order of the
- * multiplication. */
-static bool split_product(const loom_expr *e, const loom_expr **x, const loom_expr **y) {
+/* The product's two factors as loads (factor), A's first: either order
+ * of the multiplication; both of one dtype. */
+static bool split_product(const loom_target *t, const loom_expr *e, loom_dtype c,
+                          const loom_expr **x, const loom_expr **y) {
   if (!e || e->kind != LOOM_EXPR_MUL)
     return false;
-  *x = e->u.bin.a;
-  *y = e->u.bin.b;
-  return (*x)->kind == LOOM_EXPR_LOAD && (*y)->kind == LOOM_EXPR_LOAD;
+  *x = factor(t, e->u.bin.a, c);
+  *y = factor(t, e->u.bin.b, c);
+  return (*x)->kind == LOOM_EXPR_LOAD && (*y)->kind == LOOM_EXPR_LOAD &&
+         loom_dtype_eq((*x)->dtype, (*y)->dtype);
 }
 
 /* The matrix-vector form: two loops around y[vi] = y[vi] + A[vi, vk] * x[vk]
  * (A possibly stored [k, m]), a gemm of one column for cblas_?gemv. */
-static bool match_gemv(const loom_stmt *const *loops, const loom_stmt *s, loom_gemm *out,
-                       char *why, size_t n) {
+static bool match_gemv(const loom_target *tg, const loom_stmt *const *loops,
+                       const loom_stmt *s, loom_gemm *out, char *why, size_t n) {
   const loom_block *b = s->u.realize.block;
   const loom_var *vi = NULL, *vk = NULL;
   int64_t m = 0, k = 0, ext[2];
@@ -67,7 +118,7 @@ static bool match_gemv(const loom_stmt *const *loops, const loom_stmt *s, loom_g
     is_acc = acc->kind == LOOM_EXPR_LOAD && acc->u.load.buffer == y &&
              acc->u.load.n_indices == 1 && dispatch_is_var(acc->u.load.indices[0], vi);
   }
-  if (!is_acc || !split_product(prod, &p, &q))
+  if (!is_acc || !split_product(tg, prod, y->dtype, &p, &q))
     return dispatch_refuse(why, n, "block '%s' does not add a product of two loads to y", b->name);
   if (p->u.load.n_indices == 1) {
     const loom_expr *t = p;
@@ -80,12 +131,9 @@ static bool match_gemv(const loom_stmt *const *loops, const loom_stmt *s, loom_g
     return dispatch_refuse(why, n, "block '%s' does not multiply A[i, k] by x[k]", b->name);
   const loom_buffer *ba = p->u.load.buffer, *bx = q->u.load.buffer;
   loom_dtype t = y->dtype;
-  const char *routine = t.code == LOOM_DT_FLOAT && t.bits == 32 && t.lanes == 1 ? "cblas_sgemv"
-                        : t.code == LOOM_DT_FLOAT && t.bits == 64 && t.lanes == 1
-                            ? "cblas_dgemv" : NULL;
-  if (!routine || !loom_dtype_eq(ba->dtype, t) || !loom_dtype_eq(bx->dtype, t) ||
-      !loom_dtype_eq(v->dtype, t))
-    return dispatch_refuse(why, n, "block '%s' is not float32 or float64 throughout", b->name);
+  const char *routine = routine_for(tg, ba->dtype, t, true);
+  if (!routine || !loom_dtype_eq(v->dtype, t))
+    return refuse_types(tg, b, ba->dtype, t, why, n);
   if (ba == y || bx == y)
     return dispatch_refuse(why, n, "block '%s' reads its output as a factor", b->name);
   int beta;
@@ -104,13 +152,15 @@ static bool match_gemv(const loom_stmt *const *loops, const loom_stmt *s, loom_g
                                    "constant shape", b->name);
   if (m > INT32_MAX || k > INT32_MAX)
     return dispatch_refuse(why, n, "block '%s' is larger than BLAS's int extents", b->name);
+  /* cuBLAS takes it as a product of one column: x is B[k, 1]. */
   *out = (loom_gemm){.a = ba, .b = bx, .c = y, .trans_a = ta, .m = m, .n = 1, .k = k,
-                     .batch = 1, .beta = beta, .routine = routine, .is_gemv = true};
+                     .batch = 1, .beta = beta, .routine = routine, .is_gemv = !is_cuda(tg),
+                     .ab = ba->dtype};
   return true;
 }
 
-bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop, loom_gemm *out,
-                              char *why, size_t n) {
+bool loom_dispatch_match_gemm(const loom_func *f, const loom_target *tg, const loom_stmt *loop,
+                              loom_gemm *out, char *why, size_t n) {
   (void)f;
   const loom_stmt *loops[4], *s = loop;
   int n_loops = 0;
@@ -128,7 +178,7 @@ bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop, loom_ge
       b->n_alloc_buffers || b->n_match_buffers || b->n_writes != 1)
     return dispatch_refuse(why, n, "block '%s' is not one output over an iter per loop", b->name);
   if (n_loops == 2)
-    return match_gemv(loops, s, out, why, n);
+    return match_gemv(tg, loops, s, out, why, n);
   /* Each iter is bound to one loop, over the loop's whole range; the
    * spatial ones in order, the one reduction last. */
   const loom_var *iv[4] = {NULL, NULL, NULL, NULL};
@@ -180,7 +230,7 @@ bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop, loom_ge
     prod = v->u.bin.a;
   }
   const loom_expr *x, *y;
-  if (!is_load_of(acc, c, vb, vi, vj) || !split_product(prod, &x, &y))
+  if (!is_load_of(acc, c, vb, vi, vj) || !split_product(tg, prod, c->dtype, &x, &y))
     return dispatch_refuse(why, n, "block '%s' does not add a product of two loads to C", b->name);
   /* A is the factor indexed by i (and the batch); B by j, with the batch
    * or shared by every batch. */
@@ -199,14 +249,11 @@ bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop, loom_ge
   const loom_buffer *ba = x->u.load.buffer, *bb = y->u.load.buffer;
   if (ba == c || bb == c)
     return dispatch_refuse(why, n, "block '%s' reads its output as a factor", b->name);
-  /* One float type BLAS has, everywhere. */
+  /* Types the library has a routine for. */
   loom_dtype t = c->dtype;
-  const char *routine = t.code == LOOM_DT_FLOAT && t.bits == 32 && t.lanes == 1 ? "cblas_sgemm"
-                        : t.code == LOOM_DT_FLOAT && t.bits == 64 && t.lanes == 1
-                            ? "cblas_dgemm" : NULL;
-  if (!routine || !loom_dtype_eq(ba->dtype, t) || !loom_dtype_eq(bb->dtype, t) ||
-      !loom_dtype_eq(v->dtype, t))
-    return dispatch_refuse(why, n, "block '%s' is not float32 or float64 throughout", b->name);
+  const char *routine = routine_for(tg, ba->dtype, t, false);
+  if (!routine || !loom_dtype_eq(v->dtype, t))
+    return refuse_types(tg, b, ba->dtype, t, why, n);
   int beta;
   const loom_stmt *in = b->init;
   if (!in)
@@ -231,6 +278,6 @@ bool loom_dispatch_match_gemm(const loom_func *f, const loom_stmt *loop, loom_ge
     return dispatch_refuse(why, n, "block '%s' is larger than BLAS's int extents", b->name);
   *out = (loom_gemm){.a = ba, .b = bb, .c = c, .trans_a = ta, .trans_b = tb, .m = m,
                      .n = nn, .k = k, .batch = batch, .is_b_batched = is_b_batched,
-                     .beta = beta, .routine = routine};
+                     .beta = beta, .routine = routine, .ab = ba->dtype};
   return true;
 }

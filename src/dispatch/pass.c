@@ -184,8 +184,8 @@ static int nest_depth(const loom_stmt *loop, bool *has_reduction) {
   return d;
 }
 
-loom_status loom_dispatch_func(loom_arena *a, const loom_func *f, const loom_func **out,
-                               int *n_taken, char *why, size_t why_len) {
+loom_status loom_dispatch_func(loom_arena *a, const loom_func *f, const loom_target *t,
+                               const loom_func **out, int *n_taken, char *why, size_t why_len) {
   *out = f;
   *n_taken = 0;
   if (why && why_len)
@@ -210,6 +210,7 @@ loom_status loom_dispatch_func(loom_arena *a, const loom_func *f, const loom_fun
    * one is not taken) as its padding. The reason told is that of the first
    * nest computing a reduction (a padding or an epilogue tells little). */
   bool has_blas = false, has_dnnl = false, has_reason_of_reduction = false;
+  bool is_cuda = t && t->kind == LOOM_TARGET_CUDA;
   for (int i = 0; i < n_top; i++) {
     loom_gemm g;
     loom_conv c;
@@ -217,8 +218,8 @@ loom_status loom_dispatch_func(loom_arena *a, const loom_func *f, const loom_fun
     stmts[i] = top[i];
     if (!top[i] || top[i]->kind != LOOM_STMT_FOR)
       continue;
-    if (loom_dispatch_match_gemm(f, top[i], &g, reason, sizeof reason)) {
-      if (is_layer(f, &g))
+    if (loom_dispatch_match_gemm(f, t, top[i], &g, reason, sizeof reason)) {
+      if (!is_cuda && is_layer(f, &g))
         g.routine = "dnnl_matmul";
       if (!(stmts[i] = marked(a, top[i], &g)))
         return LOOM_NOMEM;
@@ -228,7 +229,8 @@ loom_status loom_dispatch_func(loom_arena *a, const loom_func *f, const loom_fun
     }
     const loom_stmt *pad = i > 0 && stmts[i - 1] == top[i - 1] && top[i - 1] &&
                                    top[i - 1]->kind == LOOM_STMT_FOR ? top[i - 1] : NULL;
-    if (loom_dispatch_match_conv(f, pad, top[i], &c, conv_reason, sizeof conv_reason)) {
+    /* On cuda no library takes convolutions and pools: the rules do. */
+    if (!is_cuda && loom_dispatch_match_conv(f, pad, top[i], &c, conv_reason, sizeof conv_reason)) {
       int k = loom_dispatch_match_conv_post(f, (const loom_stmt *const *)&top[i], n_top - i,
                                             &c);
       if (!(stmts[i] = marked_conv(a, top[i], &c)))
@@ -248,7 +250,7 @@ loom_status loom_dispatch_func(loom_arena *a, const loom_func *f, const loom_fun
     }
     loom_pool pl;
     char pool_reason[256];
-    if (loom_dispatch_match_pool(f, pad, top[i], &pl, pool_reason, sizeof pool_reason)) {
+    if (!is_cuda && loom_dispatch_match_pool(f, pad, top[i], &pl, pool_reason, sizeof pool_reason)) {
       static const char *const key = "loom.taken_by";
       loom_value *val = loom_ir_value_str(a, pl.routine);
       if (!(stmts[i] = marked_pool(a, top[i], &pl)) ||
@@ -260,9 +262,9 @@ loom_status loom_dispatch_func(loom_arena *a, const loom_func *f, const loom_fun
     }
     bool has_reduction;
     int depth = nest_depth(top[i], &has_reduction);
-    if (depth == 7)
+    if (depth == 7 && !is_cuda)
       snprintf(reason, sizeof reason, "%s", conv_reason);
-    if (depth == 6)
+    if (depth == 6 && !is_cuda)
       snprintf(reason, sizeof reason, "%s", pool_reason);
     if (why && why_len && (!why[0] || (has_reduction && !has_reason_of_reduction))) {
       snprintf(why, why_len, "%s", reason);
@@ -275,7 +277,7 @@ loom_status loom_dispatch_func(loom_arena *a, const loom_func *f, const loom_fun
     return LOOM_OK;
   }
   if (why && why_len)
-    snprintf(why, why_len, "%s", has_blas && has_dnnl ? "BLAS and oneDNN"
+    snprintf(why, why_len, "%s", is_cuda ? "cuBLAS" : has_blas && has_dnnl ? "BLAS and oneDNN"
                                  : has_blas ? "BLAS" : "oneDNN");
   loom_stmt *body = stmts[0];
   if (rb->body && rb->body->kind == LOOM_STMT_SEQ) {
@@ -368,11 +370,11 @@ bool loom_dispatch_marked_gemm(const loom_func *f, const loom_stmt *loop, loom_g
   loom_gemm g = {0};
   int64_t beta, b_batched;
   static const char *const routines[] = {"cblas_sgemm", "cblas_dgemm", "cblas_sgemv",
-                                         "cblas_dgemv", "dnnl_matmul"};
-  for (int i = 0; i < 5; i++)
+                                         "cblas_dgemv", "dnnl_matmul", "cublas_gemm"};
+  for (int i = 0; i < 6; i++)
     if (!strcmp(routine, routines[i]))
       g.routine = routines[i];
-  g.is_gemv = g.routine && g.routine[10] == 'v';
+  g.is_gemv = g.routine && !strncmp(g.routine, "cblas", 5) && g.routine[10] == 'v';
   int t = -1;
   for (int i = 0; i < 4; i++)
     if (!strcmp(trans, trans_names[i]))
@@ -393,15 +395,18 @@ bool loom_dispatch_marked_gemm(const loom_func *f, const loom_stmt *loop, loom_g
   g.trans_a = t >= 2;
   g.trans_b = t & 1;
   g.beta = (int)beta;
-  bool is_dnnl = g.routine[0] == 'd';
+  bool is_dnnl = g.routine[0] == 'd', is_cublas = g.routine[1] == 'u';
   if (is_dnnl && g.batch != 1)
     return false; /* oneDNN's products here are single ones */
   loom_dtype want = LOOM_DTYPE(LOOM_DT_FLOAT, is_dnnl || g.routine[6] == 's' ? 32 : 64, 1);
+  g.ab = is_cublas ? g.a->dtype : want;
+  if (is_cublas && (!loom_dtype_eq(g.b->dtype, g.ab) || !loom_dispatch_cublas_has(g.ab, g.c->dtype)))
+    return false;
   const loom_buffer *bs[3] = {g.a, g.b, g.c};
   int64_t sizes[3] = {g.batch * g.m * g.k, (g.is_b_batched ? g.batch : 1) * g.k * g.n,
                       g.batch * g.m * g.n};
   for (int i = 0; i < 3; i++)
-    if (!loom_dtype_eq(bs[i]->dtype, want) || n_elems(bs[i]) != sizes[i])
+    if ((!is_cublas && !loom_dtype_eq(bs[i]->dtype, want)) || n_elems(bs[i]) != sizes[i])
       return false;
   *out = g;
   return true;

@@ -1,6 +1,7 @@
 /* Host and kernels: the split of a lowered function at its thread-bound
  * loop nests (include/loom/lower.h). */
 #include "lower/lower_impl.h"
+#include "loom/dispatch.h"
 #include "loom/target.h"
 
 #include <stdarg.h>
@@ -38,6 +39,7 @@ typedef struct gpu_ctx {
   loom_diag *d;
   const loom_target *t;
   const loom_func *f;
+  const loom_func *lf; /* f lowered: the buffers library marks name */
   loom_gpu_kernel *kernels;
   int n, cap;
   loom_status st;
@@ -56,9 +58,19 @@ static void fail(gpu_ctx *G, loom_loc loc, const char *fmt, ...) {
 
 /* ---- what a statement holds ------------------------------------------------ */
 
+/* Is s a nest the dispatch pass gave to cuBLAS? Such a nest is host work:
+ * a library call between the kernels. */
+static bool is_library(const loom_stmt *s) {
+  if (s->kind != LOOM_STMT_FOR)
+    return false;
+  const loom_value *v = loom_ir_attr_get(s->u.loop.annotations, s->u.loop.n_annotations,
+                                         "loom.library");
+  return v && v->kind == LOOM_VALUE_STR && !strcmp(v->str, "cublas_gemm");
+}
+
 static loom_visit find_bound(void *ctx, loom_stmt *s) {
   (void)ctx;
-  return is_bound(s) ? LOOM_VISIT_STOP : LOOM_VISIT_GO;
+  return is_bound(s) || is_library(s) ? LOOM_VISIT_STOP : LOOM_VISIT_GO;
 }
 
 static bool has_bound_loop(const loom_stmt *s) {
@@ -635,6 +647,35 @@ static loom_stmt *make_kernel(gpu_ctx *G, loom_stmt *s) {
 
 static loom_stmt *split(gpu_ctx *G, loom_stmt *s);
 
+/* The call of cuBLAS for the nest s is marked with (LOOM_GPU_CUBLAS); a
+ * kernel of the nest as written when the mark does not describe f's
+ * buffers. */
+static loom_stmt *library_call(gpu_ctx *G, loom_stmt *s) {
+  loom_gemm g;
+  if (!loom_dispatch_marked_gemm(G->lf, s, &g) || strcmp(g.routine, "cublas_gemm"))
+    return make_kernel(G, s);
+  static const char *const trans[4] = {"NN", "NT", "TN", "TT"};
+  char ab[LOOM_DTYPE_STRLEN], c[LOOM_DTYPE_STRLEN];
+  loom_arena *a = G->a;
+  const int64_t ints[6] = {g.m, g.n, g.k, g.batch, g.is_b_batched, g.beta};
+  loom_expr *args[13] = {
+      loom_ir_str(a, LOOM_GPU_CUBLAS), loom_ir_str(a, loom_dtype_str(g.ab, ab)),
+      loom_ir_str(a, loom_dtype_str(g.c->dtype, c)),
+      loom_ir_str(a, trans[g.trans_a * 2 + g.trans_b]),
+      loom_ir_ref(a, g.a->data), loom_ir_ref(a, g.b->data), loom_ir_ref(a, g.c->data)};
+  for (int i = 0; i < 6; i++)
+    args[7 + i] = loom_ir_int(a, LOOM_INT64, ints[i]);
+  loom_stmt *call = loom_ir_stmt(a, LOOM_STMT_EVALUATE, s->loc);
+  for (int i = 0; i < 13; i++)
+    if (!args[i])
+      call = NULL;
+  if (!call || !(call->u.evaluate.value = loom_ir_call(a, LOOM_VOID, LOOM_OP_CALL_EXTERN, args, 13))) {
+    G->st = LOOM_NOMEM;
+    return s;
+  }
+  return call;
+}
+
 static loom_stmt *split_host(gpu_ctx *G, loom_stmt *s) {
   loom_stmt *n = loom_ir_stmt(G->a, s->kind, s->loc);
   if (!n) {
@@ -707,6 +748,8 @@ static loom_stmt *split_host(gpu_ctx *G, loom_stmt *s) {
 static loom_stmt *split(gpu_ctx *G, loom_stmt *s) {
   if (!s || G->st != LOOM_OK)
     return s;
+  if (is_library(s))
+    return library_call(G, s);
   if (is_bound(s))
     return make_kernel(G, s);
   if (has_bound_loop(s))
@@ -723,7 +766,7 @@ loom_status loom_lower_gpu(loom_arena *a, const loom_func *f, const loom_target 
   loom_func *rf, *lf;
   TRY(lower_gpu_reductions(a, f, &rf, d));
   TRY(loom_lower_func(a, rf, &lf, d));
-  gpu_ctx G = {.a = a, .d = d, .t = t, .f = f};
+  gpu_ctx G = {.a = a, .d = d, .t = t, .f = f, .lf = lf};
   loom_func *host = loom_arena_alloc(a, sizeof *host);
   if (!host)
     return LOOM_NOMEM;

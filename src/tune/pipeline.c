@@ -94,18 +94,31 @@ typedef struct offer {
   char why[1024];
 } offer;
 
+static loom_status offer_dlight(run *r, const loom_func *f, offer *o);
+
 static loom_status offer_dispatch(run *r, const loom_func *f, offer *o) {
   const loom_func *nf = loom_tune_normalized(r->own->arena, f);
   char why[256];
   int n;
   if (!nf)
     return LOOM_NOMEM;
-  TRY(loom_dispatch_func(r->own->arena, nf, &o->g, &n, why, sizeof why));
+  TRY(loom_dispatch_func(r->own->arena, nf, r->t, &o->g, &n, why, sizeof why));
   if (n == 0) {
     o->g = NULL;
     snprintf(o->why, sizeof o->why, "dispatch: %s", why);
-  } else {
-    snprintf(o->why, sizeof o->why, "%d loop nest(s) computed by %s", n, why);
+    return LOOM_OK;
+  }
+  snprintf(o->why, sizeof o->why, "%d loop nest(s) computed by %s", n, why);
+  if (r->t->kind != LOOM_TARGET_CUDA)
+    return LOOM_OK;
+  /* On a GPU the nests no library takes would run in one thread:
+   * dlight's Fallback binds them around the library's. */
+  offer rest = {.kind = LOOM_PASS_DLIGHT};
+  TRY(offer_dlight(r, o->g, &rest));
+  if (rest.g) {
+    o->g = rest.g;
+    snprintf(o->why + strlen(o->why), sizeof o->why - strlen(o->why), "; the rest by %s",
+             rest.why);
   }
   return LOOM_OK;
 }

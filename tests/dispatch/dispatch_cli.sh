@@ -180,6 +180,24 @@ check "manual without a folder: exit 2" test $? = 2
 "$loom" compile "$cases/mm_kinds.py" --pipeline manual="$tmp/none" >/dev/null 2>"$tmp/err"
 check "manual, no such folder: exit 1" test $? = 1
 
+# On cuda the products go to cuBLAS, called on the host between the kernels;
+# what no library takes gets dlight's schedule; the module verifies.
+"$loom" compile "$cases/mm_kinds.py" --target cuda --pipeline dispatch,default --explain \
+  -o "$tmp/cuda.py" 2>"$tmp/why"
+check "cuda: three to cuBLAS" test "$(grep -c 'dispatch   1 loop nest(s) computed by cuBLAS$' "$tmp/why")" = 3
+check "cuda: relu by dlight" grep -q "^relu  *default  *dlight's rule Fallback" "$tmp/why"
+"$loom" run "$tmp/cuda.py" --verify >"$tmp/out" 2>&1
+check "cuda: the marked module verifies" test "$(grep -c 'verify: ok' "$tmp/out")" = 4
+"$loom" build "$cases/mm_kinds.py" --target cuda --pipeline dispatch,default --emit cuda >"$tmp/k.cu"
+check "cuda: the call named in the CUDA C" grep -q 'On the host, by cuBLAS (cublasGemmStridedBatchedEx): C = A NT B, float32 into float32, 40 x 56 x 24, batch 1' "$tmp/k.cu"
+check "cuda: a kernel for relu alone" test "$(grep -c __global__ "$tmp/k.cu")" = 1
+"$loom" compile "$cases/epilogue.py" --target cuda --pipeline dispatch --explain -o "$tmp/ep.py" 2>"$tmp/why"
+check "cuda: the epilogue bound around the call" grep -q "computed by cuBLAS; the rest by dlight's rule Fallback" "$tmp/why"
+"$loom" run "$tmp/ep.py" --verify >"$tmp/out" 2>&1
+check "cuda: the epilogue verifies" grep -q 'verify: ok' "$tmp/out"
+"$loom" compile "$cases/conv.py" --target cuda --pipeline dispatch --explain >/dev/null 2>"$tmp/why"
+check "cuda: convolutions are not cuBLAS's" test "$(grep -c '(none)  *dispatch: ' "$tmp/why")" = 4
+
 "$loom" compile "$cases/layer.py" --pipeline dispatch,blas >/dev/null 2>"$tmp/err"
 check "unknown pass: exit 2" test $? = 2
 check "unknown pass: named" grep -q "unknown pass 'blas'" "$tmp/err"

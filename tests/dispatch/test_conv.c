@@ -133,7 +133,7 @@ static void check_taken(const spec *p, const int64_t padding[4]) {
   CHECK(p->is_padded ? c.pad && !strcmp(c.pad->name, "P") : !c.pad);
   const loom_func *marked;
   int n;
-  CHECK(loom_dispatch_func(a, f, &marked, &n, why, sizeof why) == LOOM_OK && n == 1);
+  CHECK(loom_dispatch_func(a, f, NULL, &marked, &n, why, sizeof why) == LOOM_OK && n == 1);
   CHECK_STREQ(why, "oneDNN");
   const loom_stmt *mpad, *mconv;
   nests(marked, &mpad, &mconv);
@@ -163,7 +163,7 @@ static void check_refused_text(const char *text, const char *reason) {
     const loom_func *same;
     int n = -1;
     why[0] = 0;
-    CHECK(loom_dispatch_func(a, f, &same, &n, why, sizeof why) == LOOM_OK);
+    CHECK(loom_dispatch_func(a, f, NULL, &same, &n, why, sizeof why) == LOOM_OK);
     CHECK(n == 0 && same == f);
     CHECK_CONTAINS(why, reason);
   }
@@ -240,7 +240,7 @@ static void check_post(const char *text, int want, const char *out) {
     CHECK(c.post[1].kind == LOOM_CONV_POST_RELU && !c.post[1].src);
     const loom_func *marked;
     int n;
-    CHECK(loom_dispatch_func(a, f, &marked, &n, why, sizeof why) == LOOM_OK && n == 1);
+    CHECK(loom_dispatch_func(a, f, NULL, &marked, &n, why, sizeof why) == LOOM_OK && n == 1);
     loom_conv back;
     CHECK(loom_dispatch_marked_conv(marked, top(marked, 0), &back) && same_conv(&c, &back));
     CHECK(back.bias && !strcmp(back.bias->name, "B") && back.n_post == 2 &&
@@ -415,7 +415,7 @@ int main(void) {
     const loom_func *f = read_one(a, text), *marked;
     int n = 0;
     char why[256] = "";
-    CHECK(f && loom_dispatch_func(a, f, &marked, &n, why, sizeof why) == LOOM_OK && n == 2);
+    CHECK(f && loom_dispatch_func(a, f, NULL, &marked, &n, why, sizeof why) == LOOM_OK && n == 2);
     CHECK_STREQ(why, "BLAS and oneDNN");
     loom_arena_free(a);
   }

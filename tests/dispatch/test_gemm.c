@@ -50,7 +50,7 @@ static void check_taken(const char *text, const char *routine, bool ta, bool tb,
   }
   loom_gemm g;
   char why[256] = "";
-  CHECK(loom_dispatch_match_gemm(f, top_loop(f), &g, why, sizeof why));
+  CHECK(loom_dispatch_match_gemm(f, NULL, top_loop(f), &g, why, sizeof why));
   if (why[0])
     fprintf(stderr, "refused: %s\n%s", why, text);
   CHECK_STREQ(g.routine, routine);
@@ -60,7 +60,7 @@ static void check_taken(const char *text, const char *routine, bool ta, bool tb,
   CHECK_STREQ(g.c->name, "C");
   const loom_func *marked;
   int n;
-  CHECK(loom_dispatch_func(a, f, &marked, &n, NULL, 0) == LOOM_OK && n == 1);
+  CHECK(loom_dispatch_func(a, f, NULL, &marked, &n, NULL, 0) == LOOM_OK && n == 1);
   loom_gemm back;
   CHECK(loom_dispatch_marked_gemm(marked, top_loop(marked), &back));
   CHECK(back.trans_a == ta && back.trans_b == tb && back.beta == beta && back.m == 64 &&
@@ -76,11 +76,11 @@ static void check_refused(const char *text, const char *reason) {
   if (f) {
     loom_gemm g;
     char why[256] = "";
-    CHECK(!loom_dispatch_match_gemm(f, top_loop(f), &g, why, sizeof why));
+    CHECK(!loom_dispatch_match_gemm(f, NULL, top_loop(f), &g, why, sizeof why));
     CHECK_CONTAINS(why, reason);
     const loom_func *same;
     int n = -1;
-    CHECK(loom_dispatch_func(a, f, &same, &n, why, sizeof why) == LOOM_OK);
+    CHECK(loom_dispatch_func(a, f, NULL, &same, &n, why, sizeof why) == LOOM_OK);
     CHECK(n == 0 && same == f);
   }
   loom_arena_free(a);
@@ -174,7 +174,7 @@ int main(void) {
       const loom_func *f = read_one(a, p);
       loom_gemm g;
       char why[256] = "";
-      CHECK(f && loom_dispatch_match_gemm(f, top_loop(f), &g, why, sizeof why));
+      CHECK(f && loom_dispatch_match_gemm(f, NULL, top_loop(f), &g, why, sizeof why));
       CHECK(g.batch == 3 && g.is_b_batched == !shared && g.trans_b == shared && g.beta == 1);
       CHECK(g.m == 8 && g.n == 6 && g.k == 4);
     }
@@ -195,13 +195,13 @@ int main(void) {
         "            y[vi] = y[vi] + A[vk, vi] * x[vk]\n");
     loom_gemm g;
     char why[256] = "";
-    CHECK(f && loom_dispatch_match_gemm(f, top_loop(f), &g, why, sizeof why));
+    CHECK(f && loom_dispatch_match_gemm(f, NULL, top_loop(f), &g, why, sizeof why));
     CHECK(g.is_gemv && g.trans_a && g.m == 24 && g.k == 16 && g.n == 1 && g.beta == 0);
     CHECK_STREQ(g.routine, "cblas_sgemv");
     const loom_func *marked;
     int n;
     loom_gemm back;
-    CHECK(f && loom_dispatch_func(a, f, &marked, &n, NULL, 0) == LOOM_OK && n == 1);
+    CHECK(f && loom_dispatch_func(a, f, NULL, &marked, &n, NULL, 0) == LOOM_OK && n == 1);
     CHECK(n == 1 && loom_dispatch_marked_gemm(marked, top_loop(marked), &back) && back.is_gemv &&
           back.trans_a && back.m == 24 && back.k == 16);
     loom_arena_free(a);
@@ -222,7 +222,7 @@ int main(void) {
     loom_gemm back;
     int n;
     char why[256] = "";
-    CHECK(f && loom_dispatch_func(a, f, &marked, &n, why, sizeof why) == LOOM_OK && n == 1);
+    CHECK(f && loom_dispatch_func(a, f, NULL, &marked, &n, why, sizeof why) == LOOM_OK && n == 1);
     CHECK_STREQ(why, "oneDNN");
     CHECK(loom_dispatch_marked_gemm(marked, top_loop(marked), &back) &&
           !strcmp(back.routine, "dnnl_matmul") && back.trans_b && !back.trans_a &&

@@ -72,7 +72,7 @@ static void check_taken(const char *text, bool is_nchw, const int64_t want[10]) 
   CHECK(pad ? p.pad && !strcmp(p.pad->name, "P") : !p.pad);
   const loom_func *marked;
   int n;
-  CHECK(loom_dispatch_func(a, f, &marked, &n, why, sizeof why) == LOOM_OK && n == 1);
+  CHECK(loom_dispatch_func(a, f, NULL, &marked, &n, why, sizeof why) == LOOM_OK && n == 1);
   CHECK_STREQ(why, "oneDNN");
   const loom_stmt *mpad, *mpool;
   nests(marked, &mpad, &mpool);

@@ -97,7 +97,12 @@ loom_status dlight_nest_reorder(loom_sched *s, const char *name, const dlight_ne
  * more, its last steps predicated; 0 when rows are shorter than a warp. */
 int64_t dlight_row_threads(const loom_target *t, const int64_t *extents, int n);
 
-/* Whether some loop of s binds a thread axis. */
+/* Whether loop s is scheduled already: bound to a thread axis, or
+ * computed by a library (the dispatch pass's "loom.library" mark, a call
+ * between the kernels on cuda). */
+bool dlight_is_claimed(const loom_stmt *s);
+
+/* Whether some loop of s is claimed (dlight_is_claimed). */
 bool dlight_binds_threads(const loom_stmt *s);
 
 #endif

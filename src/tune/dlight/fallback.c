@@ -11,10 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool dlight_is_claimed(const loom_stmt *s) {
+  return s->kind == LOOM_STMT_FOR &&
+         (s->u.loop.kind == LOOM_FOR_THREAD_BINDING ||
+          loom_ir_attr_get(s->u.loop.annotations, s->u.loop.n_annotations, "loom.library"));
+}
+
 static loom_visit find_bound(void *ctx, loom_stmt *s) {
   (void)ctx;
-  return s->kind == LOOM_STMT_FOR && s->u.loop.kind == LOOM_FOR_THREAD_BINDING
-             ? LOOM_VISIT_STOP : LOOM_VISIT_GO;
+  return dlight_is_claimed(s) ? LOOM_VISIT_STOP : LOOM_VISIT_GO;
 }
 
 bool dlight_binds_threads(const loom_stmt *s) {

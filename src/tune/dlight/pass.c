@@ -58,33 +58,31 @@ loom_status dlight_schedule(loom_sched **s, const loom_target *t,
   return LOOM_OK;
 }
 
-/* The blocks with a loop bound to a thread axis anywhere above them. */
+/* The blocks with a claimed loop (bound, or a library's) anywhere above
+ * them. */
 typedef struct bound_blocks {
   const char *names[SPACE_MAX_BLOCKS];
   int n, depth;
 } bound_blocks;
 
-static bool is_bound_loop(const loom_stmt *s) {
-  return s->kind == LOOM_STMT_FOR && s->u.loop.kind == LOOM_FOR_THREAD_BINDING;
-}
-
 static loom_visit enter(void *ctx, loom_stmt *s) {
   bound_blocks *B = ctx;
-  B->depth += is_bound_loop(s);
+  B->depth += dlight_is_claimed(s);
   if (s->kind == LOOM_STMT_BLOCK_REALIZE && B->depth > 0 && B->n < SPACE_MAX_BLOCKS)
     B->names[B->n++] = s->u.realize.block->name;
   return LOOM_VISIT_GO;
 }
 
 static loom_visit leave(void *ctx, loom_stmt *s) {
-  ((bound_blocks *)ctx)->depth -= is_bound_loop(s);
+  ((bound_blocks *)ctx)->depth -= dlight_is_claimed(s);
   return LOOM_VISIT_GO;
 }
 
-/* A function that binds threads in part: its bound nests stay as they are,
- * and the blocks under no bound loop get Fallback's binding, which would
- * otherwise run in a kernel of one thread (a 2048-cubed product in one
- * thread runs for minutes). None of them: left as it is. */
+/* A function that binds threads in part, or gives nests to a library: its
+ * bound and given nests stay as they are, and the other blocks get
+ * Fallback's binding, which would otherwise run in a kernel of one thread
+ * (a 2048-cubed product in one thread runs for minutes). None of them:
+ * left as it is. */
 static loom_status bind_the_rest(loom_arena *a, const loom_func *f, const loom_target *t,
                                  loom_sched **sched, const loom_func **out,
                                  const char **rule, loom_buf *explain) {
