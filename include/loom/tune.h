@@ -268,6 +268,28 @@ LOOM_API const loom_runtime_cubin *loom_tune_cuda_cubin(const loom_cuda_built *b
 LOOM_API const loom_gpu_func *loom_tune_cuda_lowered(const loom_cuda_built *b);
 LOOM_API void loom_tune_cuda_built_free(LOOM_TAKE loom_cuda_built *b);
 
+/* The host statements of a built function run in this process
+ * (src/tune/cuda_host.c): its module loaded into cu's context, its
+ * parameters bound to device memory, and each call launching its kernels
+ * and calling cuBLAS in order on the default stream, without waiting for
+ * them. Device memory the host statements allocate (intermediates between
+ * kernels) is allocated at the first call and kept until the host is
+ * freed. blas is where cuBLAS is kept once opened, shared by the hosts
+ * given the same one (NULL: the host's own). */
+typedef struct loom_cuda_host loom_cuda_host;
+
+LOOM_API loom_status loom_tune_cuda_host_new(loom_runtime_cuda *cu, const loom_cuda_built *b,
+                                             loom_runtime_cublas **blas,
+                                             LOOM_GIVE loom_cuda_host **out, loom_diag *d);
+LOOM_API void loom_tune_cuda_host_free(LOOM_TAKE loom_cuda_host *h);
+/* Binds parameter i: a buffer to the device address dev[i], its symbolic
+ * dimensions to shapes[i] (the dimensions of the array given), a scalar to
+ * scalars[i] (0 when scalars is NULL). */
+LOOM_API loom_status loom_tune_cuda_host_bind(loom_cuda_host *h, const uint64_t *dev,
+                                              const int64_t *const *shapes,
+                                              const int64_t *scalars, loom_diag *d);
+LOOM_API loom_status loom_tune_cuda_host_call(loom_cuda_host *h, loom_diag *d);
+
 /* ---- tasks ---------------------------------------------------------------- */
 
 /* A distinct workload of a module: functions equal up to renaming (and their
