@@ -16,9 +16,10 @@ typedef struct loom_net loom_net;
 /* The bytes of a tensor of info t. */
 LOOM_API size_t loom_net_bytes(const loom_tensor_info *t);
 
-/* Builds g of m for target t (a cpu target: the C backend compiles every
- * prim func g calls, once each) and plans its memory. Fails with d when g
- * does not verify or a function cannot be built (naming it). */
+/* Builds g of m for target t (on a cpu target the C backend compiles every
+ * prim func g calls, once each; on cuda the CUDA backend, and the graph
+ * runs on the GPU of the calling process) and plans its memory. Fails with
+ * d when g does not verify or a function cannot be built (naming it). */
 LOOM_API loom_status loom_net_build(const loom_module *m, const loom_graph *g,
                                     const loom_target *t, LOOM_GIVE loom_net **out,
                                     loom_diag *d);
@@ -34,6 +35,10 @@ LOOM_API loom_status loom_net_run(loom_net *n, const void *const *params,
  * to call_ms[k] (g's calls in order). */
 LOOM_API loom_status loom_net_profile(loom_net *n, const void *const *params,
                                       void *const *outputs, double *call_ms, loom_diag *d);
+
+/* Parameters first.. of n hold the same data at every run (a model's
+ * weights): on a GPU they are uploaded at the first run only. */
+LOOM_API void loom_net_keep_params(loom_net *n, int first);
 
 /* What the plan holds: the bytes of its buffers, and what one buffer per
  * tensor would have taken. */

@@ -47,6 +47,13 @@ typedef struct loom_onnx_options {
    * BatchNormalization fusion). The rounding differs from the two
    * operators computed apart. */
   bool is_bn_folded;
+  /* Values for the model's symbolic dimensions (an input of shape
+   * ["batch", 3, 224, 224]): dim_names[i] is dim_values[i] wherever the
+   * model's inputs and outputs name it. One left without a value is an
+   * error that names it. */
+  const char *const *dim_names;
+  const int64_t *dim_values;
+  int n_dims;
 } loom_onnx_options;
 
 /* Reads the model at path into arena a. Fails with d (located at the file,

@@ -78,9 +78,15 @@ typedef struct cli_net {
 int cli_net_load(const char *file, const char *graph, bool is_unfused,
                  const loom_onnx_options *rewrites, loom_buf *explain, cli_net *m);
 /* The importer's rewrites as loom model asks for them: --layout NCHW|NHWC
- * and --fold-bn on|off, unset (-1) until given. */
+ * and --fold-bn on|off, unset (-1) until given, and --dim NAME=N, the
+ * values of symbolic dimensions. */
+#define CLI_MAX_DIMS 8
 typedef struct cli_rewrites {
   int is_channels_last, is_bn_folded;
+  char dim_names[CLI_MAX_DIMS][64];
+  int64_t dim_values[CLI_MAX_DIMS];
+  int n_dims;
+  const char *dim_name_list[CLI_MAX_DIMS]; /* into dim_names, for the importer */
 } cli_rewrites;
 /* 1 when a is one of the rewrites' options (val read into r), 0 when not,
  * else the usage error's exit code. */
@@ -89,7 +95,7 @@ int cli_rewrite_option(const char *a, const char *val, cli_rewrites *r);
  * read to be fast: batch normalizations folded, and channels-last on a
  * CPU, where oneDNN's convolutions take NHWC. Imported or fused, it is
  * read as TVM's frontend reads it: neither. */
-loom_onnx_options cli_rewrites_get(const cli_rewrites *r, bool is_run, bool is_cpu);
+loom_onnx_options cli_rewrites_get(cli_rewrites *r, bool is_run, bool is_cpu);
 void cli_net_free(cli_net *m);
 /* The options loom tune and loom model tune share (--seed, --model,
  * --strategy) into t: 1 when a is one of them, 0 when not, else the usage

@@ -24,6 +24,7 @@
 #include "loom/tune.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,16 +74,33 @@ int cli_rewrite_option(const char *a, const char *val, cli_rewrites *r) {
     if (strcmp(val, "on") && strcmp(val, "off"))
       return cli_usage_error("model", "--fold-bn takes on or off, not '%s'", val);
     r->is_bn_folded = val[1] == 'n';
+  } else if (!strcmp(a, "--dim")) {
+    const char *eq = strchr(val, '=');
+    char *end = NULL;
+    long long v = eq ? strtoll(eq + 1, &end, 10) : 0;
+    if (!eq || eq == val || !end || *end || end == eq + 1 || v < 1)
+      return cli_usage_error("model", "--dim takes NAME=N with N a positive integer, not '%s'",
+                             val);
+    if (r->n_dims == CLI_MAX_DIMS || eq - val >= (ptrdiff_t)sizeof r->dim_names[0])
+      return cli_usage_error("model", "more than %d --dim options, or a name of more than %d "
+                             "characters", CLI_MAX_DIMS, (int)sizeof r->dim_names[0] - 1);
+    snprintf(r->dim_names[r->n_dims], sizeof r->dim_names[0], "%.*s", (int)(eq - val), val);
+    r->dim_values[r->n_dims++] = v;
   } else {
     return 0;
   }
   return 1;
 }
 
-loom_onnx_options cli_rewrites_get(const cli_rewrites *r, bool is_run, bool is_cpu) {
+loom_onnx_options cli_rewrites_get(cli_rewrites *r, bool is_run, bool is_cpu) {
   loom_onnx_options o;
   o.is_channels_last = r->is_channels_last >= 0 ? r->is_channels_last : is_run && is_cpu;
   o.is_bn_folded = r->is_bn_folded >= 0 ? r->is_bn_folded : is_run;
+  for (int i = 0; i < r->n_dims; i++)
+    r->dim_name_list[i] = r->dim_names[i];
+  o.dim_names = r->dim_name_list;
+  o.dim_values = r->dim_values;
+  o.n_dims = r->n_dims;
   return o;
 }
 
@@ -138,7 +156,7 @@ static int cmd_import(int argc, char **argv, bool is_fuse) {
   const char *file = NULL, *out = NULL;
   bool is_unfused = false;
   loom_print_opts opts = {LOOM_DIALECT_TIR};
-  cli_rewrites rw = {-1, -1};
+  cli_rewrites rw = {.is_channels_last = -1, .is_bn_folded = -1};
   for (int i = 0; i < argc; i++) {
     int r = cli_dialect_option("model", argc, argv, &i, &opts.dialect);
     if (r < 0)
@@ -182,7 +200,7 @@ static int cmd_import(int argc, char **argv, bool is_fuse) {
 static int parse_run(int argc, char **argv, model_opts *o) {
   memset(o, 0, sizeof *o);
   o->repeat = 3;
-  o->rewrites = (cli_rewrites){-1, -1};
+  o->rewrites = (cli_rewrites){.is_channels_last = -1, .is_bn_folded = -1};
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     bool *flag = !strcmp(a, "--verify")    ? &o->is_verify
@@ -504,6 +522,10 @@ static int cmd_run(int argc, char **argv) {
     cli_print_diag(&d);
     rc = EXIT_USER;
   }
+  /* An ONNX model's weights stay on a GPU from run to run; its inputs are
+   * copied there at each. */
+  if (rc == 0 && m.is_onnx)
+    loom_net_keep_params(net, m.onnx.n_inputs);
   /* Each run timed alone, none before: --repeat runs in all. */
   loom_runtime_timer_config cfg = {.warmup = 0, .repeat = (int)o.repeat, .number = 1};
   loom_runtime_timing timing = {0};

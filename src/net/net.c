@@ -1,6 +1,7 @@
 /* Building and running a graph: the prim funcs it calls built once each by
- * the target's backend (loom_tune_build: the C backend for a cpu), then
- * called in order on the caller's tensors and the planned arena. */
+ * the target's backend (loom_tune_build: the C backend for a cpu, CUDA C
+ * and NVRTC for cuda), then called in order on the caller's tensors and
+ * the planned arena (on a GPU, gpu.c: device copies of them). */
 #include "net/net_impl.h"
 
 #include "loom/codegen.h"
@@ -10,21 +11,12 @@
 #include <string.h>
 #include <time.h>
 
-struct loom_net {
-  const loom_graph *g;
-  loom_build_set built;
-  int *kernel_of;   /* per call: its item in built */
-  net_home *homes;  /* per value */
-  char *arena;
-  size_t arena_bytes, unplanned;
-  const int64_t **shapes; /* per value */
-};
-
 void loom_net_free(loom_net *n) {
   if (!n)
     return;
   if (n->built.items)
     loom_tune_build_free(&n->built);
+  net_gpu_free(n->gpu);
   free(n->kernel_of);
   free(n->homes);
   free(n->arena);
@@ -53,9 +45,6 @@ loom_status loom_net_build(const loom_module *m, const loom_graph *g, const loom
                            loom_net **out, loom_diag *d) {
   *out = NULL;
   TRY(loom_ir_verify_graph(m, g, d));
-  if (t->kind != LOOM_TARGET_CPU)
-    return loom_diag_error(d, g->loc, "graphs run on cpu targets for now, not %s",
-                           loom_target_kind_name(t->kind));
   loom_net *n = calloc(1, sizeof *n);
   const loom_func **funcs = malloc(sizeof *funcs * (size_t)(g->n_calls + 1));
   if (!n || !funcs || !(n->kernel_of = malloc(sizeof *n->kernel_of * (size_t)(g->n_calls + 1))) ||
@@ -66,14 +55,17 @@ loom_status loom_net_build(const loom_module *m, const loom_graph *g, const loom
     return loom_diag_error(d, g->loc, "out of memory building graph '%s'", g->name);
   }
   n->g = g;
+  n->is_cuda = t->kind == LOOM_TARGET_CUDA;
+  n->n_kept_from = g->n_params;
   for (int v = 0; v < g->n_values; v++)
     n->shapes[v] = g->values[v].info.shape;
   int n_funcs = 0;
   loom_status st = callees(m, g, funcs, &n_funcs, n->kernel_of);
   if (st == LOOM_OK)
     st = net_plan(g, n->homes, &n->arena_bytes, &n->unplanned);
-  /* 64-byte aligned, as the plan's offsets are. */
-  if (st == LOOM_OK && n->arena_bytes &&
+  /* 64-byte aligned, as the plan's offsets are; on a GPU the arena is
+   * device memory (gpu.c). */
+  if (st == LOOM_OK && n->arena_bytes && !n->is_cuda &&
       !(n->arena = aligned_alloc(64, (n->arena_bytes + 63) / 64 * 64)))
     st = LOOM_NOMEM;
   loom_builder_options o = {.target = t};
@@ -151,10 +143,17 @@ static loom_status run_calls(loom_net *n, const void *const *params, void *const
 
 loom_status loom_net_run(loom_net *n, const void *const *params, void *const *outputs,
                          loom_diag *d) {
-  return run_calls(n, params, outputs, NULL, d);
+  return n->is_cuda ? net_gpu_run(n, params, outputs, NULL, d)
+                    : run_calls(n, params, outputs, NULL, d);
 }
 
 loom_status loom_net_profile(loom_net *n, const void *const *params, void *const *outputs,
                              double *call_ms, loom_diag *d) {
-  return run_calls(n, params, outputs, call_ms, d);
+  return n->is_cuda ? net_gpu_run(n, params, outputs, call_ms, d)
+                    : run_calls(n, params, outputs, call_ms, d);
+}
+
+void loom_net_keep_params(loom_net *n, int first) {
+  if (first >= 0 && first < n->n_kept_from)
+    n->n_kept_from = first;
 }

@@ -90,11 +90,19 @@ static loom_status value_info(importer *m, const Onnx__ValueInfoProto *v,
     return LOOM_NOMEM;
   for (int i = 0; i < out->ndim; i++) {
     const Onnx__TensorShapeProto__Dimension *dim = tt->shape->dim[i];
-    if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM)
-      return loom_diag_error(d, (loom_loc){0},
-                             "%s '%s' has dimension %d '%s', which is not a "
-                             "constant; static shapes are required", what,
-                             v->name, i, dim->dim_param);
+    if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM) {
+      int k = 0;
+      while (k < m->opts.n_dims && strcmp(m->opts.dim_names[k], dim->dim_param))
+        k++;
+      if (k == m->opts.n_dims)
+        return loom_diag_error(d, (loom_loc){0},
+                               "%s '%s' has dimension %d '%s', which is not a "
+                               "constant; static shapes are required: give it a "
+                               "value (loom model: --dim %s=N)", what, v->name, i,
+                               dim->dim_param, dim->dim_param);
+      out->shape[i] = m->opts.dim_values[k];
+      continue;
+    }
     if (dim->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
       return loom_diag_error(d, (loom_loc){0},
                              "%s '%s' has dimension %d of no known extent; "

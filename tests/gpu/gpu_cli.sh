@@ -113,6 +113,20 @@ else
   check "on the GPU: verified" grep -q "verify: ok" "$tmp/out"
 fi
 
+# A network on the GPU: its functions built by the CUDA backend (products by
+# cuBLAS), run in order on the device; without a GPU, said so.
+for net in convnet mlp; do
+  "$loom" model run "$root/tests/onnx/cases/$net.onnx" --target cuda --verify >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if grep -q "no GPU here" "$tmp/err"; then
+    check "$net on cuda, no GPU: exit 1" test $rc = 1
+  elif grep -q "NVRTC" "$tmp/err"; then
+    echo "NVRTC is missing: $net not run on cuda"
+  else
+    check "$net on the GPU: verified" grep -q "verified: 1 output" "$tmp/out"
+  fi
+done
+
 # Tuning for the GPU: candidates are built with NVRTC and measured on the
 # GPU; without one each is a failure on record, and the search finishes.
 "$loom" tune "$here/programs/once_per_block.py" --target cuda --trials 4 \

@@ -149,6 +149,16 @@ check "--skip-dispatched tunes the rest" grep -q "^2 tasks of 2 calls" "$tmp/stu
 check "fast model tuning on a CPU: each task's first four" \
   grep -q "^3 tasks of 3 calls, 12 trials" "$tmp/ftune.out"
 
+# A symbolic dimension given its value on the command line.
+"$loom" model run "$cases/dynamic_shape.onnx" --dim batch=6 --verify >"$tmp/dim.out" 2>&1
+check "--dim: the model runs at the batch given" grep -q "float32(6, 3)" "$tmp/dim.out"
+check "--dim: and verifies" grep -q "verified: 1 output" "$tmp/dim.out"
+"$loom" model run "$cases/dynamic_shape.onnx" >/dev/null 2>"$tmp/err"
+check "no --dim: exit 1" test $? = 1
+check "no --dim: the option named" grep -q "give it a value (loom model: --dim batch=N)" "$tmp/err"
+"$loom" model run "$cases/dynamic_shape.onnx" --dim batch=x >/dev/null 2>"$tmp/err"
+check "--dim without a number: exit 2" test $? = 2
+
 # Errors: exit 1 with the reason.
 "$loom" model import "$cases/unsupported_op.onnx" >/dev/null 2>"$tmp/err"
 check "unsupported operator exits 1" test $? = 1

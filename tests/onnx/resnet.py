@@ -4,7 +4,12 @@ weights from a fixed seed: what tests/onnx/resnet_ort.sh and
 bench/bench_net.py run in Loom and in onnxruntime. Needs python3-onnx and
 python3-numpy (Debian's); no torch.
 
-  usage: resnet.py [--batch N] [--size HW] [--classes K] [--seed S] -o OUT.onnx
+  usage: resnet.py [--batch N] [--size HW] [--classes K] [--seed S] [--symbolic]
+                   -o OUT.onnx
+
+With --symbolic the batch, height and width are the symbolic dimensions
+"batch", "height" and "width" (`loom model run --dim batch=N ...` gives
+them values): one file for every batch and size.
 
 The network: conv 7x7/2 (64) + BN + ReLU, max pool 3x3/2 pad 1, four stages
 of two BasicBlocks (conv 3x3 + BN + ReLU, conv 3x3 + BN, the skip added,
@@ -90,7 +95,7 @@ class Builder:
         return self.op("Relu", prefix + ".relu_1", [s])
 
 
-def resnet18(batch, size, classes, seed):
+def resnet18(batch, size, classes, seed, symbolic=False):
     b = Builder(seed)
     x = b.conv("conv1", "input", 3, 64, 7, 2, 3)
     x = b.bn("bn1", x, 64)
@@ -109,10 +114,11 @@ def resnet18(batch, size, classes, seed):
     bias = b.init("fc.bias", b.rng.uniform(-0.1, 0.1, classes))
     b.nodes.append(helper.make_node("Gemm", [x, w, bias], ["output"], name="/fc/Gemm",
                                     alpha=1.0, beta=1.0, transB=1))
+    n, h, w = ("batch", "height", "width") if symbolic else (batch, size, size)
     graph = helper.make_graph(
         b.nodes, "resnet18",
-        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [batch, 3, size, size])],
-        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [batch, classes])],
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [n, 3, h, w])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [n, classes])],
         b.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                               producer_name="tests/onnx/resnet.py")
@@ -126,11 +132,13 @@ def main():
     p.add_argument("--size", type=int, default=224, help="input height and width")
     p.add_argument("--classes", type=int, default=1000)
     p.add_argument("--seed", type=int, default=18)
+    p.add_argument("--symbolic", action="store_true",
+                   help="batch, height and width as symbolic dimensions")
     p.add_argument("-o", "--output", required=True, metavar="OUT.onnx")
     a = p.parse_args()
     if a.batch < 1 or a.size < 32 or a.classes < 1:
         p.error("--batch and --classes must be positive and --size at least 32")
-    model = resnet18(a.batch, a.size, a.classes, a.seed)
+    model = resnet18(a.batch, a.size, a.classes, a.seed, a.symbolic)
     onnx.checker.check_model(model, full_check=True)
     onnx.save(model, a.output)
 

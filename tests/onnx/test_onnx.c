@@ -26,7 +26,7 @@
 /* Fewer node-test models that the rewrites change than this is one too. */
 #define MIN_REWRITTEN 28
 
-static const loom_onnx_options rewrites = {true, true};
+static const loom_onnx_options rewrites = {.is_channels_last = true, .is_bn_folded = true};
 
 static const char *src_root = ".";
 static bool is_verbose; /* -v: print every refusal */
@@ -316,6 +316,28 @@ static void test_node_tests(const loom_onnx_options *o) {
 
 /* ---- (b) refusals ---------------------------------------------------------------- */
 
+/* A symbolic dimension given a value: the input and the output have it. */
+static void check_dims(void) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/onnx/cases/dynamic_shape.onnx", src_root);
+  static const char *const names[] = {"height", "batch"};
+  static const int64_t values[] = {7, 5};
+  loom_onnx_options o = {.dim_names = names, .dim_values = values, .n_dims = 2};
+  loom_arena *a = loom_arena_new();
+  loom_onnx_model m;
+  loom_diag d;
+  loom_diag_init(&d);
+  CHECK(loom_onnx_read_with(path, a, &o, &m, &d) == LOOM_OK);
+  if (m.graph) {
+    const loom_tensor_info *x = &m.graph->values[0].info;
+    const loom_tensor_info *y = &m.graph->values[m.graph->outputs[0]].info;
+    CHECK(x->ndim == 2 && x->shape[0] == 5 && x->shape[1] == 3);
+    CHECK(y->ndim == 2 && y->shape[0] == 5 && y->shape[1] == 3);
+  }
+  loom_diag_free(&d);
+  loom_arena_free(a);
+}
+
 static void expect_error(const char *file, const char *expected) {
   char path[1024];
   snprintf(path, sizeof path, "%s/tests/onnx/cases/%s", src_root, file);
@@ -354,7 +376,8 @@ static void test_refusals(void) {
   expect_error("dynamic_shape.onnx",
                "tests/onnx/cases/dynamic_shape.onnx: error: input 'x' has "
                "dimension 0 'batch', which is not a constant; static shapes "
-               "are required\n");
+               "are required: give it a value (loom model: --dim batch=N)\n");
+  check_dims();
   expect_error("make_cases.py",
                "tests/onnx/cases/make_cases.py: error: not an ONNX model");
   const char *const *ops = loom_onnx_operators();
