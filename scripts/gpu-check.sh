@@ -5,11 +5,21 @@
 #       the GPU machine lacks into build/gpu-carry: the Debian packages of
 #       Loom's libraries (unpacked there with dpkg -x, no root needed) and the
 #       example programs of ../shared;
-#   scripts/gpu-check.sh OUT         (on the GPU machine) builds Loom, runs
-#       every program with dlight's schedule against the interpreter,
-#       the fault checks (a kernel that faults, under `loom run` and `loom
-#       tune`), a short GPU tuning, and the benchmarks side by side with PyTorch,
-#       writing its tables into OUT. It stays under 8 minutes.
+#   scripts/gpu-check.sh OUT [SECTION,...]   (on the GPU machine) builds
+#       Loom, then runs the sections asked for (all by default), writing its
+#       tables into OUT:
+#         programs  every program with dlight's schedule against the interpreter
+#         fault     a kernel that faults, under `loom run` and `loom tune`
+#         tuning    a short tuning over a hand-written space
+#         fast      fast tuning of the matmuls (the policy's top 20)
+#         space     tuning over the cuda design space, the long-tail seeds
+#         bench     bench/gpu beside PyTorch (dlight's and hand schedules)
+#         dispatch  products by cuBLAS through the dispatch pass, and --pipeline best
+#         net       networks on the GPU: the ONNX cases and ResNet-18 checked
+#                   against the interpreter, ResNet-18 at batch 128 beside PyTorch
+#       All of them stay under 8 minutes; dispatch and net take about two.
+#   The cuBLAS and network sections need build/gpu-carry/models/resnet18.onnx
+#   (--prepare writes it: tests/onnx/resnet.py --symbolic).
 set -u
 cd "$(dirname "$0")/.."
 CARRY=build/gpu-carry
@@ -27,11 +37,16 @@ if [ "${1:-}" = "--prepare" ]; then
       [ -f "$d/before.py" ] && cp "$d/before.py" $CARRY/programs/"$(basename "$d")".py
     done
   fi
+  mkdir -p $CARRY/models
+  [ -f $CARRY/models/resnet18.onnx ] ||
+    /usr/bin/python3 tests/onnx/resnet.py --symbolic -o $CARRY/models/resnet18.onnx || exit 1
   du -sh $CARRY
   exit 0
 fi
 
-OUT=${1:?usage: scripts/gpu-check.sh OUT | --prepare}
+OUT=${1:?usage: scripts/gpu-check.sh OUT [SECTION,...] | --prepare}
+SECTIONS=${2:-programs,fault,tuning,fast,space,bench,dispatch,net}
+want() { case ",$SECTIONS," in *",$1,"*) return 0 ;; esac; return 1; }
 mkdir -p "$OUT"
 # OUT keeps eight files at most (log, gpu, build, verify, fault, bench_raw,
 # peer, bench.md); the programs and databases made on the way go to W.
@@ -49,29 +64,37 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
 say "GPU: $(cat "$OUT/gpu.txt")"
 
 # ---- build -------------------------------------------------------------------
-say "building"
 B=build-gpu
-if command -v cmake >/dev/null; then
+if [ -n "${LOOM:-}" ]; then
+  say "using $LOOM"  # LOOM=PATH: that binary, built already
+elif command -v cmake >/dev/null; then
+  say "building"
   cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release >"$OUT/build.txt" 2>&1 &&
     make -C $B -j16 loom >>"$OUT/build.txt" 2>&1
+  LOOM=$PWD/$B/loom
 else
   # No cmake: the sources compiled directly, as CMakeLists.txt would.
+  say "building"
   mkdir -p $B/obj
   find src -name '*.c' | xargs -P 16 -I{} sh -c \
     'o='$B'/obj/$(echo {} | tr / _).o; cc -O2 -std=c11 -D_GNU_SOURCE -fvisibility=hidden -Iinclude -Isrc -c {} -o $o' \
     >"$OUT/build.txt" 2>&1 &&
-    cc -o $B/loom $B/obj/*.o -lisl -lsqlite3 -lxgboost -lm -ldl -lpthread >>"$OUT/build.txt" 2>&1
+    cc -o $B/loom $B/obj/*.o -lisl -lsqlite3 -lxgboost -lprotobuf-c -lm -ldl -lpthread \
+      >>"$OUT/build.txt" 2>&1
+  LOOM=$PWD/$B/loom
 fi
-LOOM=$PWD/$B/loom
 if [ ! -x "$LOOM" ]; then
   say "build failed"; tail -30 "$OUT/build.txt"; exit 1
 fi
 
 # ---- every program, dlight's schedule, against the interpreter ----------------
+if want programs; then
 say "programs: loom run --target cuda --verify"
 scripts/gpu-verify.sh "$LOOM" "$OUT/verify.txt" 45 180 | tee -a "$OUT/log.txt"
+fi
 
 # ---- a kernel that faults is a failure, not a crash ---------------------------
+if want fault; then
 say "fault check"
 "$LOOM" run tests/gpu/fault.py --target cuda --timeout 20000 >"$OUT/fault.txt" 2>&1
 echo "exit $?" >>"$OUT/fault.txt"
@@ -79,17 +102,22 @@ echo "exit $?" >>"$OUT/fault.txt"
   --db "$W/fault.db" >>"$OUT/fault.txt" 2>&1
 echo "tune exit $?" >>"$OUT/fault.txt"
 "$LOOM" db export --db "$W/fault.db" 2>&1 | grep -o '"error": "[^"]*"' >>"$OUT/fault.txt"
-say "tuning on the GPU"
+fi
 small() { sed -e 's/16384, 16384/1024, 1024/g; s/16384, 1024/1024, 256/g; s/(16384,)/(1024,)/g; s/4096/256/g; s/8192/256/g' "$1"; }
+: >"$OUT/bench_raw.txt"
+: >"$W/fast_raw.txt"
+if want tuning; then
+say "tuning on the GPU"
 small bench/gpu/add_f16.py >"$W/add_small.py"
 timeout 120 "$LOOM" tune "$W/add_small.py" --target cuda --space bench/gpu/elementwise.space.py \
   --trials 16 --db "$W/tune.db" >"$W/tune.txt" 2>&1
 echo "tuning exit $?" >>"$W/tune.txt"
 tail -5 "$W/tune.txt" >>"$OUT/fault.txt"
+fi
 
 # ---- fast tuning: the policy's top 20, built and timed ------------------------
+if want fast; then
 say "fast tuning"
-: >"$W/fast_raw.txt"
 for name in matmul_f32 matmul_f16; do
   t0=$(date +%s.%N)
   timeout 100 "$LOOM" tune bench/gpu/$name.py --target cuda --strategy fast --topk 20 \
@@ -101,8 +129,10 @@ for name in matmul_f32 matmul_f16; do
     >>"$W/fast_raw.txt"
   { echo "== fast $name (exit $rc, $secs s)"; tail -25 "$W/fast_$name.txt"; } >>"$OUT/fault.txt"
 done
+fi
 
 # ---- tuning over the cuda design space (MetaSchedule's rules) -----------------
+if want space; then
 say "design-space tuning"
 t0=$(date +%s.%N)
 timeout 110 "$LOOM" tune bench/gpu/matmul_f32.py --target cuda --trials 32 \
@@ -119,10 +149,11 @@ for seed in seed_loop_from_one seed_prefix_sum seed_inplace seed_branches; do
     --db "$W/seeds.db" >"$W/$seed.txt" 2>&1
   { echo "== $seed for cuda (exit $?)"; tail -4 "$W/$seed.txt"; } >>"$OUT/fault.txt"
 done
+fi
 
 # ---- benchmarks, side by side with PyTorch ------------------------------------
+if want bench; then
 say "benchmarks"
-: >"$OUT/bench_raw.txt"
 # NAME:SCHEDULE, timed as dlight schedules it (the first time NAME comes,
 # unless SCHEDULE ends in !) and by the hand schedule
 # bench/gpu/SCHEDULE.sched.py (- for none).
@@ -148,9 +179,57 @@ for p in copy_f16:copy add_f16:elementwise rowsum_f16:rowreduce_threads rowmax_f
     echo "$name $label | $t | small: $v" >>"$OUT/bench_raw.txt"
   done
 done
-cat "$W/fast_raw.txt" >>"$OUT/bench_raw.txt"
+fi
+
+# ---- products by cuBLAS, through the dispatch pass ----------------------------
+if want dispatch; then
+say "dispatch: cuBLAS"
+for name in matmul_f32 matmul_f16 matmul_nt_f16 matmul8k_f16 gemv_f16; do
+  small bench/gpu/$name.py >"$W/$name.small.py"
+  v=$(timeout 60 "$LOOM" run "$W/$name.small.py" --target cuda --pipeline dispatch --verify --repeat 3 2>&1 | tail -1)
+  t=$(timeout 60 "$LOOM" run bench/gpu/$name.py --target cuda --pipeline dispatch --repeat 20 2>&1 | tail -1)
+  echo "$name cublas | $t | small: $v" >>"$OUT/bench_raw.txt"
+done
+for c in mm_kinds bmm gemv epilogue; do
+  echo "$c: $(timeout 60 "$LOOM" run tests/dispatch/cases/$c.py --target cuda --pipeline dispatch,default \
+    --verify 2>&1 | tr '\n' ' ')" | tee -a "$OUT/log.txt"
+done
+# --pipeline best: cuBLAS against dlight's schedule, measured.
+for name in matmul_f32 matmul_f16; do
+  sed 's/4096/1024/g' bench/gpu/$name.py >"$W/${name}_1024.py"
+  echo "best $name 1024: $(timeout 90 "$LOOM" compile "$W/${name}_1024.py" --target cuda \
+    --pipeline best --explain 2>&1 >/dev/null | tail -1)" | tee -a "$OUT/log.txt"
+done
+fi
+
+# ---- networks on the GPU --------------------------------------------------------
+NETS=
+if want net; then
+say "networks"
+for net in convnet mlp layout misc; do
+  echo "$net: $(timeout 60 "$LOOM" model run tests/onnx/cases/$net.onnx --target cuda --verify \
+    2>&1 | tail -2 | tr '\n' ' ')" | tee -a "$OUT/log.txt"
+done
+R=$CARRY/models/resnet18.onnx
+echo "resnet18 b1 64x64: $(timeout 90 "$LOOM" model run $R --dim batch=1 --dim height=64 \
+  --dim width=64 --target cuda --verify 2>&1 | tail -2 | tr '\n' ' ')" | tee -a "$OUT/log.txt"
+for b in 1 128; do
+  timeout 150 "$LOOM" model run $R --dim batch=$b --dim height=224 --dim width=224 --target cuda \
+    --repeat 10 --profile --explain >"$W/resnet_b$b.txt" 2>&1
+  echo "resnet18 b$b 224: exit $? $(grep 'calls of' "$W/resnet_b$b.txt")" | tee -a "$OUT/log.txt"
+  grep -A10 "^function  *calls" "$W/resnet_b$b.txt" >>"$OUT/log.txt"
+  grep "all kernels" "$W/resnet_b$b.txt" >>"$OUT/log.txt"
+  ms=$(grep -o 'run [0-9.]* ms' "$W/resnet_b$b.txt" | grep -o '[0-9.]*')
+  echo "resnet18_b$b graph | graph: ${ms:-none} ms | small: $(grep -c 'verified: 1 output' "$OUT/log.txt") checked" \
+    >>"$OUT/bench_raw.txt"
+done
+NETS=resnet18
+fi
+
 say "peer (PyTorch)"
+cat "$W/fast_raw.txt" >>"$OUT/bench_raw.txt"
 timeout 120 python3 bench/gpu_peer.py 20 >"$OUT/peer.txt" 2>&1
+[ -n "$NETS" ] && timeout 120 python3 bench/gpu_peer_net.py >>"$OUT/peer.txt" 2>&1
 python3 - "$OUT" <<'EOF'
 import re, sys
 out = sys.argv[1]
@@ -169,15 +248,18 @@ rows = ["| op | schedule | Loom ms | PyTorch ms | Loom speed / PyTorch | Loom GB
 for line in open(out + "/bench_raw.txt"):
     name, kind = line.split()[:2]
     m = re.search(r": ([0-9.]+) ms", line.split("|")[1])
-    ok = "ok" if "verify: ok" in line.split("|")[2] else line.split("|")[2].strip()[:80]
+    small = line.split("|")[2]
+    is_ok = "verify: ok" in small or re.search(r"[1-9][0-9]* checked", small)
+    ok = "ok" if is_ok else small.strip()[:80]
     if not m:
         rows.append("| %s | %s | failed: %s | | | | %s |" % (name, kind, line.split("|")[1].strip()[:80], ok))
         continue
     ms = float(m.group(1))
     ref = peer.get(name)
     n = 8192 if name.startswith("matmul8k") else 4096
+    flops = 1.82e9 * int(name.split("_b")[1]) if name.startswith("resnet") else 2 * n ** 3
     rate = ("%.0f GB/s" % (bytes_moved[name] / ms / 1e6)) if name in bytes_moved else \
-           ("%.1f TFLOP/s" % (2 * n ** 3 / ms / 1e9))
+           ("%.1f TFLOP/s" % (flops / ms / 1e9))
     rows.append("| %s | %s | %.4f | %s | %s | %s | %s |" % (
         name, kind, ms, "%.4f" % ref if ref else "-", "%.2f" % (ref / ms) if ref else "-", rate, ok))
 open(out + "/bench.md", "w").write("\n".join(rows) + "\n")
