@@ -1,10 +1,8 @@
 /* dlight's try_inline, which every rule starts from. */
 #include "tune/dlight/dlight_impl.h"
 
-/* Applies kind (compute_inline, reverse_compute_inline) to the block
- * named name of *s, keeping the result when the primitive allows it. */
-static loom_status try_one(loom_sched **s, loom_inst_kind kind, const char *name,
-                           bool *is_done) {
+loom_status dlight_try_inline(loom_sched **s, loom_inst_kind kind, const char *name,
+                              bool *is_done) {
   loom_sched *c = loom_sched_copy(*s);
   if (!c)
     return LOOM_NOMEM;
@@ -28,9 +26,9 @@ loom_status dlight_inline_all(loom_sched **s) {
     int n = space_block_names(space_func(*s), names, SPACE_MAX_BLOCKS);
     bool is_done = false;
     for (int i = 0; i < n && !is_done; i++) {
-      TRY(try_one(s, LOOM_INST_COMPUTE_INLINE, names[i], &is_done));
+      TRY(dlight_try_inline(s, LOOM_INST_COMPUTE_INLINE, names[i], &is_done));
       if (!is_done)
-        TRY(try_one(s, LOOM_INST_REVERSE_COMPUTE_INLINE, names[i], &is_done));
+        TRY(dlight_try_inline(s, LOOM_INST_REVERSE_COMPUTE_INLINE, names[i], &is_done));
     }
     if (!is_done)
       return LOOM_OK; /* else the block names changed: list them again */

@@ -52,7 +52,7 @@ static int read_index(loom_sched *s, loom_sched_rv block, const char *name) {
 /* The matched block: its C, A and B, its loops as i, j, k, their extents,
  * the inputs' widest element, and the tiling chosen. */
 typedef struct matmul {
-  const char *a, *b;
+  const char *a, *b, *out; /* the buffers' names */
   int loop_i, loop_j, loop_k; /* indices into the block's loops */
   dlight_matmul_shape shape;
   loom_matmul_config c;
@@ -76,6 +76,7 @@ static loom_status match(const char *name, const space_block *sb, matmul *mm,
     return dlight_not_taken(why, name,
                             "does not write C[i, j] over two spatial iters with one reduce iter");
   mm->a = mm->b = NULL;
+  mm->out = c->buffer->name;
   for (int r = 0; r < b->n_reads; r++) {
     const loom_buffer_region *reg = &b->reads[r];
     if (reg->buffer == c->buffer)
@@ -378,6 +379,44 @@ static loom_status tile_wmma(loom_sched *s, const char *name, const matmul *mm, 
   return unroll_all(s, unrolled, 9, why);
 }
 
+/* The blocks that write A and B (a convolution's im2col copy, its
+ * weights' copy) inlined into the tiles' shared copies, and the one that
+ * reads C (C's copy back, an epilogue) into the write-back of each
+ * thread's patch, where the primitives allow it: one kernel instead of
+ * a pass over memory for each. */
+static loom_status inline_operands(loom_sched **s, const char *name, const matmul *mm) {
+  char *names[SPACE_MAX_BLOCKS];
+  int n = dlight_block_names(*s, names, SPACE_MAX_BLOCKS);
+  if (n < 0)
+    return LOOM_NOMEM;
+  loom_status st = LOOM_OK;
+  for (int i = 0; i < n && st == LOOM_OK; i++) {
+    space_block sb;
+    if (!strcmp(names[i], name) || !space_find_block(space_func(*s), names[i], &sb) ||
+        !sb.scope || sb.block->n_writes != 1)
+      continue;
+    const char *out = sb.block->writes[0].buffer->name;
+    /* A reader of C when the product writes the whole of C: inlined
+     * there, it would leave the rest unwritten. */
+    bool is_reader = false;
+    for (int r = 0; r < sb.block->n_reads; r++) {
+      const loom_buffer *c = sb.block->reads[r].buffer;
+      int64_t rows, cols;
+      is_reader |= !strcmp(c->name, mm->out) && c->ndim == 2 &&
+                   loom_ir_is_const_int(c->shape[0], &rows) &&
+                   loom_ir_is_const_int(c->shape[1], &cols) && rows == mm->shape.m &&
+                   cols == mm->shape.n;
+    }
+    bool is_done = false;
+    if (!strcmp(out, mm->a) || !strcmp(out, mm->b))
+      st = dlight_try_inline(s, LOOM_INST_COMPUTE_INLINE, names[i], &is_done);
+    else if (is_reader && strcmp(out, mm->out))
+      st = dlight_try_inline(s, LOOM_INST_REVERSE_COMPUTE_INLINE, names[i], &is_done);
+  }
+  dlight_names_free(names, n);
+  return st;
+}
+
 /* Tiles block name of *s on a copy, which replaces *s when every step
  * succeeds (a step refused half-way leaves nothing behind): with tensor
  * cores where they fit and may be used, else, or where refused, the SIMT
@@ -393,6 +432,8 @@ static loom_status take(loom_sched **s, const char *name, const space_block *sb,
     loom_diag_init(&tc);
     st = pass ? tile(c, name, mm, d) : tile_wmma(c, name, mm, &tc);
     loom_diag_free(&tc);
+    if (st == LOOM_OK)
+      st = inline_operands(&c, name, mm);
     if (st == LOOM_OK) {
       loom_sched_free(*s);
       *s = c;

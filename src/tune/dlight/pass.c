@@ -25,10 +25,55 @@ static loom_module *module_of(loom_arena *a, const loom_func *f) {
   return m;
 }
 
+/* Matmul on *s made a plain matmul first (dlight_gemm_form), then
+ * inlined: the padding before a convolution goes into the copy of its
+ * input, not into the product, whose input copy would then read outside
+ * the padded tensor. The copies are laid out after, so that Matmul inlines
+ * them into its tiles rather than this into the product. Keeps the result
+ * when Matmul takes it. */
+static loom_status product_form(loom_sched **s, const loom_target *t, bool *is_taken,
+                                loom_buf *explain) {
+  *is_taken = false;
+  loom_sched *c = loom_sched_copy(*s);
+  if (!c)
+    return LOOM_NOMEM;
+  loom_diag why;
+  loom_diag_init(&why);
+  dlight_gemm_copy copies[3];
+  loom_status st = dlight_gemm_form(&c, copies, &why);
+  if (st == LOOM_OK)
+    st = dlight_inline_all(&c);
+  if (st == LOOM_OK)
+    dlight_gemm_copies_lay_out(&c, copies);
+  if (st == LOOM_OK)
+    st = dlight_rule_matmul.apply(&c, t, &why);
+  if (st == LOOM_OK) {
+    if (explain)
+      loom_buf_printf(explain, "Matmul: schedules it as a product (its operands "
+                               "reindexed into A[i, k], B[j, k] and C[i, j])\n");
+    loom_sched_free(*s);
+    *s = c;
+    *is_taken = true;
+  } else {
+    loom_sched_free(c);
+  }
+  loom_diag_free(&why);
+  return st == LOOM_ERROR ? LOOM_OK : st;
+}
+
 loom_status dlight_schedule(loom_sched **s, const loom_target *t,
                             const loom_dlight_rule *const *rules, int n_rules,
                             const char **rule, loom_buf *explain) {
   *rule = NULL;
+  for (int i = 0; i < n_rules; i++)
+    if (rules[i] == &dlight_rule_matmul) {
+      bool is_taken;
+      TRY(product_form(s, t, &is_taken, explain));
+      if (is_taken) {
+        *rule = dlight_rule_matmul.name;
+        return LOOM_OK;
+      }
+    }
   TRY(dlight_inline_all(s));
   for (int i = 0; i < n_rules; i++) {
     loom_sched *c = loom_sched_copy(*s);
