@@ -15,8 +15,9 @@
 #         space     tuning over the cuda design space, the long-tail seeds
 #         bench     bench/gpu beside PyTorch (dlight's and hand schedules)
 #         dispatch  products by cuBLAS through the dispatch pass, and --pipeline best
-#         net       networks on the GPU: the ONNX cases and ResNet-18 checked
-#                   against the interpreter, ResNet-18 at batch 128 beside PyTorch
+#         net       networks on the GPU: the ONNX cases and ResNet-18 (64x64,
+#                   NCHW and NHWC) checked against the interpreter, ResNet-18
+#                   at 224x224, batch 1 and 128, beside PyTorch
 #       All of them stay under 8 minutes; dispatch and net take about two.
 #   The cuBLAS and network sections need build/gpu-carry/models/resnet18.onnx
 #   (--prepare writes it: tests/onnx/resnet.py --symbolic).
@@ -211,16 +212,25 @@ for net in convnet mlp layout misc; do
     2>&1 | tail -2 | tr '\n' ' ')" | tee -a "$OUT/log.txt"
 done
 R=$CARRY/models/resnet18.onnx
-echo "resnet18 b1 64x64: $(timeout 90 "$LOOM" model run $R --dim batch=1 --dim height=64 \
-  --dim width=64 --target cuda --verify 2>&1 | tail -2 | tr '\n' ' ')" | tee -a "$OUT/log.txt"
-for b in 1 128; do
+# ResNet-18 in both layouts: the convolutions are products of their im2col
+# copies (dlight's Matmul), whose tiles read the input along its channels
+# in NHWC, across them in NCHW.
+for layout in NCHW NHWC; do
+  echo "resnet18 b2 64x64 $layout: $(timeout 90 "$LOOM" model run $R --dim batch=2 --dim height=64 \
+    --dim width=64 --layout $layout --target cuda --verify 2>&1 | tail -2 | tr '\n' ' ')" |
+    tee -a "$OUT/log.txt"
+done
+for run in "1 NCHW" "128 NCHW" "128 NHWC"; do
+  set -- $run
+  b=$1 layout=$2
   timeout 150 "$LOOM" model run $R --dim batch=$b --dim height=224 --dim width=224 --target cuda \
-    --repeat 10 --profile --explain >"$W/resnet_b$b.txt" 2>&1
-  echo "resnet18 b$b 224: exit $? $(grep 'calls of' "$W/resnet_b$b.txt")" | tee -a "$OUT/log.txt"
-  grep -A10 "^function  *calls" "$W/resnet_b$b.txt" >>"$OUT/log.txt"
-  grep "all kernels" "$W/resnet_b$b.txt" >>"$OUT/log.txt"
-  ms=$(grep -o 'run [0-9.]* ms' "$W/resnet_b$b.txt" | grep -o '[0-9.]*')
-  echo "resnet18_b$b graph | graph: ${ms:-none} ms | small: $(grep -c 'verified: 1 output' "$OUT/log.txt") checked" \
+    --layout $layout --repeat 10 --profile --explain >"$W/resnet_b$b$layout.txt" 2>&1
+  echo "resnet18 b$b 224 $layout: exit $? $(grep 'calls of' "$W/resnet_b$b$layout.txt")" |
+    tee -a "$OUT/log.txt"
+  grep -A10 "^function  *calls" "$W/resnet_b$b$layout.txt" >>"$OUT/log.txt"
+  grep "all kernels" "$W/resnet_b$b$layout.txt" >>"$OUT/log.txt"
+  ms=$(grep -o 'run [0-9.]* ms' "$W/resnet_b$b$layout.txt" | grep -o '[0-9.]*')
+  echo "resnet18_b$b $layout | graph: ${ms:-none} ms | small: $(grep -c 'verified: 1 output' "$OUT/log.txt") checked" \
     >>"$OUT/bench_raw.txt"
 done
 NETS=resnet18

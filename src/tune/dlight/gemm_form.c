@@ -71,7 +71,6 @@ static loom_status classify(const char *name, const loom_block *b, form *f, loom
       !note_region(b, &b->writes[0], in[2]))
     return dlight_not_taken(why, name, "reads or writes more than one element at a time");
   memset(f, 0, sizeof *f);
-  bool is_swapped = false;
   for (int i = 0; i < b->n_iter_vars; i++) {
     const loom_iter_var *iv = &b->iter_vars[i];
     if (!loom_ir_is_const_int(iv->dom.extent, &f->ext[i]) || f->ext[i] < 1)
@@ -86,25 +85,14 @@ static loom_status classify(const char *name, const loom_block *b, form *f, loom
     if (k == CLASS_NONE)
       return dlight_not_taken(why, name, "has an iter that is not a product's row, column or "
                                          "reduction (a batch, or an iter one buffer alone uses)");
-    /* The first I-or-J iter says which read is A: the one with the rows. */
-    if ((k == CLASS_I || k == CLASS_J) && !f->n_class[CLASS_I] && !f->n_class[CLASS_J])
-      is_swapped = k == CLASS_J;
     f->cls[i] = k;
     f->n_class[k]++;
   }
   if (!f->n_class[CLASS_I] || !f->n_class[CLASS_J] || !f->n_class[CLASS_K])
     return dlight_not_taken(why, name, "lacks rows, columns or a reduction");
+  /* As dlight's: A is the first read (a convolution's data), B the other. */
   f->a = reads[0];
   f->b = reads[1];
-  if (is_swapped) { /* the rows are the iters of read 1: it is A */
-    for (int i = 0; i < b->n_iter_vars; i++)
-      f->cls[i] = f->cls[i] == CLASS_I ? CLASS_J : f->cls[i] == CLASS_J ? CLASS_I : f->cls[i];
-    int t = f->n_class[CLASS_I];
-    f->n_class[CLASS_I] = f->n_class[CLASS_J];
-    f->n_class[CLASS_J] = t;
-    f->a = reads[1];
-    f->b = reads[0];
-  }
   return LOOM_OK;
 }
 

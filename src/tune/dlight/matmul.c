@@ -113,7 +113,8 @@ static loom_status match(const char *name, const space_block *sb, matmul *mm,
 }
 
 /* dlight's own tiling: the largest square tile of the table that divides
- * both extents, 16 x 16 threads, the largest k step that divides k. */
+ * both extents, 16 x 16 threads, the largest k step of the table that
+ * divides k, else k's largest divisor below the table's first. */
 static loom_status default_config(const char *name, const matmul *mm, loom_matmul_config *c,
                                   loom_diag *why) {
   int64_t tile = 0, k_step = 0;
@@ -123,13 +124,17 @@ static loom_status default_config(const char *name, const matmul *mm, loom_matmu
   for (size_t i = 0; i < sizeof k_steps / sizeof *k_steps && !k_step; i++)
     if (mm->shape.k % k_steps[i] == 0)
       k_step = k_steps[i];
+  /* An odd reduction (a 7x7 convolution of three channels: 147) steps by
+   * its largest divisor up to the table's first step. */
+  for (int64_t d = k_steps[0]; d > 1 && !k_step; d--)
+    if (mm->shape.k % d == 0)
+      k_step = d;
   if (!tile || !k_step)
     return loom_diag_error(why, (loom_loc){0},
                            "block '%s': no tile divides %lld x %lld x %lld (tiles of %lld "
-                           "down to %lld, k steps down to %lld)", name, (long long)mm->shape.m,
+                           "down to %lld, k steps down to 2)", name, (long long)mm->shape.m,
                            (long long)mm->shape.n, (long long)mm->shape.k, (long long)tiles[0],
-                           (long long)tiles[sizeof tiles / sizeof *tiles - 1],
-                           (long long)k_steps[sizeof k_steps / sizeof *k_steps - 1]);
+                           (long long)tiles[sizeof tiles / sizeof *tiles - 1]);
   *c = (loom_matmul_config){.bm = tile, .bn = tile, .tm = tile / THREADS,
                             .tn = tile / THREADS, .bk = k_step};
   return LOOM_OK;
@@ -456,13 +461,15 @@ loom_status dlight_matmul_apply(loom_sched **s, const loom_target *t,
   loom_diag_init(&first);
   loom_status st = LOOM_ERROR;
   int at = -1;
+  bool is_first_reduction = false; /* the refusal told is a reduction's if any */
   for (int i = 0; i < n && st == LOOM_ERROR; i++) {
     space_block sb;
     matmul mm;
     loom_diag d;
     loom_diag_init(&d);
-    st = space_find_block(space_func(*s), names[i], &sb)
-             ? match(names[i], &sb, &mm, &d) : LOOM_ERROR;
+    bool is_found = space_find_block(space_func(*s), names[i], &sb);
+    bool is_reduction = is_found && !space_is_spatial(sb.block);
+    st = is_found ? match(names[i], &sb, &mm, &d) : LOOM_ERROR;
     if (st == LOOM_OK && config)
       mm.c = *config;
     else if (st == LOOM_OK)
@@ -471,8 +478,12 @@ loom_status dlight_matmul_apply(loom_sched **s, const loom_target *t,
       st = check_config(names[i], &mm, &mm.c, t, &d);
     if (st == LOOM_OK)
       st = take(s, names[i], &sb, &mm, t, !config, &d);
-    if (st == LOOM_ERROR && !first.has_error && d.msg)
+    if (st == LOOM_ERROR && d.msg && (!first.has_error || (is_reduction && !is_first_reduction))) {
+      loom_diag_free(&first);
+      loom_diag_init(&first);
       loom_diag_error(&first, (loom_loc){0}, "%s", d.msg);
+      is_first_reduction = is_reduction;
+    }
     if (st == LOOM_OK)
       at = i;
     loom_diag_free(&d);

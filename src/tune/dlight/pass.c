@@ -41,12 +41,16 @@ static loom_status product_form(loom_sched **s, const loom_target *t, bool *is_t
   loom_diag_init(&why);
   dlight_gemm_copy copies[3];
   loom_status st = dlight_gemm_form(&c, copies, &why);
+  bool is_product = st == LOOM_OK;
   if (st == LOOM_OK)
     st = dlight_inline_all(&c);
   if (st == LOOM_OK)
     dlight_gemm_copies_lay_out(&c, copies);
   if (st == LOOM_OK)
     st = dlight_rule_matmul.apply(&c, t, &why);
+  if (st == LOOM_ERROR && is_product && explain)
+    loom_buf_printf(explain, "Matmul: does not apply to it as a product: %s\n",
+                    why.msg ? why.msg : "no reason given");
   if (st == LOOM_OK) {
     if (explain)
       loom_buf_printf(explain, "Matmul: schedules it as a product (its operands "

@@ -1,5 +1,5 @@
 # dlight: Fallback
-# explain: Matmul: does not apply: block 'C': no tile divides 100 x 128 x 32 (tiles of 128 down to 16, k steps down to 4)
+# explain: Matmul: does not apply: block 'C': no tile divides 100 x 128 x 32 (tiles of 128 down to 16, k steps down to 2)
 # A shape the tiles do not divide: one thread per output element.
 from tvm.script import tir as T
 
