@@ -82,6 +82,15 @@ loom_status dlight_gemm_form(loom_sched **s, dlight_gemm_copy copies[3], loom_di
  * can be inlined into the tiles of the product that read or write it. */
 void dlight_gemm_copies_lay_out(loom_sched **s, const dlight_gemm_copy copies[3]);
 
+/* *s as Matmul tiles it: a product in other index spaces made a matmul
+ * (dlight_gemm_form; *is_product then, why says why not otherwise), then
+ * inlined (dlight_inline_all; the padding before a convolution goes into
+ * the copy of its input, not into the product, whose copy would then read
+ * outside the padded tensor), then its copies laid out
+ * (dlight_gemm_copies_lay_out) so that Matmul inlines them into its tiles
+ * rather than the inlining into the product. */
+loom_status dlight_gemm_prepare(loom_sched **s, bool *is_product, loom_diag *why);
+
 /* try_inline's step: the primitive kind (compute_inline or
  * reverse_compute_inline) on the block named name of *s, kept when it
  * applies; *is_done is set then. */

@@ -53,9 +53,35 @@ typedef struct form {
   int n_class[5];
 } form;
 
+/* Whether e is a load, or a load cast. */
+static bool is_factor(const loom_expr *e) {
+  if (e->kind == LOOM_EXPR_CAST)
+    e = e->u.unary.a;
+  return e->kind == LOOM_EXPR_LOAD;
+}
+
+/* Whether b's body is C[...] = C[...] + x * y, x and y loads (or loads
+ * cast): every read unconditional, so that the copies made of them read
+ * what the block reads. A padding inlined into it (a read under
+ * T.if_then_else) is not: its copy would read outside the input. */
+static bool is_product_body(const loom_block *b) {
+  const loom_stmt *st = b->body;
+  if (!st || st->kind != LOOM_STMT_STORE)
+    return false;
+  const loom_expr *v = st->u.store.value;
+  if (v->kind != LOOM_EXPR_ADD)
+    return false;
+  const loom_expr *p = v->u.bin.a->kind == LOOM_EXPR_MUL ? v->u.bin.a : v->u.bin.b;
+  const loom_expr *acc = p == v->u.bin.a ? v->u.bin.b : v->u.bin.a;
+  return acc->kind == LOOM_EXPR_LOAD && acc->u.load.buffer == st->u.store.buffer &&
+         p->kind == LOOM_EXPR_MUL && is_factor(p->u.bin.a) && is_factor(p->u.bin.b);
+}
+
 static loom_status classify(const char *name, const loom_block *b, form *f, loom_diag *why) {
   if (!b->init || b->n_writes != 1 || b->n_iter_vars > SPACE_MAX_LOOPS)
     return dlight_not_taken(why, name, "is not a reduction with an init writing one buffer");
+  if (!is_product_body(b))
+    return dlight_not_taken(why, name, "does not add a product of two loads to its output");
   const loom_buffer *c = b->writes[0].buffer;
   int reads[2], n = 0;
   for (int r = 0; r < b->n_reads; r++)
@@ -256,4 +282,16 @@ void dlight_gemm_copies_lay_out(loom_sched **s, const dlight_gemm_copy copies[3]
     if (ok)
       *s = c;
   }
+}
+
+loom_status dlight_gemm_prepare(loom_sched **s, bool *is_product, loom_diag *why) {
+  dlight_gemm_copy copies[3];
+  loom_status st = dlight_gemm_form(s, copies, why);
+  *is_product = st == LOOM_OK;
+  if (st != LOOM_OK && st != LOOM_ERROR)
+    return st;
+  TRY(dlight_inline_all(s));
+  if (*is_product)
+    dlight_gemm_copies_lay_out(s, copies);
+  return LOOM_OK;
 }

@@ -25,12 +25,8 @@ static loom_module *module_of(loom_arena *a, const loom_func *f) {
   return m;
 }
 
-/* Matmul on *s made a plain matmul first (dlight_gemm_form), then
- * inlined: the padding before a convolution goes into the copy of its
- * input, not into the product, whose input copy would then read outside
- * the padded tensor. The copies are laid out after, so that Matmul inlines
- * them into its tiles rather than this into the product. Keeps the result
- * when Matmul takes it. */
+/* Matmul on *s prepared as a product (dlight_gemm_prepare), kept when it
+ * is one and Matmul takes it. */
 static loom_status product_form(loom_sched **s, const loom_target *t, bool *is_taken,
                                 loom_buf *explain) {
   *is_taken = false;
@@ -39,19 +35,16 @@ static loom_status product_form(loom_sched **s, const loom_target *t, bool *is_t
     return LOOM_NOMEM;
   loom_diag why;
   loom_diag_init(&why);
-  dlight_gemm_copy copies[3];
-  loom_status st = dlight_gemm_form(&c, copies, &why);
-  bool is_product = st == LOOM_OK;
-  if (st == LOOM_OK)
-    st = dlight_inline_all(&c);
-  if (st == LOOM_OK)
-    dlight_gemm_copies_lay_out(&c, copies);
-  if (st == LOOM_OK)
+  bool is_product = false;
+  loom_status st = dlight_gemm_prepare(&c, &is_product, &why);
+  loom_diag_free(&why);
+  loom_diag_init(&why);
+  if (st == LOOM_OK && is_product)
     st = dlight_rule_matmul.apply(&c, t, &why);
-  if (st == LOOM_ERROR && is_product && explain)
+  if (st == LOOM_ERROR && explain)
     loom_buf_printf(explain, "Matmul: does not apply to it as a product: %s\n",
                     why.msg ? why.msg : "no reason given");
-  if (st == LOOM_OK) {
+  if (st == LOOM_OK && is_product) {
     if (explain)
       loom_buf_printf(explain, "Matmul: schedules it as a product (its operands "
                                "reindexed into A[i, k], B[j, k] and C[i, j])\n");

@@ -135,10 +135,11 @@ static bool is_gpu(const loom_target *t) {
          g->shared_per_sm > 0 && g->bandwidth_gbps > 0 && g->clock_mhz > 0;
 }
 
-/* A schedule of m's one function for t, inlined as dlight inlines: what
- * the policy reads the matmul's shape on and every candidate starts from. */
-static loom_status inlined(const loom_module *m, const loom_target *t, loom_sched **out,
-                           loom_diag *d) {
+/* A schedule of m's one function for t as Matmul tiles it
+ * (dlight_gemm_prepare: a convolution made a product, then inlined): what
+ * the policy reads the matmul's shape on and its candidates start from. */
+static loom_status prepared(const loom_module *m, const loom_target *t, loom_sched **out,
+                            loom_diag *d) {
   *out = NULL;
   if (!is_gpu(t))
     return loom_diag_error(d, (loom_loc){0},
@@ -148,7 +149,11 @@ static loom_status inlined(const loom_module *m, const loom_target *t, loom_sche
     return loom_diag_error(d, (loom_loc){0}, "fast tuning takes a module of one function");
   if (!(*out = loom_sched_new(m, 0)))
     return LOOM_NOMEM;
-  loom_status st = dlight_inline_all(out);
+  loom_diag why;
+  loom_diag_init(&why);
+  bool is_product;
+  loom_status st = dlight_gemm_prepare(out, &is_product, &why);
+  loom_diag_free(&why);
   if (st != LOOM_OK) {
     loom_sched_free(*out);
     *out = NULL;
@@ -184,17 +189,18 @@ loom_status loom_tune_fast_configs(const loom_module *m, const loom_target *t, i
                                    loom_matmul_config *out, int *n, loom_diag *d) {
   *n = 0;
   loom_sched *s;
-  TRY(inlined(m, t, &s, d));
+  TRY(prepared(m, t, &s, d));
   loom_status st = configs_of(s, t, k, out, n);
   loom_sched_free(s);
   return st;
 }
 
-/* dlight's schedule on a copy of base, its Matmul held to config (NULL:
- * dlight's rules as they are); *out NULL when it takes nothing. */
-static loom_status schedule(loom_sched *base, const loom_target *t,
+/* dlight's schedule on a copy of base (prepared), its Matmul held to
+ * config; NULL: dlight's rules as they are, on m as written. *out NULL
+ * when it takes nothing. */
+static loom_status schedule(const loom_module *m, loom_sched *base, const loom_target *t,
                             const loom_matmul_config *config, loom_sched **out) {
-  loom_sched *s = loom_sched_copy(base);
+  loom_sched *s = config ? loom_sched_copy(base) : loom_sched_new(m, 0);
   if (!s)
     return LOOM_NOMEM;
   const char *rule = NULL;
@@ -225,17 +231,17 @@ loom_status loom_tune_fast_candidates(const loom_module *m, const loom_target *t
   if (k < 1)
     return loom_diag_error(d, (loom_loc){0}, "fast tuning needs at least one candidate");
   loom_sched *base;
-  TRY(inlined(m, t, &base, d));
+  TRY(prepared(m, t, &base, d));
   loom_matmul_config *configs = malloc((size_t)k * sizeof *configs);
   int n_configs;
   loom_status st = configs ? configs_of(base, t, k, configs, &n_configs) : LOOM_NOMEM;
   /* dlight's own schedule first: it is what the policy must beat. */
   loom_sched *s = NULL;
-  if (st == LOOM_OK && (st = schedule(base, t, NULL, &s)) == LOOM_OK && s)
+  if (st == LOOM_OK && (st = schedule(m, base, t, NULL, &s)) == LOOM_OK && s)
     out[(*n)++] = s;
   for (int i = 0; st == LOOM_OK && i < n_configs && *n < k; i++) {
     /* Skipped where it is dlight's own tiling, or Matmul refuses it. */
-    if ((st = schedule(base, t, &configs[i], &s)) != LOOM_OK || !s)
+    if ((st = schedule(m, base, t, &configs[i], &s)) != LOOM_OK || !s)
       continue;
     bool is_known = false;
     for (int j = 0; j < *n && !is_known; j++)
