@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct net_gpu {
   loom_runtime_cuda *cu;
@@ -73,12 +72,6 @@ static uint64_t where(const loom_net *n, int v) {
                                 : n->gpu->arena + h.offset;
 }
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
 loom_status net_gpu_run(loom_net *n, const void *const *params, void *const *outputs,
                         double *call_ms, loom_diag *d) {
   const loom_graph *g = n->g;
@@ -100,23 +93,20 @@ loom_status net_gpu_run(loom_net *n, const void *const *params, void *const *out
   const int64_t *shapes[LOOM_NET_MAX_ARGS + 1];
   for (int k = 0; k < g->n_calls; k++) {
     const loom_graph_call *c = &g->calls[k];
-    if (c->n_args > LOOM_NET_MAX_ARGS)
-      return loom_diag_error(d, g->loc, "call %d of '%s' passes %d tensors; at most %d",
-                             k, g->name, c->n_args, LOOM_NET_MAX_ARGS);
     for (int i = 0; i <= c->n_args; i++) {
-      int v = i < c->n_args ? c->args[i] : c->out;
+      int v = net_call_value(c, i);
       dev[i] = where(n, v);
       shapes[i] = n->shapes[v];
     }
     loom_cuda_host *h = gpu->hosts[n->kernel_of[k]];
-    double t0 = call_ms ? now_ms() : 0;
+    double t0 = call_ms ? net_now_ms() : 0;
     loom_status st = loom_tune_cuda_host_bind(h, dev, shapes, NULL, d);
     if (st == LOOM_OK)
       st = loom_tune_cuda_host_call(h, d);
     if (st == LOOM_OK && call_ms)
       st = loom_runtime_cuda_sync(gpu->cu, d);
     if (call_ms)
-      call_ms[k] += now_ms() - t0;
+      call_ms[k] += net_now_ms() - t0;
     if (st != LOOM_OK) {
       char why[512];
       snprintf(why, sizeof why, "%s", d->msg ? d->msg : "out of memory");

@@ -45,6 +45,10 @@ loom_status loom_net_build(const loom_module *m, const loom_graph *g, const loom
                            loom_net **out, loom_diag *d) {
   *out = NULL;
   TRY(loom_ir_verify_graph(m, g, d));
+  for (int k = 0; k < g->n_calls; k++)
+    if (g->calls[k].n_args > LOOM_NET_MAX_ARGS)
+      return loom_diag_error(d, g->loc, "call %d of '%s' passes %d tensors; at most %d", k,
+                             g->name, g->calls[k].n_args, LOOM_NET_MAX_ARGS);
   loom_net *n = calloc(1, sizeof *n);
   const loom_func **funcs = malloc(sizeof *funcs * (size_t)(g->n_calls + 1));
   if (!n || !funcs || !(n->kernel_of = malloc(sizeof *n->kernel_of * (size_t)(g->n_calls + 1))) ||
@@ -98,7 +102,7 @@ static void *where(loom_net *n, int v, const void *const *params, void *const *o
                                 : n->arena + h.offset;
 }
 
-static double now_ms(void) {
+double net_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
@@ -113,19 +117,16 @@ static loom_status run_calls(loom_net *n, const void *const *params, void *const
   const int64_t *shapes[LOOM_NET_MAX_ARGS + 1];
   for (int k = 0; k < g->n_calls; k++) {
     const loom_graph_call *c = &g->calls[k];
-    if (c->n_args > LOOM_NET_MAX_ARGS)
-      return loom_diag_error(d, g->loc, "call %d of '%s' passes %d tensors; at most %d",
-                             k, g->name, c->n_args, LOOM_NET_MAX_ARGS);
     for (int i = 0; i <= c->n_args; i++) {
-      int v = i < c->n_args ? c->args[i] : c->out;
+      int v = net_call_value(c, i);
       args[i] = where(n, v, params, outputs);
       shapes[i] = n->shapes[v];
     }
     loom_c_kernel kernel = (loom_c_kernel)n->built.items[n->kernel_of[k]].kernel;
-    double start = call_ms ? now_ms() : 0;
+    double start = call_ms ? net_now_ms() : 0;
     int32_t rc = kernel(args, shapes);
     if (call_ms)
-      call_ms[k] += now_ms() - start;
+      call_ms[k] += net_now_ms() - start;
     if (rc)
       return loom_diag_error(d, g->loc, "graph '%s', call %d (%s): %s (code %d)", g->name, k,
                              c->func, loom_codegen_rc_str(rc), (int)rc);

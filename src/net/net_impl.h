@@ -41,6 +41,15 @@ struct loom_net {
 loom_status net_plan(const loom_graph *g, net_home *homes, size_t *arena_bytes,
                      size_t *unplanned);
 
+/* The value a call passes as argument i: its arguments in order, then its
+ * result (i == n_args), as a prim func takes them. */
+static inline int net_call_value(const loom_graph_call *c, int i) {
+  return i < c->n_args ? c->args[i] : c->out;
+}
+
+/* A monotonic clock in milliseconds, for --profile's times. */
+double net_now_ms(void);
+
 /* ---- gpu.c: a graph on a cuda target --------------------------------------
  * At the first run the driver is opened in this process (never forked
  * after), each function's module loaded, the arena and a device copy of
