@@ -22,8 +22,8 @@ typedef struct loom_cuda_host {
   double floats[MAX_HOST_VARS];
   int n_vars;
   /* Device memory of the host's allocations, kept from one call to the
-   * next (each run is a process of its own, whose end frees it): a
-   * cuMemAlloc per call would be timed with the kernels. */
+   * next until the host is freed: a cuMemAlloc per call would be timed
+   * with the kernels. */
   const loom_stmt *alloc_at[MAX_HOST_ALLOCS];
   uint64_t alloc_ptr[MAX_HOST_ALLOCS];
   int64_t alloc_bytes[MAX_HOST_ALLOCS];
