@@ -56,6 +56,11 @@ def main():
     m16c = torch.empty((4096, 4096), dtype=torch.float16, device=dev)
     cases["matmul_f16"] = lambda: torch.matmul(m16a, m16b, out=m16c)
     cases["matmul_nt_f16"] = lambda: torch.matmul(m16a, m16b.t(), out=m16c)
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.allow_tf32 = False
+    cx = torch.rand((128, 64, 56, 56), dtype=torch.float32, device=dev)
+    cw = torch.rand((64, 64, 3, 3), dtype=torch.float32, device=dev)
+    cases["conv2d_f32"] = lambda: torch.nn.functional.conv2d(cx, cw, padding=1)
     k16a = torch.rand((8192, 8192), dtype=torch.float16, device=dev)
     k16b = torch.rand((8192, 8192), dtype=torch.float16, device=dev)
     k16c = torch.empty((8192, 8192), dtype=torch.float16, device=dev)

@@ -11,7 +11,7 @@
 #         programs  every program with dlight's schedule against the interpreter
 #         fault     a kernel that faults, under `loom run` and `loom tune`
 #         tuning    a short tuning over a hand-written space
-#         fast      fast tuning of the matmuls (the policy's top 20)
+#         fast      fast tuning of the matmuls and a convolution (the policy's top 20)
 #         space     tuning over the cuda design space, the long-tail seeds
 #         bench     bench/gpu beside PyTorch (dlight's and hand schedules)
 #         dispatch  products by cuBLAS through the dispatch pass, and --pipeline best
@@ -104,7 +104,8 @@ echo "exit $?" >>"$OUT/fault.txt"
 echo "tune exit $?" >>"$OUT/fault.txt"
 "$LOOM" db export --db "$W/fault.db" 2>&1 | grep -o '"error": "[^"]*"' >>"$OUT/fault.txt"
 fi
-small() { sed -e 's/16384, 16384/1024, 1024/g; s/16384, 1024/1024, 256/g; s/(16384,)/(1024,)/g; s/4096/256/g; s/8192/256/g' "$1"; }
+small() { sed -e 's/16384, 16384/1024, 1024/g; s/16384, 1024/1024, 256/g; s/(16384,)/(1024,)/g; s/4096/256/g; s/8192/256/g' \
+  -e 's/128, 64, 56, 56/2, 64, 8, 8/g; s/128, 64, 58, 58/2, 64, 10, 10/g; s/< 57/< 9/g' "$1"; }
 : >"$OUT/bench_raw.txt"
 : >"$W/fast_raw.txt"
 if want tuning; then
@@ -119,7 +120,7 @@ fi
 # ---- fast tuning: the policy's top 20, built and timed ------------------------
 if want fast; then
 say "fast tuning"
-for name in matmul_f32 matmul_f16; do
+for name in matmul_f32 matmul_f16 conv2d_f32; do
   t0=$(date +%s.%N)
   timeout 100 "$LOOM" tune bench/gpu/$name.py --target cuda --strategy fast --topk 20 \
     --db "$W/fast.db" >"$W/fast_$name.txt" 2>&1
@@ -161,7 +162,7 @@ say "benchmarks"
 seen=" "
 for p in copy_f16:copy add_f16:elementwise rowsum_f16:rowreduce_threads rowmax_f16:rowreduce_threads \
          softmax_f16:- gemv_f16:- matmul_f32:matmul matmul_f16:matmul matmul_f16:matmul_wmma \
-         matmul8k_f16:matmul_wmma!; do
+         matmul8k_f16:matmul_wmma! conv2d_f32:-; do
   name=${p%%:*}; s=${p##*:}; s=${s%!}; sched=bench/gpu/$s.sched.py
   small bench/gpu/$name.py >"$W/$name.small.py"
   kinds=
@@ -267,7 +268,8 @@ for line in open(out + "/bench_raw.txt"):
     ms = float(m.group(1))
     ref = peer.get(name)
     n = 8192 if name.startswith("matmul8k") else 4096
-    flops = 1.82e9 * int(name.split("_b")[1]) if name.startswith("resnet") else 2 * n ** 3
+    flops = 1.82e9 * int(name.split("_b")[1]) if name.startswith("resnet") else \
+        2 * 128 * 64 * 56 * 56 * 64 * 9 if name.startswith("conv2d") else 2 * n ** 3
     rate = ("%.0f GB/s" % (bytes_moved[name] / ms / 1e6)) if name in bytes_moved else \
            ("%.1f TFLOP/s" % (flops / ms / 1e9))
     rows.append("| %s | %s | %.4f | %s | %s | %s | %s |" % (
