@@ -13,11 +13,6 @@
 
 enum { CLASS_NONE, CLASS_I, CLASS_J, CLASS_K, CLASS_UNIT };
 
-typedef struct uses {
-  const loom_block *b;
-  bool in[3][SPACE_MAX_LOOPS]; /* per buffer (A, B, C), per iter */
-} uses;
-
 typedef struct use_ctx {
   const loom_block *b;
   bool *in;
