@@ -65,6 +65,10 @@ LOOM_API bool loom_dispatch_match_gemm(const loom_func *f, const loom_target *t,
                                        const loom_stmt *loop, loom_gemm *out, char *why,
                                        size_t why_len);
 
+/* The layout of g's factors as the marks write it: "NN", "NT", "TN" or
+ * "TT" (A, then B, as stored). */
+LOOM_API const char *loom_dispatch_gemm_layout(const loom_gemm *g);
+
 /* Whether cuBLAS multiplies factors of dtype ab into a result of dtype c:
  * float32 and float64 alike, float16 and bfloat16 into float32, float16
  * into float16. */

@@ -151,6 +151,22 @@ typedef struct loom_gpu_func {
  * (include/loom/dispatch.h has the meaning of each). */
 #define LOOM_GPU_CUBLAS "loom.cublas_gemm"
 
+/* Such a call read back: the factors' and the result's dtypes, how A and
+ * B are stored, the buffers' data (expressions of the host's variables)
+ * and the product's extents. */
+typedef struct loom_gpu_cublas {
+  loom_dtype ab, c;
+  bool trans_a, trans_b;           /* A stored [k, m], B stored [n, k] */
+  const loom_expr *a, *b, *c_data; /* the buffers' data */
+  int64_t m, n, k, batch;
+  bool is_b_batched;
+  bool is_accumulating;            /* beta 1: C += A B */
+} loom_gpu_cublas;
+
+/* Whether e is a LOOM_GPU_CUBLAS call, as the lowering writes it, with
+ * *out describing it. */
+LOOM_API bool loom_lower_gpu_cublas_read(const loom_expr *e, loom_gpu_cublas *out);
+
 /* Whether the GPU lowering can split block b's reduction across threads:
  * its init and update are out = init; out = op(out, x), op one of + * min
  * max, x not reading out. What a rule asks before binding a reduce loop. */

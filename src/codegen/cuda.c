@@ -103,25 +103,21 @@ static loom_status emit_kernel(const loom_gpu_kernel *k, bool is_noalias,
 
 /* The host's products by cuBLAS, named in a comment each: they run
  * between the kernels, not in this file. */
+static const char *var_name(const loom_expr *e) {
+  return e->kind == LOOM_EXPR_VAR ? e->u.var->name : "?";
+}
+
 static loom_visit note_library(void *ctx, loom_expr *e) {
   loom_buf *out = ctx;
-  if (e->kind != LOOM_EXPR_CALL || e->u.call.n_args != 13 ||
-      e->u.call.args[0]->kind != LOOM_EXPR_STR ||
-      strcmp(e->u.call.args[0]->u.str, LOOM_GPU_CUBLAS))
+  loom_gpu_cublas g;
+  if (!loom_lower_gpu_cublas_read(e, &g))
     return LOOM_VISIT_GO;
-  loom_expr **x = e->u.call.args;
-  int64_t m = 0, n = 0, k = 0, batch = 0;
-  loom_ir_is_const_int(x[7], &m), loom_ir_is_const_int(x[8], &n);
-  loom_ir_is_const_int(x[9], &k), loom_ir_is_const_int(x[10], &batch);
-  loom_buf_printf(out, "/* On the host, by cuBLAS (cublasGemmStridedBatchedEx): %s = %s %s %s, "
-                  "%s into %s, %lld x %lld x %lld, batch %lld. */\n",
-                  x[6]->kind == LOOM_EXPR_VAR ? x[6]->u.var->name : "?",
-                  x[4]->kind == LOOM_EXPR_VAR ? x[4]->u.var->name : "?",
-                  x[3]->kind == LOOM_EXPR_STR ? x[3]->u.str : "?",
-                  x[5]->kind == LOOM_EXPR_VAR ? x[5]->u.var->name : "?",
-                  x[1]->kind == LOOM_EXPR_STR ? x[1]->u.str : "?",
-                  x[2]->kind == LOOM_EXPR_STR ? x[2]->u.str : "?", (long long)m, (long long)n,
-                  (long long)k, (long long)batch);
+  char ab[LOOM_DTYPE_STRLEN], c[LOOM_DTYPE_STRLEN];
+  loom_buf_printf(out, "/* On the host, by cuBLAS (cublasGemmStridedBatchedEx): %s = %s %c%c %s, "
+                  "%s into %s, %lld x %lld x %lld, batch %lld. */\n", var_name(g.c_data),
+                  var_name(g.a), g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', var_name(g.b),
+                  loom_dtype_str(g.ab, ab), loom_dtype_str(g.c, c), (long long)g.m,
+                  (long long)g.n, (long long)g.k, (long long)g.batch);
   return LOOM_VISIT_GO;
 }
 

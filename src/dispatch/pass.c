@@ -7,6 +7,10 @@
 
 static const char *const trans_names[4] = {"NN", "NT", "TN", "TT"};
 
+const char *loom_dispatch_gemm_layout(const loom_gemm *g) {
+  return trans_names[g->trans_a * 2 + g->trans_b];
+}
+
 /* loop with n marks added to its annotations; NULL when out of memory. */
 static loom_stmt *with_marks(loom_arena *a, const loom_stmt *loop, const char *const *keys,
                              loom_value *const *vals, int n_marks) {
@@ -52,7 +56,7 @@ static loom_stmt *marked(loom_arena *a, const loom_stmt *loop, const loom_gemm *
                                      "loom.beta",    "loom.batch", "loom.b_batched"};
   loom_value *vals[] = {
       loom_ir_value_str(a, g->routine),
-      loom_ir_value_str(a, trans_names[g->trans_a * 2 + g->trans_b]),
+      loom_ir_value_str(a, loom_dispatch_gemm_layout(g)),
       loom_ir_value_str(a, g->a->name),
       loom_ir_value_str(a, g->b->name),
       loom_ir_value_str(a, g->c->name),

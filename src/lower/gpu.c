@@ -654,14 +654,13 @@ static loom_stmt *library_call(gpu_ctx *G, loom_stmt *s) {
   loom_gemm g;
   if (!loom_dispatch_marked_gemm(G->lf, s, &g) || strcmp(g.routine, "cublas_gemm"))
     return make_kernel(G, s);
-  static const char *const trans[4] = {"NN", "NT", "TN", "TT"};
   char ab[LOOM_DTYPE_STRLEN], c[LOOM_DTYPE_STRLEN];
   loom_arena *a = G->a;
   const int64_t ints[6] = {g.m, g.n, g.k, g.batch, g.is_b_batched, g.beta};
   loom_expr *args[13] = {
       loom_ir_str(a, LOOM_GPU_CUBLAS), loom_ir_str(a, loom_dtype_str(g.ab, ab)),
       loom_ir_str(a, loom_dtype_str(g.c->dtype, c)),
-      loom_ir_str(a, trans[g.trans_a * 2 + g.trans_b]),
+      loom_ir_str(a, loom_dispatch_gemm_layout(&g)),
       loom_ir_ref(a, g.a->data), loom_ir_ref(a, g.b->data), loom_ir_ref(a, g.c->data)};
   for (int i = 0; i < 6; i++)
     args[7 + i] = loom_ir_int(a, LOOM_INT64, ints[i]);
@@ -741,6 +740,34 @@ static loom_stmt *split_host(gpu_ctx *G, loom_stmt *s) {
   case LOOM_STMT_COUNT_: break;
   }
   return make_kernel(G, s);
+}
+
+bool loom_lower_gpu_cublas_read(const loom_expr *e, loom_gpu_cublas *out) {
+  if (e->kind != LOOM_EXPR_CALL || e->u.call.n_args != 13)
+    return false;
+  loom_expr *const *x = e->u.call.args;
+  for (int i = 0; i < 4; i++)
+    if (x[i]->kind != LOOM_EXPR_STR)
+      return false;
+  int64_t v[6];
+  for (int i = 0; i < 6; i++)
+    if (!loom_ir_is_const_int(x[7 + i], &v[i]))
+      return false;
+  const char *trans = x[3]->u.str;
+  if (strcmp(x[0]->u.str, LOOM_GPU_CUBLAS) ||
+      !loom_dtype_parse(x[1]->u.str, strlen(x[1]->u.str), &out->ab) ||
+      !loom_dtype_parse(x[2]->u.str, strlen(x[2]->u.str), &out->c) || strlen(trans) != 2 ||
+      !strchr("NT", trans[0]) || !strchr("NT", trans[1]))
+    return false;
+  out->trans_a = trans[0] == 'T';
+  out->trans_b = trans[1] == 'T';
+  out->a = x[4];
+  out->b = x[5];
+  out->c_data = x[6];
+  out->m = v[0], out->n = v[1], out->k = v[2], out->batch = v[3];
+  out->is_b_batched = v[4];
+  out->is_accumulating = v[5];
+  return true;
 }
 
 /* s as host statements: a bound nest, or work outside every bound nest,

@@ -170,29 +170,18 @@ static loom_status launch(host *H, const loom_gpu_kernel *k, loom_diag *d) {
                                   params, d);
 }
 
-/* A product by cuBLAS (LOOM_GPU_CUBLAS): its dtypes and transposes as
- * strings, the buffers' addresses, then its integers. */
-static loom_status cublas_call(host *H, const loom_expr *e, loom_diag *d) {
-  const loom_expr *const *x = (const loom_expr *const *)e->u.call.args;
-  loom_runtime_gemm g = {0};
-  int64_t v[9];
-  bool is_ok = e->u.call.n_args == 13;
-  for (int i = 1; i < 4 && is_ok; i++)
-    is_ok = x[i]->kind == LOOM_EXPR_STR;
-  is_ok = is_ok && loom_dtype_parse(x[1]->u.str, strlen(x[1]->u.str), &g.ab) &&
-          loom_dtype_parse(x[2]->u.str, strlen(x[2]->u.str), &g.c_dtype) &&
-          strlen(x[3]->u.str) == 2;
-  for (int i = 4; i < 13 && is_ok; i++)
-    is_ok = eval(H, x[i], &v[i - 4], d) == LOOM_OK;
-  if (!is_ok)
-    return d->msg ? LOOM_ERROR : loom_diag_error(d, (loom_loc){0}, "a malformed %s call",
-                                                 LOOM_GPU_CUBLAS);
-  g.trans_a = x[3]->u.str[0] == 'T';
-  g.trans_b = x[3]->u.str[1] == 'T';
-  g.a = (uint64_t)v[0], g.b = (uint64_t)v[1], g.c = (uint64_t)v[2];
-  g.m = v[3], g.n = v[4], g.k = v[5], g.batch = v[6];
-  g.is_b_batched = v[7];
-  g.is_accumulating = v[8];
+/* A product by cuBLAS (LOOM_GPU_CUBLAS), the buffers' device addresses
+ * from the host's variables. */
+static loom_status cublas_call(host *H, const loom_gpu_cublas *call, loom_diag *d) {
+  int64_t a, b, c;
+  TRY(eval(H, call->a, &a, d));
+  TRY(eval(H, call->b, &b, d));
+  TRY(eval(H, call->c_data, &c, d));
+  loom_runtime_gemm g = {.a = (uint64_t)a, .b = (uint64_t)b, .c = (uint64_t)c, .ab = call->ab,
+                         .c_dtype = call->c, .trans_a = call->trans_a,
+                         .trans_b = call->trans_b, .m = call->m, .n = call->n, .k = call->k,
+                         .batch = call->batch, .is_b_batched = call->is_b_batched,
+                         .is_accumulating = call->is_accumulating};
   if (!*H->blas)
     TRY(loom_runtime_cublas_open(H->blas, d));
   return loom_runtime_cublas_gemm(*H->blas, &g, d);
@@ -285,10 +274,9 @@ static loom_status exec(host *H, const loom_stmt *s, loom_diag *d) {
         !strcmp(e->u.call.args[0]->u.str, LOOM_GPU_LAUNCH) &&
         loom_ir_is_const_int(e->u.call.args[1], &k) && k >= 0 && k < H->g->n_kernels)
       return launch(H, &H->g->kernels[k], d);
-    if (e->kind == LOOM_EXPR_CALL && e->u.call.n_args > 0 &&
-        e->u.call.args[0]->kind == LOOM_EXPR_STR &&
-        !strcmp(e->u.call.args[0]->u.str, LOOM_GPU_CUBLAS))
-      return cublas_call(H, e, d);
+    loom_gpu_cublas call;
+    if (loom_lower_gpu_cublas_read(e, &call))
+      return cublas_call(H, &call, d);
     return LOOM_OK;
   }
   case LOOM_STMT_STORE:

@@ -65,37 +65,21 @@ loom_status dlight_matmul_apply(loom_sched **s, const loom_target *t,
  * false when there is none (after dlight's inlining, as the rule sees it). */
 bool dlight_matmul_shape_of(loom_sched *s, dlight_matmul_shape *out);
 
-/* A copy gemm_form.c makes of an operand: the block that copies it, and
- * the index map that laid the copy out. */
-typedef struct dlight_gemm_copy {
-  char block[256];
-  char map[1024];
-} dlight_gemm_copy;
-
-/* The one reduction block of *s made a plain matmul when it is a product
- * in other index spaces (gemm_form.c): a convolution, its input's copy the
- * im2col matrix; copies get A's, B's and C's copies. LOOM_ERROR (why) when
- * there is no such block, or it is a matmul already; *s unchanged then. */
-loom_status dlight_gemm_form(loom_sched **s, dlight_gemm_copy copies[3], loom_diag *why);
-/* The copying blocks made to iterate over the copies' new layout (each
- * where the primitive allows it), so that each is indexed by its iters and
- * can be inlined into the tiles of the product that read or write it. */
-void dlight_gemm_copies_lay_out(loom_sched **s, const dlight_gemm_copy copies[3]);
-
-/* *s as Matmul tiles it: a product in other index spaces made a matmul
- * (dlight_gemm_form; *is_product then, why says why not otherwise), then
- * inlined (dlight_inline_all; the padding before a convolution goes into
- * the copy of its input, not into the product, whose copy would then read
- * outside the padded tensor), then its copies laid out
- * (dlight_gemm_copies_lay_out) so that Matmul inlines them into its tiles
- * rather than the inlining into the product. */
+/* *s as Matmul tiles it (gemm_form.c): when its one reduction is a
+ * product in other index spaces (a convolution), made a plain matmul
+ * (*is_product then; why says why not otherwise), its input's copy the
+ * im2col matrix; then inlined (dlight_inline_all: the padding before a
+ * convolution goes into the copy of its input, not into the product, whose
+ * copy would then read outside the padded tensor); then the copies laid
+ * out so that Matmul inlines them into its tiles. */
 loom_status dlight_gemm_prepare(loom_sched **s, bool *is_product, loom_diag *why);
 
-/* try_inline's step: the primitive kind (compute_inline or
- * reverse_compute_inline) on the block named name of *s, kept when it
- * applies; *is_done is set then. */
-loom_status dlight_try_inline(loom_sched **s, loom_inst_kind kind, const char *name,
-                              bool *is_done);
+/* The instruction kind (compute_inline, reverse_compute_inline,
+ * transform_block_layout...) with attrs on the block named name of *s,
+ * tried on a copy that replaces *s when it applies; *is_done is set then.
+ * Fails only when out of memory. */
+loom_status dlight_try_step(loom_sched **s, loom_inst_kind kind, const char *name,
+                           const loom_tval *attrs, int n_attrs, bool *is_done);
 
 /* dlight's pass on a schedule of one function: inlining, then the first of
  * rules that takes it; *rule gets its name, or NULL when none does (then *s

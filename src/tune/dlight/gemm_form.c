@@ -13,6 +13,13 @@
 
 enum { CLASS_NONE, CLASS_I, CLASS_J, CLASS_K, CLASS_UNIT };
 
+/* A copy made of an operand: the block that copies it, and the index map
+ * that laid the copy out. */
+typedef struct gemm_copy {
+  char block[256];
+  char map[1024];
+} gemm_copy;
+
 typedef struct use_ctx {
   const loom_block *b;
   bool *in;
@@ -175,7 +182,7 @@ static void region_uses(const loom_block *b, const loom_buffer_region *r, bool *
  * map. */
 static loom_status lay_out(loom_sched *s, loom_sched_rv block, const form *f,
                            const loom_buffer *buffer, const int *classes,
-                           dlight_gemm_copy *copy, loom_diag *why) {
+                           gemm_copy *copy, loom_diag *why) {
   const loom_block *b = loom_sched_rv_block(s, block);
   int index = 0;
   if (buffer)
@@ -210,7 +217,11 @@ static bool is_plain(const loom_block *b, const form *f) {
          b->writes[0].n_ranges == 2;
 }
 
-loom_status dlight_gemm_form(loom_sched **s, dlight_gemm_copy copies[3], loom_diag *why) {
+/* The one reduction block of *s made a plain matmul when it is a product
+ * in other index spaces; copies get A's, B's and C's copies. LOOM_ERROR
+ * (why) when there is no such block, or it is a matmul already; *s
+ * unchanged then. */
+static loom_status gemm_form(loom_sched **s, gemm_copy copies[3], loom_diag *why) {
   const char *names[SPACE_MAX_BLOCKS];
   int n = space_block_names(space_func(*s), names, SPACE_MAX_BLOCKS);
   const char *name = NULL;
@@ -259,34 +270,24 @@ loom_status dlight_gemm_form(loom_sched **s, dlight_gemm_copy copies[3], loom_di
   return LOOM_OK;
 }
 
-void dlight_gemm_copies_lay_out(loom_sched **s, const dlight_gemm_copy copies[3]) {
+/* The copying blocks made to iterate over the copies' new layout (each
+ * where the primitive allows it), so that each is indexed by its iters and
+ * can be inlined into the tiles of the product that read or write it. */
+static loom_status lay_out_copies(loom_sched **s, const gemm_copy copies[3]) {
   for (int i = 0; i < 3; i++) {
-    loom_sched *c = loom_sched_copy(*s);
-    if (!c)
-      return;
-    loom_diag why;
-    loom_diag_init(&why);
-    loom_sched_rv block;
-    loom_tval attrs[1] = {loom_tval_str(copies[i].map)};
-    bool ok = loom_sched_get_block(c, copies[i].block, NULL, &block, &why) == LOOM_OK;
-    loom_tval in = loom_tval_rv(block);
-    ok = ok && space_apply(c, LOOM_INST_TRANSFORM_BLOCK_LAYOUT, &in, 1, attrs, 1, NULL, NULL,
-                           &why) == LOOM_OK;
-    loom_diag_free(&why);
-    loom_sched_free(ok ? *s : c);
-    if (ok)
-      *s = c;
+    loom_tval map = loom_tval_str(copies[i].map);
+    bool is_done = false;
+    TRY(dlight_try_step(s, LOOM_INST_TRANSFORM_BLOCK_LAYOUT, copies[i].block, &map, 1, &is_done));
   }
+  return LOOM_OK;
 }
 
 loom_status dlight_gemm_prepare(loom_sched **s, bool *is_product, loom_diag *why) {
-  dlight_gemm_copy copies[3];
-  loom_status st = dlight_gemm_form(s, copies, why);
+  gemm_copy copies[3];
+  loom_status st = gemm_form(s, copies, why);
   *is_product = st == LOOM_OK;
   if (st != LOOM_OK && st != LOOM_ERROR)
     return st;
   TRY(dlight_inline_all(s));
-  if (*is_product)
-    dlight_gemm_copies_lay_out(s, copies);
-  return LOOM_OK;
+  return *is_product ? lay_out_copies(s, copies) : LOOM_OK;
 }

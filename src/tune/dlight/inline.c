@@ -1,8 +1,8 @@
 /* dlight's try_inline, which every rule starts from. */
 #include "tune/dlight/dlight_impl.h"
 
-loom_status dlight_try_inline(loom_sched **s, loom_inst_kind kind, const char *name,
-                              bool *is_done) {
+loom_status dlight_try_step(loom_sched **s, loom_inst_kind kind, const char *name,
+                           const loom_tval *attrs, int n_attrs, bool *is_done) {
   loom_sched *c = loom_sched_copy(*s);
   if (!c)
     return LOOM_NOMEM;
@@ -11,7 +11,7 @@ loom_status dlight_try_inline(loom_sched **s, loom_inst_kind kind, const char *n
   loom_sched_rv block;
   bool ok = loom_sched_get_block(c, name, NULL, &block, &why) == LOOM_OK;
   loom_tval in = loom_tval_rv(block);
-  ok = ok && space_apply(c, kind, &in, 1, NULL, 0, NULL, NULL, &why) == LOOM_OK;
+  ok = ok && space_apply(c, kind, &in, 1, attrs, n_attrs, NULL, NULL, &why) == LOOM_OK;
   loom_diag_free(&why);
   loom_sched_free(ok ? *s : c);
   if (ok)
@@ -26,9 +26,9 @@ loom_status dlight_inline_all(loom_sched **s) {
     int n = space_block_names(space_func(*s), names, SPACE_MAX_BLOCKS);
     bool is_done = false;
     for (int i = 0; i < n && !is_done; i++) {
-      TRY(dlight_try_inline(s, LOOM_INST_COMPUTE_INLINE, names[i], &is_done));
+      TRY(dlight_try_step(s, LOOM_INST_COMPUTE_INLINE, names[i], NULL, 0, &is_done));
       if (!is_done)
-        TRY(dlight_try_inline(s, LOOM_INST_REVERSE_COMPUTE_INLINE, names[i], &is_done));
+        TRY(dlight_try_step(s, LOOM_INST_REVERSE_COMPUTE_INLINE, names[i], NULL, 0, &is_done));
     }
     if (!is_done)
       return LOOM_OK; /* else the block names changed: list them again */

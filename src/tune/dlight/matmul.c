@@ -414,9 +414,9 @@ static loom_status inline_operands(loom_sched **s, const char *name, const matmu
     }
     bool is_done = false;
     if (!strcmp(out, mm->a) || !strcmp(out, mm->b))
-      st = dlight_try_inline(s, LOOM_INST_COMPUTE_INLINE, names[i], &is_done);
+      st = dlight_try_step(s, LOOM_INST_COMPUTE_INLINE, names[i], NULL, 0, &is_done);
     else if (is_reader && strcmp(out, mm->out))
-      st = dlight_try_inline(s, LOOM_INST_REVERSE_COMPUTE_INLINE, names[i], &is_done);
+      st = dlight_try_step(s, LOOM_INST_REVERSE_COMPUTE_INLINE, names[i], NULL, 0, &is_done);
   }
   dlight_names_free(names, n);
   return st;
