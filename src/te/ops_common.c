@@ -6,6 +6,17 @@
 
 loom_expr *ops_int(loom_te *te, int64_t v) { return loom_te_int(te, v); }
 
+loom_status ops_out_dtype(const loom_te_args *args, loom_dtype in,
+                          loom_dtype *out, loom_diag *d) {
+  const char *s;
+  TRY(loom_te_args_str(args, "out_dtype", &s, d));
+  if (!*s) {
+    *out = in;
+    return LOOM_OK;
+  }
+  return loom_te_args_dtype(args, "out_dtype", out, d);
+}
+
 /* Inside a TE script the inputs are the script's tensors, which must be
  * what the settings (derived from them) describe. */
 static loom_te_tensor *given_input(loom_te *te, const int64_t *shape,

@@ -10,6 +10,7 @@ typedef struct conv_ctx {
   int nsp;        /* spatial dims: 1, 2 or 3 */
   bool is_nhwc, is_depthwise, is_transpose;
   int64_t groups, cin, cout;
+  loom_dtype out; /* out_dtype: the products are cast to it, as topi's are */
   /* Per spatial dimension, in D, H, W order. */
   int64_t stride[3], dilation[3], k[3];
 } conv_ctx;
@@ -63,8 +64,8 @@ static loom_expr *conv_body(loom_te *te, void *user, loom_expr *const *idx) {
     for (int i = 0; i < c->nsp; i++)
       wi[2 + i] = loom_te_ref(te, c->r[i + 1]);
   }
-  loom_expr *p = loom_te_mul(te, loom_te_at(te, c->x, xi, n),
-                             loom_te_at(te, c->w, wi, n));
+  loom_expr *p = loom_te_mul(te, loom_te_cast(te, c->out, loom_te_at(te, c->x, xi, n)),
+                             loom_te_cast(te, c->out, loom_te_at(te, c->w, wi, n)));
   loom_var *axes[4];
   int na = 0;
   if (c->is_nhwc) {
@@ -197,6 +198,7 @@ static loom_status build_conv(loom_te *te, const loom_te_args *args, int nsp,
   TRY(dim_key(args, "dilation", nsp, 1, c.dilation, NULL, d));
   TRY(dim_key(args, "pad", nsp, 0, before, after, d));
   TRY(loom_te_args_dtype(args, "dtype", &t, d));
+  TRY(ops_out_dtype(args, t, &c.out, d));
   TRY(loom_te_args_str(args, "layout", &layout, d));
   c.nsp = nsp;
   c.is_nhwc = layout[0] == 'N' && layout[1] != 'C';

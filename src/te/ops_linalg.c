@@ -71,17 +71,6 @@ static loom_te_tensor *epilogue(loom_te *te, loom_te_tensor *y,
   return y;
 }
 
-static loom_status out_dtype(const loom_te_args *args, loom_dtype in,
-                             loom_dtype *out, loom_diag *d) {
-  const char *s;
-  TRY(loom_te_args_str(args, "out_dtype", &s, d));
-  if (!*s) {
-    *out = in;
-    return LOOM_OK;
-  }
-  return loom_te_args_dtype(args, "out_dtype", out, d);
-}
-
 static loom_status activation_key(const loom_te_args *args, const char **act,
                                   loom_diag *d) {
   TRY(loom_te_args_str(args, "epilogue", act, d));
@@ -121,7 +110,7 @@ static loom_status build_matmul(loom_te *te, const loom_te_args *args,
   TRY(get_dims(args, keys + !is_batched, v + !is_batched, 3 + is_batched, d));
   TRY(loom_te_args_dtype(args, "dtype", &t, d));
   if (!is_dense) {
-    TRY(out_dtype(args, t, &ot, d));
+    TRY(ops_out_dtype(args, t, &ot, d));
     TRY(loom_te_args_str(args, "layout", &layout, d));
     TRY(loom_te_args_int(args, "bias", &has_bias, d));
     TRY(activation_key(args, &act, d));

@@ -171,8 +171,8 @@ static loom_status set_dtype(topi_call *c, const char *key, loom_dtype t) {
   return set(c, "%s=%s", key, loom_dtype_str(t, buf));
 }
 
-/* out_dtype, where given, must be the input's: the library's operators
- * (other than matmul) compute in their input dtype. */
+/* out_dtype, where given, must be the input's: the library's other
+ * operators compute in their input dtype. */
 static loom_status same_out_dtype(topi_call *c, loom_dtype t) {
   const te_arg *a = arg(c, "out_dtype");
   loom_dtype o;
@@ -184,6 +184,17 @@ static loom_status same_out_dtype(topi_call *c, loom_dtype t) {
     return fail(c, "out_dtype=%s differs from the input's dtype, which the "
                 "library's operator computes in", a->s);
   return LOOM_OK;
+}
+
+/* out_dtype, where given, passed on: matmul and the convolutions compute
+ * their products in it. */
+static loom_status pass_out_dtype(topi_call *c) {
+  const te_arg *od = arg(c, "out_dtype");
+  if (is_none(od))
+    return LOOM_OK;
+  if (od->kind != TE_ARG_STR)
+    return fail(c, "out_dtype must be a dtype name");
+  return set(c, "out_dtype=%s", od->s);
 }
 
 /* ---- mappers --------------------------------------------------------------- */
@@ -256,12 +267,7 @@ static loom_status map_matmul(topi_call *c) {
     TRY(same_out_dtype(c, loom_te_dtype(a)));
   } else {
     TRY(set(c, "layout=%c%c", ta ? 'T' : 'N', tb ? 'T' : 'N'));
-    const te_arg *od = arg(c, "out_dtype");
-    if (!is_none(od)) {
-      if (od->kind != TE_ARG_STR)
-        return fail(c, "out_dtype must be a dtype name");
-      TRY(set(c, "out_dtype=%s", od->s));
-    }
+    TRY(pass_out_dtype(c));
   }
   TRY(input(c, a));
   TRY(input(c, b));
@@ -348,7 +354,7 @@ static loom_status map_conv(topi_call *c) {
       if (op[i])
         return fail(c, "output_padding must be 0");
   }
-  TRY(same_out_dtype(c, loom_te_dtype(x)));
+  TRY(pass_out_dtype(c));
   static const char *const sp3[] = {"D", "H", "W"};
   const char *const *sp = nsp == 3 ? sp3 : sp3 + 1;
   TRY(set(c, "N=%lld", (long long)xs[0]));

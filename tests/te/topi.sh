@@ -63,6 +63,7 @@ conv1d C=3 H=11 K=4 R=3 stride=2 pad=1 layout=NWC|A=1,11,3 W=3,3,4|topi.nn.conv1
 conv2d C=4 H=9 W=7 K=6 R=3,2 stride=2,1 pad=1,0,1,1 dilation=1,2 groups=2|A=1,4,9,7 W=6,2,3,2|topi.nn.group_conv2d_nchw(A, W, (2, 1), (1, 0, 1, 1), (1, 2), 2)
 conv2d C=3 H=8 K=5 R=3 layout=NHWC|A=1,8,8,3 W=3,3,3,5|topi.nn.conv2d_nhwc(A, W, 1, 1, 1)
 conv2d N=2 C=3 H=7 W=6 K=4 R=3 pad=0|A=2,3,7,6 W=4,3,3,3|topi.nn.conv2d(A, W, 1, 0, 1, data_layout="NCHW")
+conv2d C=3 H=8 K=4 R=3 dtype=float16 out_dtype=float32|A=1,3,8,8:float16 W=4,3,3,3:float16|topi.nn.conv2d_nchw(A, W, 1, 1, 1, out_dtype="float32")
 conv3d C=3 D=4 H=6 W=5 K=4 R=3,2,3 stride=1,2,1 pad=1,0,1,1,1,0 layout=NDHWC|A=1,4,6,5,3 W=3,2,3,3,4|topi.nn.conv3d_ndhwc(A, W, (1, 2, 1), (1, 0, 1, 1, 1, 0), 1)
 conv3d C=2 D=5 H=4 W=6 K=3 R=2 dilation=2,1,1 pad=1|A=1,2,5,4,6 W=3,2,2,2,2|topi.nn.conv3d_ncdhw(A, W, 1, 1, (2, 1, 1))
 depthwise_conv2d C=8 H=10 R=3 layout=NHWC|A=1,10,10,8 W=3,3,8,1|topi.nn.depthwise_conv2d_nhwc(A, W, 1, 1, 1)
@@ -130,9 +131,9 @@ expect_error "keyword" "3:5" "no parameter axes=" 'from tvm import te, topi
 A = te.placeholder((4, 5), name="A")
 B = topi.nn.softmax(A, axes=1)'
 expect_error "out_dtype" "4:5" "out_dtype=float16 differs" 'from tvm import te, topi
-A = te.placeholder((1, 3, 8, 8), name="A")
-W = te.placeholder((4, 3, 3, 3), name="W")
-B = topi.nn.conv2d_nchw(A, W, 1, 1, 1, out_dtype="float16")'
+A = te.placeholder((2, 8), name="A")
+W = te.placeholder((4, 8), name="W")
+B = topi.nn.dense(A, W, out_dtype="float16")'
 expect_error "library check" "3:5" "topi.nn.pool2d: max_pool2d: " 'from tvm import te, topi
 A = te.placeholder((1, 3, 8, 8), name="A")
 B = topi.nn.pool2d(A, (3, 3), (1, 1), (1, 1), (3, 3, 3, 3), "max")'
