@@ -47,6 +47,18 @@ typedef struct loom_onnx_options {
    * BatchNormalization fusion). The rounding differs from the two
    * operators computed apart. */
   bool is_bn_folded;
+  /* Float16 and bfloat16 convolutions and matrix products (Conv, MatMul,
+   * Gemm) multiply and sum in float32 and round their result once, as
+   * cuDNN and cuBLAS compute them and as TVM's ToMixedPrecision rewrites
+   * them (out_dtype float32, then a cast); the bias is added before the
+   * rounding. Otherwise they compute in the model's type, as TVM's
+   * frontend builds them. */
+  bool is_f32_accumulated;
+  /* Where set (bits > 0: float16 or bfloat16), the model's float32
+   * tensors are read as this type: its inputs, outputs, weights and
+   * constants, as PyTorch's model.half() converts a network (the weights
+   * rounded to nearest even); every value computed from them follows. */
+  loom_dtype float_dtype;
   /* Values for the model's symbolic dimensions (an input of shape
    * ["batch", 3, 224, 224]): dim_names[i] is dim_values[i] wherever the
    * model's inputs and outputs name it. One left without a value is an

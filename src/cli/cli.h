@@ -77,12 +77,14 @@ typedef struct cli_net {
  * main); prints why not and returns the exit code. */
 int cli_net_load(const char *file, const char *graph, bool is_unfused,
                  const loom_onnx_options *rewrites, loom_buf *explain, cli_net *m);
-/* The importer's rewrites as loom model asks for them: --layout NCHW|NHWC
- * and --fold-bn on|off, unset (-1) until given, and --dim NAME=N, the
- * values of symbolic dimensions. */
+/* The importer's rewrites as loom model asks for them: --layout NCHW|NHWC,
+ * --fold-bn on|off and --accumulate float32|input, unset (-1) until given,
+ * --dtype float16|bfloat16, the type the model's float32 tensors are read
+ * as, and --dim NAME=N, the values of symbolic dimensions. */
 #define CLI_MAX_DIMS 8
 typedef struct cli_rewrites {
-  int is_channels_last, is_bn_folded;
+  int is_channels_last, is_bn_folded, is_f32_accumulated; /* -1: unset */
+  loom_dtype float_dtype; /* --dtype float16|bfloat16; bits 0: the model's */
   char dim_names[CLI_MAX_DIMS][64];
   int64_t dim_values[CLI_MAX_DIMS];
   int n_dims;
@@ -92,10 +94,13 @@ typedef struct cli_rewrites {
  * else the usage error's exit code. */
 int cli_rewrite_option(const char *a, const char *val, cli_rewrites *r);
 /* r with what is unset filled in. A network run or tuned (is_run) is
- * read to be fast: batch normalizations folded, and channels-last on a
- * CPU, where oneDNN's convolutions take NHWC. Imported or fused, it is
- * read as TVM's frontend reads it: neither. */
+ * read to be fast and accurate: batch normalizations folded, float16
+ * products summed in float32, and channels-last on a CPU, where oneDNN's
+ * convolutions take NHWC. Imported or fused, it is read as TVM's frontend
+ * reads it: none of these. */
 loom_onnx_options cli_rewrites_get(cli_rewrites *r, bool is_run, bool is_cpu);
+/* Rewrites with every choice unset. */
+cli_rewrites cli_rewrites_unset(void);
 void cli_net_free(cli_net *m);
 /* The options loom tune and loom model tune share (--seed, --model,
  * --strategy) into t: 1 when a is one of them, 0 when not, else the usage

@@ -74,6 +74,15 @@ int cli_rewrite_option(const char *a, const char *val, cli_rewrites *r) {
     if (strcmp(val, "on") && strcmp(val, "off"))
       return cli_usage_error("model", "--fold-bn takes on or off, not '%s'", val);
     r->is_bn_folded = val[1] == 'n';
+  } else if (!strcmp(a, "--accumulate")) {
+    if (strcmp(val, "float32") && strcmp(val, "input"))
+      return cli_usage_error("model", "--accumulate takes float32 or input, not '%s'", val);
+    r->is_f32_accumulated = val[0] == 'f';
+  } else if (!strcmp(a, "--dtype")) {
+    if (strcmp(val, "float16") && strcmp(val, "bfloat16"))
+      return cli_usage_error("model", "--dtype takes float16 or bfloat16, not '%s'", val);
+    r->float_dtype = val[0] == 'f' ? LOOM_DTYPE(LOOM_DT_FLOAT, 16, 1)
+                                   : LOOM_DTYPE(LOOM_DT_BFLOAT, 16, 1);
   } else if (!strcmp(a, "--dim")) {
     const char *eq = strchr(val, '=');
     char *end = NULL;
@@ -92,10 +101,16 @@ int cli_rewrite_option(const char *a, const char *val, cli_rewrites *r) {
   return 1;
 }
 
+cli_rewrites cli_rewrites_unset(void) {
+  return (cli_rewrites){.is_channels_last = -1, .is_bn_folded = -1, .is_f32_accumulated = -1};
+}
+
 loom_onnx_options cli_rewrites_get(cli_rewrites *r, bool is_run, bool is_cpu) {
   loom_onnx_options o;
   o.is_channels_last = r->is_channels_last >= 0 ? r->is_channels_last : is_run && is_cpu;
   o.is_bn_folded = r->is_bn_folded >= 0 ? r->is_bn_folded : is_run;
+  o.is_f32_accumulated = r->is_f32_accumulated >= 0 ? r->is_f32_accumulated : is_run;
+  o.float_dtype = r->float_dtype;
   for (int i = 0; i < r->n_dims; i++)
     r->dim_name_list[i] = r->dim_names[i];
   o.dim_names = r->dim_name_list;
@@ -156,7 +171,7 @@ static int cmd_import(int argc, char **argv, bool is_fuse) {
   const char *file = NULL, *out = NULL;
   bool is_unfused = false;
   loom_print_opts opts = {LOOM_DIALECT_TIR};
-  cli_rewrites rw = {.is_channels_last = -1, .is_bn_folded = -1};
+  cli_rewrites rw = cli_rewrites_unset();
   for (int i = 0; i < argc; i++) {
     int r = cli_dialect_option("model", argc, argv, &i, &opts.dialect);
     if (r < 0)
@@ -200,7 +215,7 @@ static int cmd_import(int argc, char **argv, bool is_fuse) {
 static int parse_run(int argc, char **argv, model_opts *o) {
   memset(o, 0, sizeof *o);
   o->repeat = 3;
-  o->rewrites = (cli_rewrites){.is_channels_last = -1, .is_bn_folded = -1};
+  o->rewrites = cli_rewrites_unset();
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     bool *flag = !strcmp(a, "--verify")    ? &o->is_verify

@@ -29,7 +29,7 @@ static int parse(int argc, char **argv, tune_net_opts *o) {
   o->db = "loom.db";
   o->t.runner.check = true;
   o->t.runner.timeout_ms = 10000;
-  o->rewrites = (cli_rewrites){.is_channels_last = -1, .is_bn_folded = -1};
+  o->rewrites = cli_rewrites_unset();
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     long long v;

@@ -37,13 +37,6 @@ static const loom_onnx_tensor *constant(const importer *m, const char *name,
   return d && d->data && loom_dtype_eq(d->info.dtype, t) ? d : NULL;
 }
 
-static void put(loom_onnx_tensor *t, int64_t i, double v) {
-  if (t->info.dtype.bits == 32)
-    ((float *)t->data)[i] = (float)v;
-  else
-    ((double *)t->data)[i] = v;
-}
-
 /* A weight of t's type and shape, named name, its data to be written. */
 static int new_weight(importer *m, const loom_onnx_tensor *like, const char *name,
                       loom_onnx_tensor **out) {
@@ -86,7 +79,7 @@ loom_status onnx_fold_bn(importer *m, onnx_node *n, int index) {
     return LOOM_OK;
   loom_dtype t = w->info.dtype;
   int64_t K = w->info.shape[0];
-  if (t.code != LOOM_DT_FLOAT || (t.bits != 32 && t.bits != 64) || t.lanes != 1)
+  if (!loom_dtype_is_float(t) || t.lanes != 1)
     return LOOM_OK;
   const loom_onnx_tensor *bias = p->n_input > 2 && *p->input[2]
                                      ? constant(m, p->input[2], t)
@@ -114,9 +107,9 @@ loom_status onnx_fold_bn(importer *m, onnx_node *n, int index) {
   for (int64_t c = 0; c < K; c++) {
     double s = onnx_tensor_get(q[0], c) / sqrt(onnx_tensor_get(q[3], c) + eps);
     for (int64_t i = 0; i < per; i++)
-      put(nw, c * per + i, onnx_tensor_get(w, c * per + i) * s);
+      onnx_tensor_put(nw, c * per + i, onnx_tensor_get(w, c * per + i) * s);
     double b0 = bias ? onnx_tensor_get(bias, c) : 0;
-    put(nb, c, (b0 - onnx_tensor_get(q[2], c)) * s + onnx_tensor_get(q[1], c));
+    onnx_tensor_put(nb, c, (b0 - onnx_tensor_get(q[2], c)) * s + onnx_tensor_get(q[1], c));
   }
   vals[0] = n->vals[0];
   vals[1] = wv;

@@ -57,6 +57,8 @@ int import_find(const importer *m, const char *name);
 /* A new value; its index, or -1 when out of memory. */
 int import_add_val(importer *m, const char *name, loom_tensor_info info,
                    val_kind kind);
+/* A new weight holding t's data, converted first where the options read
+ * its type as another (float_dtype); -1 when out of memory. */
 int import_add_weight(importer *m, const char *name, const loom_onnx_tensor *t);
 /* The call of the prim func made of n's arguments (n->args, their values
  * n->vals) and its result y, the result a new value named `name`. */

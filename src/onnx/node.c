@@ -136,6 +136,26 @@ const char *node_dtype_str(onnx_node *n, loom_dtype t) {
   return s ? s : "";
 }
 
+loom_dtype node_acc_dtype(const onnx_node *n, loom_dtype t) {
+  bool is_half = (t.code == LOOM_DT_FLOAT || t.code == LOOM_DT_BFLOAT) && t.bits == 16;
+  return n->is_f32_accumulated && is_half ? LOOM_DTYPE(LOOM_DT_FLOAT, 32, t.lanes) : t;
+}
+
+loom_status node_narrow(onnx_node *n, loom_te_tensor *y, loom_dtype t,
+                        loom_te_tensor **out) {
+  if (loom_dtype_eq(loom_te_dtype(y), t)) {
+    *out = y;
+    return LOOM_OK;
+  }
+  int64_t shape[ONNX_MAX_RANK];
+  int rank = loom_te_ndim(y);
+  for (int i = 0; i < rank; i++)
+    loom_ir_is_const_int(loom_te_dim(y, i), &shape[i]);
+  return node_apply(n, "cast", &y, 1, out, "shape=%s dtype=%s out_dtype=%s",
+                    node_shape_str(n, shape, rank),
+                    node_dtype_str(n, loom_te_dtype(y)), node_dtype_str(n, t));
+}
+
 void node_shape_exprs(onnx_node *n, const int64_t *shape, int ndim,
                       loom_expr **out) {
   for (int i = 0; i < ndim; i++)

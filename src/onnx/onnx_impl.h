@@ -31,6 +31,7 @@ typedef struct onnx_node {
   int *vals;             /* the importer's value of each input; -1: absent */
   const char *output;    /* the name of its result */
   bool is_nhwc;          /* build channels-last (an ONNX_LAYOUT_NHWC operator) */
+  bool is_f32_accumulated; /* loom_onnx_options' */
   loom_diag *d;
 } onnx_node;
 
@@ -77,6 +78,12 @@ size_t onnx_elem_bytes(loom_dtype t);
 /* Element i of a tensor's data as a double, or as an integer. */
 double onnx_tensor_get(const loom_onnx_tensor *t, int64_t i);
 int64_t onnx_tensor_get_int(const loom_onnx_tensor *t, int64_t i);
+/* Stores v, rounded to nearest even, as element i of a floating-point
+ * tensor. */
+void onnx_tensor_put(loom_onnx_tensor *t, int64_t i, double v);
+/* A copy of t in arena a with its elements converted to dtype dt. */
+loom_status onnx_tensor_retype(loom_arena *a, const loom_onnx_tensor *t,
+                               loom_dtype dt, const loom_onnx_tensor **out);
 
 /* ---- node helpers (node.c) ------------------------------------------------ */
 
@@ -112,6 +119,12 @@ loom_status node_apply(onnx_node *n, const char *op,
 /* "1,4,10,10": the extents as the operator library writes shapes. */
 const char *node_shape_str(onnx_node *n, const int64_t *shape, int ndim);
 const char *node_dtype_str(onnx_node *n, loom_dtype t);
+/* The dtype a product of t's sums in: float32 for float16 and bfloat16
+ * where the options ask (is_f32_accumulated), else t. */
+loom_dtype node_acc_dtype(const onnx_node *n, loom_dtype t);
+/* y rounded to t by the library's cast; y itself when it has dtype t. */
+loom_status node_narrow(onnx_node *n, loom_te_tensor *y, loom_dtype t,
+                        loom_te_tensor **out);
 
 /* Constant extents as int32 expressions. */
 void node_shape_exprs(onnx_node *n, const int64_t *shape, int ndim,

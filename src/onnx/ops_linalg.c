@@ -13,6 +13,7 @@ typedef struct mm_ctx {
   int n_batch, rank;
   bool has_m, has_n; /* the result keeps A's rows, B's columns */
   double alpha, beta;
+  loom_dtype acc; /* MatMul's general case sums in it */
 } mm_ctx;
 
 /* ---- Gemm ---------------------------------------------------------------------- */
@@ -24,7 +25,7 @@ static loom_expr *gemm_body(loom_te *te, void *user, loom_expr *const *idx) {
   if (c->alpha != 1)
     v = loom_te_mul(te, loom_te_const(te, t, c->alpha), v);
   if (c->c) {
-    loom_expr *b = node_bcast_at(c->n, c->c, idx, 2);
+    loom_expr *b = loom_te_cast(te, t, node_bcast_at(c->n, c->c, idx, 2));
     if (c->beta != 1)
       b = loom_te_mul(te, loom_te_const(te, t, c->beta), b);
     v = loom_te_add(te, v, b);
@@ -60,26 +61,28 @@ loom_status onnx_gemm(onnx_node *n, loom_te_tensor **out) {
       return node_error(n, "C does not broadcast to the result (%lld, %lld)",
                         (long long)M, (long long)N);
   }
-  /* The library's own bias: a vector of N added with no scaling. */
+  /* The library's own bias: a vector of N added with no scaling, of the
+   * type the product sums in. */
+  loom_dtype acc = node_acc_dtype(n, a->dtype);
   bool is_lib_bias = has_c && ci->ndim == 1 && ci->shape[0] == N &&
-                     c.alpha == 1 && c.beta == 1;
+                     c.alpha == 1 && c.beta == 1 && loom_dtype_eq(acc, a->dtype);
   loom_te_tensor *in[3] = {node_arg(n, 0), node_arg(n, 1),
                            is_lib_bias ? node_arg(n, 2) : NULL};
   loom_te_tensor *y;
   TRY(node_apply(n, "matmul", in, is_lib_bias ? 3 : 2, &y,
-                 "M=%lld N=%lld K=%lld layout=%c%c bias=%d dtype=%s",
+                 "M=%lld N=%lld K=%lld layout=%c%c bias=%d dtype=%s out_dtype=%s",
                  (long long)M, (long long)N, (long long)K, ta ? 'T' : 'N',
-                 tb ? 'T' : 'N', is_lib_bias, node_dtype_str(n, a->dtype)));
-  if (is_lib_bias || (!has_c && c.alpha == 1)) {
-    *out = y;
-    return LOOM_OK;
+                 tb ? 'T' : 'N', is_lib_bias, node_dtype_str(n, a->dtype),
+                 node_dtype_str(n, acc)));
+  if (!is_lib_bias && (has_c || c.alpha != 1)) {
+    c.y = y;
+    c.c = has_c ? node_arg(n, 2) : NULL;
+    loom_expr *shape[2];
+    node_shape_exprs(n, (int64_t[]){M, N}, 2, shape);
+    if (!(y = loom_te_compute(n->te, "T_add", shape, 2, NULL, gemm_body, &c)))
+      return LOOM_NOMEM;
   }
-  c.y = y;
-  c.c = has_c ? node_arg(n, 2) : NULL;
-  loom_expr *shape[2];
-  node_shape_exprs(n, (int64_t[]){M, N}, 2, shape);
-  *out = loom_te_compute(n->te, "T_add", shape, 2, NULL, gemm_body, &c);
-  return LOOM_OK;
+  return node_narrow(n, y, a->dtype, out);
 }
 
 /* ---- MatMul ---------------------------------------------------------------------- */
@@ -108,8 +111,8 @@ static loom_expr *matmul_body(loom_te *te, void *user, loom_expr *const *idx) {
   bi[nbb] = k;
   if (rb > 1)
     bi[nbb + 1] = idx[p];
-  return loom_te_sum(te, loom_te_mul(te, loom_te_at(te, c->a, ai, ra),
-                                     loom_te_at(te, c->b, bi, rb)),
+  return loom_te_sum(te, loom_te_mul(te, loom_te_cast(te, c->acc, loom_te_at(te, c->a, ai, ra)),
+                                     loom_te_cast(te, c->acc, loom_te_at(te, c->b, bi, rb))),
                      &c->k, 1, NULL);
 }
 
@@ -135,19 +138,25 @@ loom_status onnx_matmul(onnx_node *n, loom_te_tensor **out) {
   if (K != KB)
     return node_error(n, "A has %lld columns but B has %lld rows",
                       (long long)K, (long long)KB);
-  loom_te_tensor *in[2] = {node_arg(n, 0), node_arg(n, 1)};
+  loom_te_tensor *in[2] = {node_arg(n, 0), node_arg(n, 1)}, *y;
   const char *dt = node_dtype_str(n, a->dtype);
+  loom_dtype acc = node_acc_dtype(n, a->dtype);
+  const char *adt = node_dtype_str(n, acc);
   int64_t M = a->ndim > 1 ? a->shape[a->ndim - 2] : 1;
   int64_t N = b->ndim > 1 ? b->shape[b->ndim - 1] : 1;
-  if (a->ndim == 2 && b->ndim == 2)
-    return node_apply(n, "matmul", in, 2, out,
-                      "M=%lld N=%lld K=%lld layout=NN dtype=%s", (long long)M,
-                      (long long)N, (long long)K, dt);
-  if (a->ndim == 3 && same_batch(a, b))
-    return node_apply(n, "batch_matmul", in, 2, out,
-                      "B=%lld M=%lld N=%lld K=%lld layout=NN dtype=%s",
-                      (long long)a->shape[0], (long long)M, (long long)N,
-                      (long long)K, dt);
+  if (a->ndim == 2 && b->ndim == 2) {
+    TRY(node_apply(n, "matmul", in, 2, &y,
+                   "M=%lld N=%lld K=%lld layout=NN dtype=%s out_dtype=%s",
+                   (long long)M, (long long)N, (long long)K, dt, adt));
+    return node_narrow(n, y, a->dtype, out);
+  }
+  if (a->ndim == 3 && same_batch(a, b)) {
+    TRY(node_apply(n, "batch_matmul", in, 2, &y,
+                   "B=%lld M=%lld N=%lld K=%lld layout=NN dtype=%s out_dtype=%s",
+                   (long long)a->shape[0], (long long)M, (long long)N,
+                   (long long)K, dt, adt));
+    return node_narrow(n, y, a->dtype, out);
+  }
   /* The batch dimensions broadcast against each other. */
   loom_tensor_info ba = {a->dtype, a->shape, a->ndim > 2 ? a->ndim - 2 : 0};
   loom_tensor_info bb = {b->dtype, b->shape, b->ndim > 2 ? b->ndim - 2 : 0};
@@ -166,8 +175,10 @@ loom_status onnx_matmul(onnx_node *n, loom_te_tensor **out) {
     return node_error(n, "the result has rank %d (limit is %d)", c.rank,
                       ONNX_MAX_RANK);
   c.k = loom_te_reduce_axis(n->te, loom_te_int(n->te, K), "k");
+  c.acc = acc;
   loom_expr *s[ONNX_MAX_RANK];
   node_shape_exprs(n, shape, c.rank, s);
-  *out = loom_te_compute(n->te, "matmul", s, c.rank, NULL, matmul_body, &c);
-  return LOOM_OK;
+  if (!(y = loom_te_compute(n->te, "matmul", s, c.rank, NULL, matmul_body, &c)))
+    return LOOM_NOMEM;
+  return node_narrow(n, y, a->dtype, out);
 }

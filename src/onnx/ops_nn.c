@@ -125,7 +125,8 @@ typedef struct nn_ctx {
 static loom_expr *bias_body(loom_te *te, void *user, loom_expr *const *idx) {
   nn_ctx *c = user;
   return loom_te_add(te, loom_te_at(te, c->y, idx, 4),
-                     loom_te_at(te, c->p[0], &idx[c->axis], 1));
+                     loom_te_cast(te, loom_te_dtype(c->y),
+                                  loom_te_at(te, c->p[0], &idx[c->axis], 1)));
 }
 
 loom_status onnx_conv(onnx_node *n, loom_te_tensor **out) {
@@ -158,10 +159,11 @@ loom_status onnx_conv(onnx_node *n, loom_te_tensor **out) {
                       (long long)wt->shape[1]);
   bool is_depthwise = g > 1 && g == C && K == C;
   loom_te_tensor *in[2] = {node_arg(n, 0), node_arg(n, 1)}, *y;
+  loom_dtype acc = node_acc_dtype(n, x->dtype);
   TRY(node_apply(n, is_depthwise ? "depthwise_conv2d" : "conv2d", in, 2, &y,
                  "N=%lld C=%lld H=%lld W=%lld K=%lld R=%lld,%lld "
                  "stride=%lld,%lld pad=%lld,%lld,%lld,%lld "
-                 "dilation=%lld,%lld groups=%lld layout=%s dtype=%s",
+                 "dilation=%lld,%lld groups=%lld layout=%s dtype=%s out_dtype=%s",
                  (long long)x->shape[0], (long long)C, (long long)w.in[0],
                  (long long)w.in[1], (long long)K, (long long)w.k[0],
                  (long long)w.k[1], (long long)w.stride[0],
@@ -169,11 +171,9 @@ loom_status onnx_conv(onnx_node *n, loom_te_tensor **out) {
                  (long long)w.lo[1], (long long)w.hi[0], (long long)w.hi[1],
                  (long long)w.dilation[0], (long long)w.dilation[1],
                  (long long)(is_depthwise ? 1 : g), n->is_nhwc ? "NHWC" : "NCHW",
-                 node_dtype_str(n, x->dtype)));
-  if (!node_has(n, 2)) {
-    *out = y;
-    return LOOM_OK;
-  }
+                 node_dtype_str(n, x->dtype), node_dtype_str(n, acc)));
+  if (!node_has(n, 2))
+    return node_narrow(n, y, x->dtype, out);
   const loom_tensor_info *b = n->in[2];
   if (b->ndim != 1 || b->shape[0] != K || !loom_dtype_eq(b->dtype, x->dtype))
     return node_error(n, "the bias must be a vector of the %lld output "
@@ -185,8 +185,8 @@ loom_status onnx_conv(onnx_node *n, loom_te_tensor **out) {
   loom_expr *shape[4];
   for (int i = 0; i < 4; i++)
     shape[i] = loom_te_dim(y, i);
-  *out = loom_te_compute(n->te, "T_add", shape, 4, NULL, bias_body, &c);
-  return LOOM_OK;
+  y = loom_te_compute(n->te, "T_add", shape, 4, NULL, bias_body, &c);
+  return y ? node_narrow(n, y, x->dtype, out) : LOOM_NOMEM;
 }
 
 /* ---- pools ---------------------------------------------------------------------- */

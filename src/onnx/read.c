@@ -45,7 +45,17 @@ int import_add_val(importer *m, const char *name, loom_tensor_info info,
   return v->name ? m->n_vals++ : -1;
 }
 
+/* The type the model's t is read as: float32 as the options' float_dtype
+ * where that is set. */
+static loom_dtype model_dtype(const importer *m, loom_dtype t) {
+  bool is_f32 = t.code == LOOM_DT_FLOAT && t.bits == 32;
+  return is_f32 && m->opts.float_dtype.bits ? m->opts.float_dtype : t;
+}
+
 int import_add_weight(importer *m, const char *name, const loom_onnx_tensor *t) {
+  loom_dtype dt = model_dtype(m, t->info.dtype);
+  if (!loom_dtype_eq(dt, t->info.dtype) && onnx_tensor_retype(m->a, t, dt, &t) != LOOM_OK)
+    return -1;
   int i = import_add_val(m, name, t->info, VAL_WEIGHT);
   if (i >= 0)
     m->vals[i].data = t;
@@ -76,6 +86,7 @@ static loom_status value_info(importer *m, const Onnx__ValueInfoProto *v,
                            "%s '%s' has element type %s, which is not "
                            "supported", what, v->name,
                            onnx_dtype_name(tt->elem_type));
+  out->dtype = model_dtype(m, out->dtype);
   if (!tt->shape)
     return loom_diag_error(d, (loom_loc){0},
                            "%s '%s' has no shape; static shapes are required",
@@ -379,6 +390,7 @@ static loom_status read_node(importer *m, const Onnx__NodeProto *p, int index) {
   n.proto = p;
   n.where = node_label(m, p, index);
   n.opset = m->opset;
+  n.is_f32_accumulated = m->opts.is_f32_accumulated;
   n.arena = m->a;
   n.d = m->d;
   if (p->domain && *p->domain && strcmp(p->domain, "ai.onnx"))

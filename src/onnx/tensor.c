@@ -2,6 +2,7 @@
  * a test's input or output) copied into an arena as a dense row-major
  * array of the loom dtype, whichever field the writer stored it in. */
 #include "onnx_impl.h"
+#include "loom/interp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,11 +69,15 @@ double onnx_tensor_get(const loom_onnx_tensor *t, int64_t i) {
   const char *p = (const char *)t->data + (size_t)i * onnx_elem_bytes(dt);
   switch (dt.code) {
   case LOOM_DT_FLOAT:
+    if (dt.bits == 16)
+      return loom_interp_f16_value(*(const uint16_t *)p);
     if (dt.bits == 32)
       return *(const float *)p;
     if (dt.bits == 64)
       return *(const double *)p;
     break;
+  case LOOM_DT_BFLOAT:
+    return loom_interp_bf16_value(*(const uint16_t *)p);
   case LOOM_DT_INT:
   case LOOM_DT_UINT:
   case LOOM_DT_BOOL:
@@ -80,7 +85,36 @@ double onnx_tensor_get(const loom_onnx_tensor *t, int64_t i) {
   default:
     break;
   }
-  return 0; /* float16 / bfloat16 data are not read at import */
+  return 0;
+}
+
+loom_status onnx_tensor_retype(loom_arena *a, const loom_onnx_tensor *t,
+                               loom_dtype dt, const loom_onnx_tensor **out) {
+  loom_onnx_tensor *r = loom_arena_dup(a, t, sizeof *t);
+  if (!r)
+    return LOOM_NOMEM;
+  r->info.dtype = dt;
+  int64_t n = onnx_numel(&t->info);
+  r->bytes = (size_t)n * onnx_elem_bytes(dt);
+  r->data = n ? loom_arena_alloc(a, r->bytes) : NULL;
+  if (n && !r->data)
+    return LOOM_NOMEM;
+  for (int64_t i = 0; i < n; i++)
+    onnx_tensor_put(r, i, onnx_tensor_get(t, i));
+  *out = r;
+  return LOOM_OK;
+}
+
+void onnx_tensor_put(loom_onnx_tensor *t, int64_t i, double v) {
+  loom_dtype dt = t->info.dtype;
+  if (dt.code == LOOM_DT_BFLOAT)
+    ((uint16_t *)t->data)[i] = loom_interp_bf16_bits(v);
+  else if (dt.bits == 16)
+    ((uint16_t *)t->data)[i] = loom_interp_f16_bits(v);
+  else if (dt.bits == 32)
+    ((float *)t->data)[i] = (float)v;
+  else
+    ((double *)t->data)[i] = v;
 }
 
 int64_t onnx_tensor_get_int(const loom_onnx_tensor *t, int64_t i) {

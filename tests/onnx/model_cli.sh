@@ -159,6 +159,26 @@ check "no --dim: the option named" grep -q "give it a value (loom model: --dim b
 "$loom" model run "$cases/dynamic_shape.onnx" --dim batch=x >/dev/null 2>"$tmp/err"
 check "--dim without a number: exit 2" test $? = 2
 
+# Half precision: --dtype float16 reads a float32 model's tensors as
+# float16; run, its products sum in float32 (one rounding after the bias),
+# imported, in float16 as TVM's frontend builds them unless asked.
+run_model "$cases/convnet.onnx" --dtype float16 --verify >"$tmp/f16.out" 2>&1
+check "--dtype float16: the conv net runs in float16" grep -q "^output 0: float16(" "$tmp/f16.out"
+check "--dtype float16: and verifies" grep -q "verified: 1 output" "$tmp/f16.out"
+"$loom" model import "$cases/convnet.onnx" --dtype float16 --no-fuse >"$tmp/f16.py"
+check "import --dtype float16: the weights are float16" \
+  grep -q 'c1_w: R.Tensor((8, 3, 3, 3), dtype="float16")' "$tmp/f16.py"
+check "import --dtype float16: the convolutions sum in float16" \
+  test "$(grep -c 'T.Cast("float32"' "$tmp/f16.py")" = 0
+"$loom" model import "$cases/convnet.onnx" --dtype bfloat16 --accumulate float32 --no-fuse >"$tmp/bf16.py"
+check "import --accumulate float32: the convolutions and the classifier sum in float32" \
+  test "$(grep -c '= T.Cast("bfloat16", T_add\[' "$tmp/bf16.py")" = 3
+"$loom" model run "$cases/convnet.onnx" --dtype float64 >/dev/null 2>"$tmp/err"
+check "--dtype float64: a usage error" test $? = 2
+check "--dtype names what it takes" grep -q "\-\-dtype takes float16 or bfloat16, not 'float64'" "$tmp/err"
+"$loom" model run "$cases/convnet.onnx" --accumulate half >/dev/null 2>"$tmp/err"
+check "--accumulate half: a usage error" test $? = 2
+
 # Errors: exit 1 with the reason.
 "$loom" model import "$cases/unsupported_op.onnx" >/dev/null 2>"$tmp/err"
 check "unsupported operator exits 1" test $? = 1

@@ -5,11 +5,13 @@ bench/bench_net.py run in Loom and in onnxruntime. Needs python3-onnx and
 python3-numpy (Debian's); no torch.
 
   usage: resnet.py [--batch N] [--size HW] [--classes K] [--seed S] [--symbolic]
-                   -o OUT.onnx
+                   [--dtype float32|float16] -o OUT.onnx
 
 With --symbolic the batch, height and width are the symbolic dimensions
 "batch", "height" and "width" (`loom model run --dim batch=N ...` gives
-them values): one file for every batch and size.
+them values): one file for every batch and size. With --dtype float16
+every tensor is float16, the input and output included, as PyTorch's
+`model.half()` exports it: the same draws as the float32 model, rounded.
 
 The network: conv 7x7/2 (64) + BN + ReLU, max pool 3x3/2 pad 1, four stages
 of two BasicBlocks (conv 3x3 + BN + ReLU, conv 3x3 + BN, the skip added,
@@ -43,12 +45,13 @@ def scope(prefix):
 
 
 class Builder:
-    def __init__(self, seed):
+    def __init__(self, seed, dtype):
         self.rng = np.random.default_rng(seed)
+        self.dtype = dtype
         self.nodes, self.inits = [], []
 
     def init(self, name, array):
-        self.inits.append(numpy_helper.from_array(array.astype(np.float32), name))
+        self.inits.append(numpy_helper.from_array(array.astype(self.dtype), name))
         return name
 
     def conv(self, prefix, x, cin, cout, k, stride, pad):
@@ -95,8 +98,9 @@ class Builder:
         return self.op("Relu", prefix + ".relu_1", [s])
 
 
-def resnet18(batch, size, classes, seed, symbolic=False):
-    b = Builder(seed)
+def resnet18(batch, size, classes, seed, symbolic=False, dtype="float32"):
+    b = Builder(seed, np.dtype(dtype))
+    elem = TensorProto.FLOAT16 if dtype == "float16" else TensorProto.FLOAT
     x = b.conv("conv1", "input", 3, 64, 7, 2, 3)
     x = b.bn("bn1", x, 64)
     x = b.op("Relu", "relu", [x])
@@ -117,8 +121,8 @@ def resnet18(batch, size, classes, seed, symbolic=False):
     n, h, w = ("batch", "height", "width") if symbolic else (batch, size, size)
     graph = helper.make_graph(
         b.nodes, "resnet18",
-        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [n, 3, h, w])],
-        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [n, classes])],
+        [helper.make_tensor_value_info("input", elem, [n, 3, h, w])],
+        [helper.make_tensor_value_info("output", elem, [n, classes])],
         b.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                               producer_name="tests/onnx/resnet.py")
@@ -134,11 +138,13 @@ def main():
     p.add_argument("--seed", type=int, default=18)
     p.add_argument("--symbolic", action="store_true",
                    help="batch, height and width as symbolic dimensions")
+    p.add_argument("--dtype", choices=("float32", "float16"), default="float32",
+                   help="the type of every tensor")
     p.add_argument("-o", "--output", required=True, metavar="OUT.onnx")
     a = p.parse_args()
     if a.batch < 1 or a.size < 32 or a.classes < 1:
         p.error("--batch and --classes must be positive and --size at least 32")
-    model = resnet18(a.batch, a.size, a.classes, a.seed, a.symbolic)
+    model = resnet18(a.batch, a.size, a.classes, a.seed, a.symbolic, a.dtype)
     onnx.checker.check_model(model, full_check=True)
     onnx.save(model, a.output)
 

@@ -7,7 +7,8 @@
 # (--no-fuse, dispatched too); each output is compared with
 # onnxruntime's on the same input: the largest difference,
 # relative to the largest |onnxruntime|, must be under 1e-4 (float32 sums
-# in another order differ by ~1e-6 here). onnxruntime and NumPy come from
+# in another order differ by ~1e-6 here); and the network in float16,
+# against onnxruntime's float32 output. onnxruntime and NumPy come from
 # PyPI into a virtual environment in the build folder (ort-venv, made once
 # and reused); without them (no network) the test is skipped. The model is
 # written by Debian's python3-onnx; without it, skipped too.
@@ -39,6 +40,39 @@ x = np.random.default_rng(1).standard_normal((2, 3, 64, 64)).astype(np.float32)
 np.save('$tmp/input.npy', x)"
 
 pass=0 fail=0
+# check HOW MS GOT.npy TOL [MODEL INPUT]: Loom's output against
+# onnxruntime's on the float32 model (its float32 input).
+check() {
+  if "$venv/bin/python" - "$tmp/resnet18.onnx" "$tmp/input.npy" "$3" "$1" "$4" "$2" <<'PY'
+import sys
+
+import numpy as np
+import onnxruntime as ort
+
+model, x, got, how, tol, ms = sys.argv[1:]
+opts = ort.SessionOptions()
+opts.intra_op_num_threads = 2
+sess = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
+want = sess.run(None, {"input": np.load(x)})[0]
+got = np.load(got)
+if got.shape != want.shape:
+    print("FAIL %s: Loom's output is %s %s, onnxruntime's %s %s"
+          % (how, got.dtype, got.shape, want.dtype, want.shape))
+    sys.exit(1)
+scale = float(np.abs(want).max())
+diff = np.abs(got.astype(np.float64) - want)
+worst = tuple(int(i) for i in np.unravel_index(int(np.argmax(diff)), diff.shape))
+rel = float(diff.max()) / scale
+ok = rel <= float(tol) and np.isfinite(got).all()
+print("%s %s: largest difference %.3g at %s (Loom %.7g, onnxruntime %.7g), "
+      "%.3g of max |onnxruntime| %.4g (tolerance %s); loom model run %.1f s"
+      % ("ok  " if ok else "FAIL", how, diff.max(), worst, got[worst], want[worst],
+         rel, scale, tol, int(ms) / 1e3))
+sys.exit(0 if ok else 1)
+PY
+  then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+}
+
 k=0
 for how in "--pipeline default" "" "--no-fuse"; do
   k=$((k + 1))
@@ -62,35 +96,29 @@ for how in "--pipeline default" "" "--no-fuse"; do
     continue
   fi
   ms=$((($(date +%s%N) - start) / 1000000))
-  if "$venv/bin/python" - "$tmp/resnet18.onnx" "$tmp/input.npy" "$out/output_0.npy" \
-       "${how:-(fused, the libraries by default)}" "$tol" "$ms" <<'PY'
-import sys
+  check "${how:-(fused, the libraries by default)}" "$ms" "$out/output_0.npy" "$tol"
+done
 
+# The same network in float16, its products summed in float32, against
+# onnxruntime's float32 output: within 3e-3 (onnxruntime's own float16 run
+# is 8e-4 off; summed in float16, 5e-3), written in float16 (every tensor,
+# as model.half() exports it) and converted at import (--dtype float16).
+"$py" "$root/tests/onnx/resnet.py" --batch 2 --size 64 --dtype float16 \
+  -o "$tmp/resnet18_f16.onnx" || { echo "FAIL resnet.py --dtype float16"; exit 1; }
+"$venv/bin/python" -c "
 import numpy as np
-import onnxruntime as ort
-
-model, x, got, how, tol, ms = sys.argv[1:]
-opts = ort.SessionOptions()
-opts.intra_op_num_threads = 2
-sess = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
-want = sess.run(None, {"input": np.load(x)})[0]
-got = np.load(got)
-if got.shape != want.shape or got.dtype != want.dtype:
-    print("FAIL %s: Loom's output is %s %s, onnxruntime's %s %s"
-          % (how, got.dtype, got.shape, want.dtype, want.shape))
-    sys.exit(1)
-scale = float(np.abs(want).max())
-diff = np.abs(got.astype(np.float64) - want)
-worst = tuple(int(i) for i in np.unravel_index(int(np.argmax(diff)), diff.shape))
-rel = float(diff.max()) / scale
-ok = rel <= float(tol) and np.isfinite(got).all()
-print("%s %s: largest difference %.3g at %s (Loom %.7g, onnxruntime %.7g), "
-      "%.3g of max |onnxruntime| %.4g (tolerance %s); loom model run %.1f s"
-      % ("ok  " if ok else "FAIL", how, diff.max(), worst, got[worst], want[worst],
-         rel, scale, tol, int(ms) / 1e3))
-sys.exit(0 if ok else 1)
-PY
-  then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+np.save('$tmp/input_f16.npy', np.load('$tmp/input.npy').astype(np.float16))"
+for how in "resnet18_f16.onnx" "resnet18.onnx --dtype float16"; do
+  mkdir -p "$tmp/out_f16"
+  start=$(date +%s%N)
+  # shellcheck disable=SC2086
+  if "$loom" model run "$tmp/"$how --input "input=$tmp/input_f16.npy" \
+       --output "$tmp/out_f16" --repeat 1 >"$tmp/run.out" 2>&1; then
+    check "float16 ($how)" "$((($(date +%s%N) - start) / 1000000))" \
+      "$tmp/out_f16/output_0.npy" 3e-3
+  else
+    cat "$tmp/run.out"; echo "FAIL loom model run $how"; fail=$((fail + 1))
+  fi
 done
 
 echo "resnet_ort: $pass passed, $fail failed"
