@@ -6,7 +6,11 @@ the runs:
   resnet18_bN         a run from host memory: the input copied to the GPU,
                       the network, the output copied back (what `loom model
                       run --target cuda` times);
-  resnet18_bN_device  the network alone, its input on the GPU already.
+  resnet18_bN_device  the network alone, its input on the GPU already;
+  resnet18_f16_bN, resnet18_f16_bN_device
+                      the same in float16 (`net.half()`, every tensor
+                      float16, as tests/onnx/resnet.py --dtype float16
+                      writes the model; cuDNN sums in float32).
 
   usage: python3 bench/gpu_peer_net.py [REPEAT [BATCH...]]   (10; 1 128)"""
 import sys
@@ -71,15 +75,16 @@ def main():
     torch.backends.cudnn.benchmark = True
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
-    net = ResNet18().cuda().eval()
-    with torch.no_grad():
-        for b in batches:
-            host = torch.rand((b, 3, 224, 224), dtype=torch.float32)
-            dev = host.cuda()
-            print("resnet18_b%d %.6f" % (b, median_ms(lambda: net(host.cuda()).cpu(), repeat)),
-                  flush=True)
-            print("resnet18_b%d_device %.6f" % (b, median_ms(lambda: net(dev), repeat)),
-                  flush=True)
+    for name, dtype in (("resnet18", torch.float32), ("resnet18_f16", torch.float16)):
+        net = ResNet18().cuda().eval().to(dtype)
+        with torch.no_grad():
+            for b in batches:
+                host = torch.rand((b, 3, 224, 224), dtype=dtype)
+                dev = host.cuda()
+                print("%s_b%d %.6f" % (name, b, median_ms(lambda: net(host.cuda()).cpu(), repeat)),
+                      flush=True)
+                print("%s_b%d_device %.6f" % (name, b, median_ms(lambda: net(dev), repeat)),
+                      flush=True)
 
 
 if __name__ == "__main__":

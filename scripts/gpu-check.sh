@@ -16,9 +16,13 @@
 #         bench     bench/gpu beside PyTorch (dlight's and hand schedules)
 #         dispatch  products by cuBLAS through the dispatch pass, and --pipeline best
 #         net       networks on the GPU: the ONNX cases and ResNet-18 (64x64,
-#                   NCHW and NHWC) checked against the interpreter, ResNet-18
-#                   at 224x224, batch 1 and 128, beside PyTorch
-#       All of them stay under 8 minutes; dispatch and net take about two.
+#                   NCHW and NHWC, float32 and float16) checked against the
+#                   interpreter, ResNet-18 at 224x224, batch 1 and 128, and
+#                   in float16 at batch 128, beside PyTorch
+#         nettune   (not by default) ResNet-18 float16 at batch 128 tuned by
+#                   the fast strategy, then run with the records
+#       The default sections stay under 8 minutes; dispatch and net take
+#       about two and a half.
 #   The cuBLAS and network sections need build/gpu-carry/models/resnet18.onnx
 #   (--prepare writes it: tests/onnx/resnet.py --symbolic).
 set -u
@@ -216,24 +220,44 @@ R=$CARRY/models/resnet18.onnx
 # ResNet-18 in both layouts: the convolutions are products of their im2col
 # copies (dlight's Matmul), whose tiles read the input along its channels
 # in NHWC, across them in NCHW.
-for layout in NCHW NHWC; do
-  echo "resnet18 b2 64x64 $layout: $(timeout 90 "$LOOM" model run $R --dim batch=2 --dim height=64 \
-    --dim width=64 --layout $layout --target cuda --verify 2>&1 | tail -2 | tr '\n' ' ')" |
+# In float16 (--dtype float16: the weights rounded, the products summed
+# in float32), the products fit the tensor cores where their tiles divide.
+for run in "NCHW" "NHWC" "NCHW --dtype float16"; do
+  echo "resnet18 b2 64x64 $run: $(timeout 90 "$LOOM" model run $R --dim batch=2 --dim height=64 \
+    --dim width=64 --layout $run --target cuda --verify 2>&1 | tail -2 | tr '\n' ' ')" |
     tee -a "$OUT/log.txt"
 done
-for run in "1 NCHW" "128 NCHW" "128 NHWC"; do
+for run in "1 NCHW" "128 NCHW" "128 NHWC" "128 NCHW f16"; do
   set -- $run
-  b=$1 layout=$2
+  b=$1 layout=$2 dt=${3:-}
+  name=resnet18${dt:+_$dt}_b$b
   timeout 150 "$LOOM" model run $R --dim batch=$b --dim height=224 --dim width=224 --target cuda \
-    --layout $layout --repeat 10 --profile --explain >"$W/resnet_b$b$layout.txt" 2>&1
-  echo "resnet18 b$b 224 $layout: exit $? $(grep 'calls of' "$W/resnet_b$b$layout.txt")" |
+    --layout $layout ${dt:+--dtype float16} --repeat 10 --profile --explain >"$W/$name$layout.txt" 2>&1
+  echo "$name 224 $layout: exit $? $(grep 'calls of' "$W/$name$layout.txt")" |
     tee -a "$OUT/log.txt"
-  grep -A10 "^function  *calls" "$W/resnet_b$b$layout.txt" >>"$OUT/log.txt"
-  grep "all kernels" "$W/resnet_b$b$layout.txt" >>"$OUT/log.txt"
-  ms=$(grep -o 'run [0-9.]* ms' "$W/resnet_b$b$layout.txt" | grep -o '[0-9.]*')
-  echo "resnet18_b$b $layout | graph: ${ms:-none} ms | small: $(grep -c 'verified: 1 output' "$OUT/log.txt") checked" \
+  grep -A10 "^function  *calls" "$W/$name$layout.txt" >>"$OUT/log.txt"
+  grep "all kernels" "$W/$name$layout.txt" >>"$OUT/log.txt"
+  ms=$(grep -o 'run [0-9.]* ms' "$W/$name$layout.txt" | grep -o '[0-9.]*')
+  echo "$name $layout | graph: ${ms:-none} ms | small: $(grep -c 'verified: 1 output' "$OUT/log.txt") checked" \
     >>"$OUT/bench_raw.txt"
 done
+NETS=resnet18
+fi
+
+# ---- a network tuned on the GPU --------------------------------------------------
+if want nettune; then
+say "ResNet-18 float16 b128 tuned (fast)"
+R=$CARRY/models/resnet18.onnx
+NET="$R --dim batch=128 --dim height=224 --dim width=224 --target cuda --dtype float16"
+start=$(date +%s)
+# shellcheck disable=SC2086
+timeout 300 "$LOOM" model tune $NET --strategy fast --topk 8 --db $W/net.db >"$W/nettune.txt" 2>&1
+echo "tuned in $(($(date +%s) - start)) s (exit $?): $(tail -1 "$W/nettune.txt")" | tee -a "$OUT/log.txt"
+# shellcheck disable=SC2086
+timeout 150 "$LOOM" model run $NET --db $W/net.db --repeat 10 --profile >"$W/nettuned.txt" 2>&1
+grep -A10 "^function  *calls" "$W/nettuned.txt" >>"$OUT/log.txt"
+ms=$(grep -o 'run [0-9.]* ms' "$W/nettuned.txt" | grep -o '[0-9.]*')
+echo "resnet18_f16_b128 tuned | graph: ${ms:-none} ms | small: tuned records" >>"$OUT/bench_raw.txt"
 NETS=resnet18
 fi
 
