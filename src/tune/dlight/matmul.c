@@ -271,7 +271,9 @@ static loom_status tile(loom_sched *s, const char *name, const matmul *mm, loom_
  * float16 4096-cubed product takes 1.40 ms with scalar copies into
  * unpadded tiles, 1.16 ms with 16-byte copies, 0.58 ms with the rows
  * padded too, and 0.43 ms with k in steps of 64 (0.70 ms with eight warps
- * on 128 x 256 tiles instead). */
+ * on 128 x 256 tiles instead). Where N is a multiple of 64 but not of 128
+ * (a convolution's 64 output channels) the tile is 128 x 64, by two warps
+ * of the same 64 x 64. */
 
 static bool is_dtype(const loom_buffer *b, loom_dtype_code code, int bits) {
   return b && b->dtype.code == code && b->dtype.bits == bits && b->dtype.lanes == 1;
@@ -290,7 +292,7 @@ static bool fits_wmma(const space_block *sb, const matmul *mm, const loom_target
          is_dtype(read_buffer(b, mm->a), LOOM_DT_FLOAT, 16) &&
          is_dtype(read_buffer(b, mm->b), LOOM_DT_FLOAT, 16) &&
          is_dtype(b->writes[0].buffer, LOOM_DT_FLOAT, 32) && mm->shape.m % 128 == 0 &&
-         mm->shape.n % 128 == 0 && mm->shape.k % 32 == 0;
+         mm->shape.n % 64 == 0 && mm->shape.k % 32 == 0;
 }
 
 static loom_status unroll_all(loom_sched *s, const loom_sched_rv *loops, int n, loom_diag *why) {
@@ -312,8 +314,9 @@ static loom_status tile_wmma(loom_sched *s, const char *name, const matmul *mm, 
   TRY(loom_sched_get_block(s, name, NULL, &block, why));
   TRY(loom_sched_get_loops(s, block, &loops, &n, why));
   loom_sched_rv i = loops[mm->loop_i], j = loops[mm->loop_j], k = loops[mm->loop_k];
+  int64_t j_warps = mm->shape.n % 128 == 0 ? 2 : 1, warps = 2 * j_warps;
   TRY(split4(s, i, 2, 4, 16, is, why));
-  TRY(split4(s, j, 2, 4, 16, js, why));
+  TRY(split4(s, j, j_warps, 4, 16, js, why));
   TRY(split(s, k, mm->shape.k % 64 == 0 ? 4 : 2, 16, 3, ks, why));
   loom_sched_rv order[11] = {is[0], js[0], is[1], js[1], ks[0], ks[1],
                              is[2], js[2], is[3], js[3], ks[2]};
@@ -341,13 +344,13 @@ static loom_status tile_wmma(loom_sched *s, const char *name, const matmul *mm, 
   loom_tval dr[2] = {loom_tval_rv(block), loom_tval_rv(ks[0])};
   TRY(space_apply(s, LOOM_INST_DECOMPOSE_REDUCTION, dr, 2, NULL, 0, &out, NULL, why));
   loom_sched_rv init = out[0];
-  /* A and B tiles into shared memory, by all 128 threads, 16 bytes at a
-   * time; each row padded by 8 halves (16 bytes) past a multiple of 32, so
-   * that the fragment loads' rows fall in different banks. */
+  /* A and B tiles into shared memory, by all the block's threads, 16 bytes
+   * at a time; each row padded by 8 halves (16 bytes) past a multiple of
+   * 32, so that the fragment loads' rows fall in different banks. */
   loom_sched_rv cache;
-  TRY(fetch(s, block, name, mm->a, ks[0], 4, 32, 8, &cache, why));
+  TRY(fetch(s, block, name, mm->a, ks[0], warps, 32, 8, &cache, why));
   TRY(pad_rows(s, cache, why));
-  TRY(fetch(s, block, name, mm->b, ks[0], 4, 32, 8, &cache, why));
+  TRY(fetch(s, block, name, mm->b, ks[0], warps, 32, 8, &cache, why));
   TRY(pad_rows(s, cache, why));
   /* Fragments of A and B for each 16-deep step of k. */
   loom_sched_rv a_split[2], b_split[2];
