@@ -661,7 +661,7 @@ static loom_status cache(sched_call *c, bool is_write) {
   snprintf(name, sizeof name, "%s_%s", buf->name, scope);
   /* Placed in a block that does not allocate the buffer, the cache holds
    * only the region, as TVM makes it. */
-  bool compact = !loc && !sched_scope_allocates(sblock, buf);
+  bool compact = !loc;
   loom_buffer *nb = scoped_copy(a, buf, scope, name);
   loom_expr **offset = NULL;
   if (nb && compact) {
@@ -714,14 +714,15 @@ static loom_status cache(sched_call *c, bool is_write) {
   swap reads_only = {buf, nb, false, offset, ctx},
        all = {buf, nb, true, offset, ctx};
   /* The buffer's data pointer, passed to an intrinsic, points at the
-   * cache where the cache has the buffer's layout (a compact cache of the
-   * whole buffer too). */
+   * cache where the cache lays the elements it holds out as the buffer
+   * does: a compact cache from the buffer's origin whose rows are whole
+   * (it may hold fewer of them). */
   bool same_layout = true;
   for (int i = 0; offset && i < buf->ndim; i++) {
     int64_t o, e, d;
     same_layout &= loom_ir_is_const_int(offset[i], &o) && o == 0 &&
                    loom_ir_is_const_int(nb->shape[i], &e) &&
-                   loom_ir_is_const_int(buf->shape[i], &d) && e == d;
+                   loom_ir_is_const_int(buf->shape[i], &d) && (e == d || i == 0);
   }
   const loom_var *data[1] = {buf->data};
   loom_expr *cache_data[1] = {same_layout ? loom_ir_ref(a, nb->data) : NULL};

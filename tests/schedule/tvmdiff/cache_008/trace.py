@@ -1,0 +1,6 @@
+b0 = sch.get_sblock(name="BB", func_name="main")
+l1, = sch.get_loops(block=b0)
+b2 = sch.blockize(target=l1, preserve_unit_iters=True)
+b3 = sch.get_sblock(name="BB_o", func_name="main")
+b4 = sch.get_sblock(name="opaque", func_name="main")
+b5 = sch.cache_write(block=b4, write_buffer_index=0, storage_scope="global")
