@@ -42,6 +42,35 @@ static void one_call(loom_runtime_timing *t, double ms) {
   t->repeat = t->number = 1;
 }
 
+/* When a first call is out of the running: stop_ratio times the best, and
+ * never before MIN_STOP_MS. */
+static double stop_time(const tune_runner_state *r) {
+  double ratio = r->o->stop_ratio > 0 ? r->o->stop_ratio : 3;
+  double ms = ratio * r->o->best_ms;
+  return ms > MIN_STOP_MS ? ms : MIN_STOP_MS;
+}
+
+bool tune_runner_first_call(tune_runner_state *r, double first_ms, int *repeat) {
+  /* A call this slow is its own measurement: repeating it would cost the
+   * search seconds to rank a candidate that is out of the running anyway.
+   * One within CONTENDER_RATIO of the best is still timed as usual: a
+   * single cold call on a busy host can be 10-30% off either way, and
+   * the best few steer the search and are the finalists. */
+  double best = r->o->best_ms;
+  double long_ms = r->o->long_call_ms > 0 ? r->o->long_call_ms : 100;
+  bool is_loser = best > 0 && first_ms >= stop_time(r);
+  bool is_contender = best > 0 && first_ms < CONTENDER_RATIO * best;
+  if ((first_ms >= long_ms && !is_contender) || is_loser) {
+    one_call(&r->rep->timing, first_ms);
+    r->rep->is_timed = true;
+    return true;
+  }
+  *repeat = r->o->repeat > 0 ? r->o->repeat : 3;
+  if (best > 0 && first_ms >= 2 * best)
+    *repeat = 1;
+  return false;
+}
+
 /* The child's report, for its stop handler: a signal handler has no
  * context argument, and the child is a process of its own, so this is the
  * one piece of file state, set only in children. */
@@ -141,9 +170,7 @@ static int child_main(void *ctx) {
   /* A candidate whose first call reaches stop_ratio times the best is out
    * of the running: it is stopped there, and the time it ran is its
    * measurement, instead of costing the search the rest of a slow call. */
-  double best = r->o->best_ms;
-  double ratio = r->o->stop_ratio > 0 ? r->o->stop_ratio : 3;
-  double stop_ms = ratio * best > MIN_STOP_MS ? ratio * best : MIN_STOP_MS;
+  double best = r->o->best_ms, stop_ms = stop_time(r);
   timer_t timer;
   child_report = r->rep;
   /* (A stop past a day is no stop: the time limit comes first.) */
@@ -155,24 +182,10 @@ static int child_main(void *ctx) {
     timer_delete(timer);
   if (r->rep->kernel_rc)
     return 0;
-  /* A call this slow is its own measurement: repeating it would cost the
-   * search seconds to rank a candidate that is out of the running anyway.
-   * One within CONTENDER_RATIO of the best is still timed as usual: a
-   * single cold call on a busy host can be 10-30% off either way, and
-   * the best few steer the search and are the finalists. */
-  double long_ms = r->o->long_call_ms > 0 ? r->o->long_call_ms : 100;
-  bool is_loser = best > 0 && first_ms >= stop_ms;
-  bool is_contender = best > 0 && first_ms < CONTENDER_RATIO * best;
-  if ((first_ms >= long_ms && !is_contender) || is_loser) {
-    one_call(&r->rep->timing, first_ms);
-    r->rep->is_timed = true;
-    return 0;
-  }
   loom_runtime_timer_config cfg = loom_runtime_timer_default();
   cfg.warmup = 0; /* the checked call warmed up */
-  cfg.repeat = r->o->repeat > 0 ? r->o->repeat : 3;
-  if (best > 0 && first_ms >= 2 * best)
-    cfg.repeat = 1;
+  if (tune_runner_first_call(r, first_ms, &cfg.repeat))
+    return 0;
   cfg.min_repeat_ms = r->o->min_repeat_ms > 0 ? r->o->min_repeat_ms : 2;
   /* A first call that lasted the minimum time needs no calibration run:
    * one call per measurement is enough, and timing it again to learn so

@@ -140,10 +140,12 @@ static int child_main(void *ctx) {
     }
   if (st == LOOM_OK)
     st = loom_tune_cuda_host_bind(c->H, dev, shapes, r->o->scalars, &d);
+  double t0 = now_ms();
   if (st == LOOM_OK)
     st = call_host(c, &d);
   if (st == LOOM_OK)
     st = loom_runtime_cuda_sync(cu, &d);
+  double first_ms = now_ms() - t0;
   for (int i = 0; i < f->n_params && st == LOOM_OK; i++)
     if (r->arrays[i])
       st = loom_runtime_cuda_download(cu, r->arrays[i]->data, dev[i], r->arrays[i]->n_bytes, &d);
@@ -151,9 +153,12 @@ static int child_main(void *ctx) {
     say(r->rep, &d, "out of memory");
     return 2;
   }
+  /* A kernel cannot be stopped half-way as a CPU call is, but one whose
+   * first call is out of the running is not timed again (the CPU's rule). */
   loom_runtime_timer_config cfg = loom_runtime_timer_default();
+  if (tune_runner_first_call(r, first_ms, &cfg.repeat))
+    return 0;
   cfg.warmup = 1;
-  cfg.repeat = r->o->repeat > 0 ? r->o->repeat : 3;
   cfg.number = 1;
   cfg.flush_cache = r->o->flush_cache;
   if (loom_runtime_cuda_time(cu, call_host, c, &cfg, &r->rep->timing, &d) == LOOM_OK)

@@ -66,6 +66,11 @@ loom_status tune_runner_expect_measured(tune_runner_state *r, loom_diag *d);
 /* Whether the interpreter would take too long over f to check a tuning's
  * kernels against it (more than about 10^8 operations). */
 bool tune_runner_is_too_slow(const loom_func *f);
+/* In the child, after a candidate's first call of first_ms: true when
+ * that call is its measurement (r->rep's timing set: a call long past the
+ * best, or long at all and no contender); else false with the number of
+ * timed repeats it gets in *repeat (one when twice the best). */
+bool tune_runner_first_call(tune_runner_state *r, double first_ms, int *repeat);
 /* Why r->arrays differ from the expected results; NULL when they
  * match. */
 char *tune_runner_check(tune_runner_state *r);
