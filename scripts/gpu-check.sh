@@ -227,7 +227,7 @@ for run in "NCHW" "NHWC" "NCHW --dtype float16"; do
     --dim width=64 --layout $run --target cuda --verify 2>&1 | tail -2 | tr '\n' ' ')" |
     tee -a "$OUT/log.txt"
 done
-for run in "1 NCHW" "128 NCHW" "128 NHWC" "128 NCHW f16"; do
+for run in "1 NCHW" "128 NCHW" "128 NHWC" "128 NCHW f16" "128 NHWC f16"; do
   set -- $run
   b=$1 layout=$2 dt=${3:-}
   name=resnet18${dt:+_$dt}_b$b

@@ -292,7 +292,56 @@ static bool fits_wmma(const space_block *sb, const matmul *mm, const loom_target
          is_dtype(read_buffer(b, mm->a), LOOM_DT_FLOAT, 16) &&
          is_dtype(read_buffer(b, mm->b), LOOM_DT_FLOAT, 16) &&
          is_dtype(b->writes[0].buffer, LOOM_DT_FLOAT, 32) && mm->shape.m % 128 == 0 &&
-         mm->shape.n % 64 == 0 && mm->shape.k % 32 == 0;
+         mm->shape.n % 64 == 0;
+}
+
+/* The block of s that writes buffer, its name copied into out; false when
+ * none does (an operand that is a parameter). */
+static bool writer_of(loom_sched *s, const char *buffer, char *out, size_t n) {
+  const char *names[SPACE_MAX_BLOCKS];
+  int count = space_block_names(space_func(s), names, SPACE_MAX_BLOCKS);
+  for (int i = 0; i < count; i++) {
+    space_block sb;
+    if (space_find_block(space_func(s), names[i], &sb) && sb.block->n_writes == 1 &&
+        !strcmp(sb.block->writes[0].buffer->name, buffer)) {
+      snprintf(out, n, "%s", names[i]);
+      return true;
+    }
+  }
+  return false;
+}
+
+/* K made a multiple of 32 for the tensor cores: the product padded
+ * (pad_einsum: zeros past K in copies of both operands, as TVM's dlight
+ * pads a product to its tiles), the blocks that wrote A and B (a
+ * convolution's im2col copy) inlined into those copies, so that the tiles
+ * take them in as before, and mm matched again. A 7x7 convolution of
+ * three channels (K = 147, a network's first) then sums 160. */
+static loom_status pad_k(loom_sched **s, const char *name, matmul *mm, loom_diag *why) {
+  if (mm->shape.k % 32 == 0)
+    return LOOM_OK;
+  char a_writer[256], b_writer[256];
+  bool has_a = writer_of(*s, mm->a, a_writer, sizeof a_writer);
+  bool has_b = writer_of(*s, mm->b, b_writer, sizeof b_writer);
+  space_block sb;
+  if (!space_find_block(space_func(*s), name, &sb) || sb.block->n_iter_vars != 3)
+    return dlight_not_taken(why, name, "lost its block on the way");
+  loom_tval pad[3];
+  for (int i = 0; i < 3; i++)
+    pad[i] = loom_tval_int(sb.block->iter_vars[i].kind == LOOM_ITER_REDUCE ? 32 : 1);
+  loom_sched_rv block;
+  TRY(loom_sched_get_block(*s, name, NULL, &block, why));
+  loom_tval in = loom_tval_rv(block);
+  loom_tval attr = {.kind = LOOM_TV_LIST, .n = 3, .items = pad};
+  TRY(space_apply(*s, LOOM_INST_PAD_EINSUM, &in, 1, &attr, 1, NULL, NULL, why));
+  bool is_done = false;
+  if (has_a)
+    TRY(dlight_try_step(s, LOOM_INST_COMPUTE_INLINE, a_writer, NULL, 0, &is_done));
+  if (has_b)
+    TRY(dlight_try_step(s, LOOM_INST_COMPUTE_INLINE, b_writer, NULL, 0, &is_done));
+  if (!space_find_block(space_func(*s), name, &sb))
+    return dlight_not_taken(why, name, "lost its block on the way");
+  return match(name, &sb, mm, why);
 }
 
 static loom_status unroll_all(loom_sched *s, const loom_sched_rv *loops, int n, loom_diag *why) {
@@ -438,10 +487,14 @@ static loom_status take(loom_sched **s, const char *name, const space_block *sb,
       return LOOM_NOMEM;
     loom_diag tc;
     loom_diag_init(&tc);
-    st = pass ? tile(c, name, mm, d) : tile_wmma(c, name, mm, &tc);
+    matmul padded = *mm;
+    if (pass)
+      st = tile(c, name, mm, d);
+    else if ((st = pad_k(&c, name, &padded, &tc)) == LOOM_OK)
+      st = tile_wmma(c, name, &padded, &tc);
     loom_diag_free(&tc);
     if (st == LOOM_OK)
-      st = inline_operands(&c, name, mm);
+      st = inline_operands(&c, name, pass ? mm : &padded);
     if (st == LOOM_OK) {
       loom_sched_free(*s);
       *s = c;
