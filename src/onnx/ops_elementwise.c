@@ -11,6 +11,7 @@ typedef struct ew_ctx {
   loom_te_tensor *a, *b;
   loom_expr_kind kind; /* binary */
   const char *what;    /* unary */
+  loom_dtype to;       /* cast */
   loom_expr *lo, *hi;  /* clip; NULL: unbounded */
   loom_te_tensor *lo_t, *hi_t;
   int rank;
@@ -39,7 +40,7 @@ static loom_status binary(onnx_node *n, loom_te_tensor **out, const char *lib,
                       node_shape_str(n, a->shape, a->ndim),
                       node_shape_str(n, b->shape, b->ndim),
                       node_dtype_str(n, a->dtype));
-  ew_ctx c = {n, in[0], in[1], kind, NULL, NULL, NULL, NULL, NULL, rank};
+  ew_ctx c = {.n = n, .a = in[0], .b = in[1], .kind = kind, .rank = rank};
   loom_expr *s[ONNX_MAX_RANK];
   node_shape_exprs(n, shape, rank, s);
   *out = loom_te_compute(n->te, "T_compute", s, rank, NULL, binary_body, &c);
@@ -68,6 +69,8 @@ static loom_expr *unary_body(loom_te *te, void *user, loom_expr *const *idx) {
     return NULL;
   loom_dtype t = x->dtype;
   const char *w = c->what;
+  if (!strcmp(w, "cast"))
+    return loom_te_cast(te, c->to, x);
   if (!strcmp(w, "relu"))
     return loom_te_bin(te, LOOM_EXPR_MAX, x, loom_te_const(te, t, 0));
   if (!strcmp(w, "sigmoid"))
@@ -140,6 +143,46 @@ loom_status onnx_abs(onnx_node *n, loom_te_tensor **out) {
 }
 loom_status onnx_identity(onnx_node *n, loom_te_tensor **out) {
   return unary(n, out, "identity", NULL, false);
+}
+
+/* ---- Cast, CastLike ------------------------------------------------------------
+ * The library's cast (T.Cast): a float made an integer is truncated toward
+ * zero, one made bool is whether it is nonzero, and float16 and bfloat16
+ * round to nearest even, as ONNX's reference casts. saturate concerns only
+ * the float8 types, which Loom lacks. */
+
+static loom_status cast_to(onnx_node *n, loom_dtype t, loom_te_tensor **out) {
+  const loom_tensor_info *a = n->in[0];
+  loom_te_tensor *x = node_arg(n, 0);
+  if (a->ndim && !loom_dtype_eq(a->dtype, t))
+    return node_apply(n, "cast", &x, 1, out, "shape=%s dtype=%s out_dtype=%s",
+                      node_shape_str(n, a->shape, a->ndim),
+                      node_dtype_str(n, a->dtype), node_dtype_str(n, t));
+  ew_ctx c = {0};
+  c.n = n;
+  c.a = x;
+  c.what = "cast";
+  c.to = t;
+  *out = loom_te_compute(n->te, "compute", NULL, 0, NULL, unary_body, &c);
+  return LOOM_OK;
+}
+
+loom_status onnx_cast(onnx_node *n, loom_te_tensor **out) {
+  if (!node_has(n, 0))
+    return node_error(n, "takes one input");
+  const Onnx__AttributeProto *to = node_attr(n, "to");
+  loom_dtype t;
+  if (!to)
+    return node_error(n, "needs the attribute to");
+  if (!onnx_dtype((int32_t)to->i, &t))
+    return node_error(n, "to=%s is a type Loom lacks", onnx_dtype_name((int32_t)to->i));
+  return cast_to(n, t, out);
+}
+
+loom_status onnx_cast_like(onnx_node *n, loom_te_tensor **out) {
+  if (!node_has(n, 0) || !node_has(n, 1))
+    return node_error(n, "takes an input and a tensor of the type to cast to");
+  return cast_to(n, n->in[1]->dtype, out);
 }
 
 /* ---- Clip --------------------------------------------------------------------
