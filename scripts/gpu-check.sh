@@ -212,7 +212,7 @@ fi
 NETS=
 if want net; then
 say "networks"
-for net in convnet mlp layout misc; do
+for net in convnet mlp layout misc math; do
   echo "$net: $(timeout 60 "$LOOM" model run tests/onnx/cases/$net.onnx --target cuda --verify \
     2>&1 | tail -2 | tr '\n' ' ')" | tee -a "$OUT/log.txt"
 done

@@ -12,6 +12,8 @@
 
 /* Rank limit of the tensors the importer builds (TE's). */
 #define ONNX_MAX_RANK 16
+/* The most inputs a variadic operator (Max, Sum, ...) takes. */
+#define ONNX_MAX_INPUTS 16
 
 /* One node being turned into a prim func. Inputs that are absent (an empty
  * name, as ONNX writes a skipped optional input) have a NULL info. An

@@ -25,7 +25,7 @@ run_model() { # MODEL-FILE args...
   env $lsan "$loom" model run "$@"
 }
 
-for m in mlp convnet; do
+for m in mlp convnet math; do
   "$loom" model import "$cases/$m.onnx" >"$tmp/$m.py"
   check "$m imports" test -s "$tmp/$m.py"
   "$loom" fmt "$tmp/$m.py" >"$tmp/$m.2.py"
@@ -38,7 +38,7 @@ done
 # reads the .pb files; without it this part is skipped).
 py=/usr/bin/python3
 if "$py" -c "from onnx import numpy_helper; import numpy" 2>/dev/null; then
-  for m in mlp convnet; do
+  for m in mlp convnet math; do
     "$py" - "$cases" "$m" "$tmp" <<'PY'
 import sys, numpy as np, onnx
 from onnx import numpy_helper

@@ -43,7 +43,7 @@ def vinfo(name, shape, elem=TensorProto.FLOAT):
 # ---- refusals ---------------------------------------------------------------
 
 def refusals():
-    save(model([helper.make_node("LeakyRelu", ["x"], ["y"], name="leaky")],
+    save(model([helper.make_node("Hardmax", ["x"], ["y"], name="hardmax")],
                [vinfo("x", [2, 3])], [vinfo("y", [2, 3])]),
          "unsupported_op.onnx")
     save(model([helper.make_node("MaxPool", ["x"], ["y"], name="pool",
@@ -261,9 +261,43 @@ def layout():
     save_tensor(p.astype(np.float32), "layout_output_1.pb")
 
 
+def math():
+    """The elementwise operators the node tests check in the interpreter,
+    chained for the backends (`loom model run --verify`): a GELU written
+    with Erf, the activations, comparisons feeding Where and logic, Pow,
+    Mod, Round and the variadic Max and Mean, with broadcasting."""
+    nodes = [
+        helper.make_node("Mul", ["x", "rsqrt2"], ["xs"], name="xs"),
+        helper.make_node("Erf", ["xs"], ["e"], name="erf"),
+        helper.make_node("Add", ["e", "one"], ["e1"], name="e1"),
+        helper.make_node("Mul", ["x", "e1"], ["g2"], name="g2"),
+        helper.make_node("Mul", ["g2", "half"], ["gelu"], name="gelu"),
+        helper.make_node("LeakyRelu", ["x"], ["lr"], name="lr", alpha=0.1),
+        helper.make_node("Elu", ["x"], ["elu"], name="elu"),
+        helper.make_node("HardSigmoid", ["x"], ["hs"], name="hs"),
+        helper.make_node("Softplus", ["x"], ["sp"], name="sp"),
+        helper.make_node("Greater", ["x", "y"], ["gt"], name="gt"),
+        helper.make_node("Less", ["x", "zero"], ["neg"], name="neg"),
+        helper.make_node("Xor", ["gt", "neg"], ["xr"], name="xr"),
+        helper.make_node("Where", ["xr", "gelu", "lr"], ["w"], name="w"),
+        helper.make_node("Abs", ["y"], ["ay"], name="ay"),
+        helper.make_node("Pow", ["ay", "three"], ["p"], name="p"),
+        helper.make_node("Mod", ["x", "y"], ["md"], name="md", fmod=1),
+        helper.make_node("Round", ["md"], ["rd"], name="rd"),
+        helper.make_node("Max", ["w", "elu", "hs"], ["mx"], name="mx"),
+        helper.make_node("Mean", ["mx", "sp", "p", "rd"], ["out"], name="mean"),
+    ]
+    consts = [numpy_helper.from_array(np.array(v, np.float32), n) for n, v in
+              (("rsqrt2", 0.7071067811865476), ("one", 1.0), ("half", 0.5),
+               ("zero", 0.0), ("three", 3.0))]
+    save(model(nodes, [vinfo("x", [2, 3, 8]), vinfo("y", [3, 1])],
+               [vinfo("out", [2, 3, 8])], consts), "math.onnx")
+
+
 if __name__ == "__main__":
     refusals()
     mlp()
     convnet()
     misc()
     layout()
+    math()
