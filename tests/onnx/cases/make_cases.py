@@ -265,7 +265,8 @@ def math():
     """The elementwise operators the node tests check in the interpreter,
     chained for the backends (`loom model run --verify`): a GELU written
     with Erf, the activations, comparisons feeding Where and logic, Pow,
-    Mod, Round and the variadic Max and Mean, with broadcasting."""
+    Mod, Round and the variadic Max and Mean, with broadcasting, and two
+    reductions of the result added (ReduceLogSumExp kept, ReduceMax not)."""
     nodes = [
         helper.make_node("Mul", ["x", "rsqrt2"], ["xs"], name="xs"),
         helper.make_node("Erf", ["xs"], ["e"], name="erf"),
@@ -286,12 +287,16 @@ def math():
         helper.make_node("Round", ["md"], ["rd"], name="rd"),
         helper.make_node("Max", ["w", "elu", "hs"], ["mx"], name="mx"),
         helper.make_node("Mean", ["mx", "sp", "p", "rd"], ["out"], name="mean"),
+        helper.make_node("ReduceLogSumExp", ["out"], ["lse"], name="lse", axes=[2]),
+        helper.make_node("ReduceMax", ["out"], ["rmax"], name="rmax", axes=[0, 2],
+                         keepdims=0),
+        helper.make_node("Add", ["lse", "rmax"], ["red"], name="red"),
     ]
     consts = [numpy_helper.from_array(np.array(v, np.float32), n) for n, v in
               (("rsqrt2", 0.7071067811865476), ("one", 1.0), ("half", 0.5),
                ("zero", 0.0), ("three", 3.0))]
     save(model(nodes, [vinfo("x", [2, 3, 8]), vinfo("y", [3, 1])],
-               [vinfo("out", [2, 3, 8])], consts), "math.onnx")
+               [vinfo("out", [2, 3, 8]), vinfo("red", [2, 3, 3])], consts), "math.onnx")
 
 
 if __name__ == "__main__":
