@@ -145,6 +145,21 @@ loom_status onnx_identity(onnx_node *n, loom_te_tensor **out) {
   return unary(n, out, "identity", NULL, false);
 }
 
+/* Dropout at inference is the identity; in training mode (a constant
+ * training_mode that is true) it would draw a mask, which Loom does not. */
+loom_status onnx_dropout(onnx_node *n, loom_te_tensor **out) {
+  if (node_has(n, 2)) {
+    int64_t mode[1];
+    int count;
+    TRY(node_const_ints(n, 2, "training_mode", mode, 1, &count));
+    if (count == 1 && mode[0])
+      return node_error(n, "training_mode is true; only inference is supported");
+  }
+  if (node_attr_int(n, "is_test", 1) == 0)
+    return node_error(n, "is_test=0 asks for training; only inference is supported");
+  return unary(n, out, "identity", NULL, false);
+}
+
 /* ---- Cast, CastLike ------------------------------------------------------------
  * The library's cast (T.Cast): a float made an integer is truncated toward
  * zero, one made bool is whether it is nonzero, and float16 and bfloat16

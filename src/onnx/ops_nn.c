@@ -418,7 +418,9 @@ loom_status onnx_batch_norm(onnx_node *n, loom_te_tensor **out) {
  * Over one axis (opset 13's form). Before opset 13 the axis splits the
  * input into rows of everything after it, the same thing only when the
  * axis is the last. */
-loom_status onnx_softmax(onnx_node *n, loom_te_tensor **out) {
+/* Softmax and LogSoftmax: the library's, over one axis (before opset 13
+ * ONNX flattens the axes from axis on; only the last is taken then). */
+static loom_status softmax(onnx_node *n, const char *lib, loom_te_tensor **out) {
   const loom_tensor_info *x = n->in[0];
   if (!x || !loom_dtype_is_float(x->dtype))
     return node_error(n, "takes a floating-point input");
@@ -432,7 +434,14 @@ loom_status onnx_softmax(onnx_node *n, loom_te_tensor **out) {
     return node_error(n, "an input of rank %d is not supported (rank 2 or "
                       "more)", x->ndim);
   loom_te_tensor *in = node_arg(n, 0);
-  return node_apply(n, "softmax", &in, 1, out, "shape=%s axis=%d dtype=%s",
+  return node_apply(n, lib, &in, 1, out, "shape=%s axis=%d dtype=%s",
                     node_shape_str(n, x->shape, x->ndim), ax,
                     node_dtype_str(n, x->dtype));
+}
+
+loom_status onnx_softmax(onnx_node *n, loom_te_tensor **out) {
+  return softmax(n, "softmax", out);
+}
+loom_status onnx_log_softmax(onnx_node *n, loom_te_tensor **out) {
+  return softmax(n, "log_softmax", out);
 }

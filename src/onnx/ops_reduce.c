@@ -132,6 +132,32 @@ static loom_status reduce(onnx_node *n, reduce_kind kind, bool is_float_only,
   return LOOM_OK;
 }
 
+/* ArgMax and ArgMin: the library's over one axis (the first index of the
+ * extreme value), its int32 index made ONNX's int64. */
+static loom_status arg_reduce(onnx_node *n, const char *lib, loom_te_tensor **out) {
+  if (!node_has(n, 0))
+    return node_error(n, "takes an input");
+  const loom_tensor_info *a = n->in[0];
+  if (a->ndim < 1 || a->dtype.code == LOOM_DT_BOOL)
+    return node_error(n, "takes a numeric input of rank 1 or more");
+  if (node_attr_int(n, "select_last_index", 0))
+    return node_error(n, "select_last_index=1 is not supported (the first index is taken)");
+  int ax;
+  TRY(node_axis(n, "axis", node_attr_int(n, "axis", 0), a->ndim, &ax));
+  loom_te_tensor *x = node_arg(n, 0), *y;
+  TRY(node_apply(n, lib, &x, 1, &y, "shape=%s axis=%d keepdims=%d dtype=%s",
+                 node_shape_str(n, a->shape, a->ndim), ax,
+                 node_attr_int(n, "keepdims", 1) != 0, node_dtype_str(n, a->dtype)));
+  return node_narrow(n, y, LOOM_INT64, out);
+}
+
+loom_status onnx_arg_max(onnx_node *n, loom_te_tensor **out) {
+  return arg_reduce(n, "argmax", out);
+}
+loom_status onnx_arg_min(onnx_node *n, loom_te_tensor **out) {
+  return arg_reduce(n, "argmin", out);
+}
+
 loom_status onnx_reduce_sum(onnx_node *n, loom_te_tensor **out) {
   return reduce(n, R_SUM, false, 13, out);
 }

@@ -1,6 +1,6 @@
-/* Layout operators: Flatten and Reshape (the library's reshape, the new
- * shape read at import), Transpose, and Concat (the library's
- * concatenate for two inputs, TE for any other number). */
+/* Layout operators: Flatten, Reshape, Squeeze and Unsqueeze (the
+ * library's reshape, the new shape read at import), Transpose, and Concat
+ * (the library's concatenate for two inputs, TE for any other number). */
 #include "onnx_impl.h"
 
 #include <string.h>
@@ -71,6 +71,76 @@ loom_status onnx_reshape(onnx_node *n, loom_te_tensor **out) {
     shape[infer] = total / known;
   }
   return reshape_to(n, shape, ndim, out);
+}
+
+/* The axes of Squeeze and Unsqueeze: an attribute before opset 13, a
+ * constant input after; *n_axes is -1 when none are given. */
+static loom_status squeeze_axes(onnx_node *n, int64_t *axes, int *n_axes) {
+  *n_axes = -1;
+  if (n->opset < 13) {
+    int k = node_attr_ints(n, "axes", axes, ONNX_MAX_RANK);
+    if (k == -2)
+      return LOOM_ERROR; /* too many: said */
+    *n_axes = k;
+    return LOOM_OK;
+  }
+  if (node_attr(n, "axes"))
+    return node_error(n, "axes is an input from opset 13");
+  if (node_has(n, 1))
+    TRY(node_const_ints(n, 1, "axes", axes, ONNX_MAX_RANK, n_axes));
+  return LOOM_OK;
+}
+
+/* Unsqueeze: extents of 1 inserted at the axes (of the result's rank). */
+loom_status onnx_unsqueeze(onnx_node *n, loom_te_tensor **out) {
+  if (!node_has(n, 0))
+    return node_error(n, "takes an input");
+  const loom_tensor_info *a = n->in[0];
+  int64_t axes[ONNX_MAX_RANK], shape[ONNX_MAX_RANK];
+  int n_axes;
+  TRY(squeeze_axes(n, axes, &n_axes));
+  if (n_axes < 1)
+    return node_error(n, "needs the axes to insert");
+  int rank = a->ndim + n_axes;
+  if (rank > ONNX_MAX_RANK)
+    return node_error(n, "the result has rank %d (limit is %d)", rank, ONNX_MAX_RANK);
+  bool is_new[ONNX_MAX_RANK] = {false};
+  for (int i = 0; i < n_axes; i++) {
+    int ax;
+    TRY(node_axis(n, "axes", axes[i], rank, &ax));
+    if (is_new[ax])
+      return node_error(n, "axis %lld is given twice", (long long)axes[i]);
+    is_new[ax] = true;
+  }
+  for (int i = 0, k = 0; i < rank; i++)
+    shape[i] = is_new[i] ? 1 : a->shape[k++];
+  return reshape_to(n, shape, rank, out);
+}
+
+/* Squeeze: the axes of extent 1 given (none given: every one) removed. */
+loom_status onnx_squeeze(onnx_node *n, loom_te_tensor **out) {
+  if (!node_has(n, 0))
+    return node_error(n, "takes an input");
+  const loom_tensor_info *a = n->in[0];
+  int64_t axes[ONNX_MAX_RANK], shape[ONNX_MAX_RANK];
+  int n_axes;
+  TRY(squeeze_axes(n, axes, &n_axes));
+  bool is_gone[ONNX_MAX_RANK] = {false};
+  for (int i = 0; i < a->ndim; i++)
+    is_gone[i] = n_axes < 1 && a->shape[i] == 1;
+  for (int i = 0; i < n_axes; i++) {
+    int ax;
+    TRY(node_axis(n, "axes", axes[i], a->ndim, &ax));
+    if (a->shape[ax] != 1)
+      return node_error(n, "axis %lld has extent %lld, not 1", (long long)axes[i],
+                        (long long)a->shape[ax]);
+    is_gone[ax] = true;
+  }
+  int rank = 0;
+  for (int i = 0; i < a->ndim; i++)
+    if (!is_gone[i])
+      shape[rank++] = a->shape[i];
+  return reshape_to(n, shape, rank, out);
 }
 
 loom_status onnx_transpose(onnx_node *n, loom_te_tensor **out) {
