@@ -659,8 +659,9 @@ static loom_status cache(sched_call *c, bool is_write) {
 
   char name[256];
   snprintf(name, sizeof name, "%s_%s", buf->name, scope);
-  /* Placed in a block that does not allocate the buffer, the cache holds
-   * only the region, as TVM makes it. */
+  /* Placed at the scope block (not under a loop), the cache holds only the
+   * region, as TVM makes it, whether or not that block allocates the
+   * buffer. */
   bool compact = !loc;
   loom_buffer *nb = scoped_copy(a, buf, scope, name);
   loom_expr **offset = NULL;

@@ -165,6 +165,8 @@ check "--dim without a number: exit 2" test $? = 2
 run_model "$cases/convnet.onnx" --dtype float16 --verify >"$tmp/f16.out" 2>&1
 check "--dtype float16: the conv net runs in float16" grep -q "^output 0: float16(" "$tmp/f16.out"
 check "--dtype float16: and verifies" grep -q "verified: 1 output" "$tmp/f16.out"
+check "--dtype float16: the products of misc (1-D, batched, broadcast) verify" \
+  run_model "$cases/misc.onnx" --dtype float16 --verify
 "$loom" model import "$cases/convnet.onnx" --dtype float16 --no-fuse >"$tmp/f16.py"
 check "import --dtype float16: the weights are float16" \
   grep -q 'c1_w: R.Tensor((8, 3, 3, 3), dtype="float16")' "$tmp/f16.py"
