@@ -744,48 +744,43 @@ loom_status sched_apply_transform_block_layout(sched_call *c) {
                     b->name);
     goto out;
   }
+  /* As TVM checks it: iter i bound to the i-th loop, and no loop above
+   * them in the scope. */
+  for (int k = ri - ni - 1; k >= 0 && p.stmts[k]->kind != LOOM_STMT_BLOCK_REALIZE; k--)
+    if (p.stmts[k]->kind == LOOM_STMT_FOR) {
+      st = sched_fail(c, "block '%s' has %d iters but more loops around it in its scope; "
+                         "the binding values must be the loops' variables, one each",
+                      b->name, ni);
+      goto out;
+    }
   int64_t extent[MAX_DIMS];
   for (int i = 0; i < ni; i++) {
     const loom_stmt *l = p.stmts[ri - ni + i];
     const loom_expr *v = r->u.realize.iter_values[i];
-    bool found = false;
-    for (int k = ri - ni; k < ri; k++)
-      found |= p.stmts[k]->kind == LOOM_STMT_FOR && v->kind == LOOM_EXPR_VAR &&
-               v->u.var == p.stmts[k]->u.loop.var;
+    bool found = l->kind == LOOM_STMT_FOR && v->kind == LOOM_EXPR_VAR &&
+                 v->u.var == l->u.loop.var;
     int64_t mn;
     if (l->kind != LOOM_STMT_FOR || l->u.loop.body != p.stmts[ri - ni + i + 1] ||
         !found || !loom_ir_is_const_int(l->u.loop.min, &mn) || mn != 0 ||
         !loom_ir_is_const_int(b->iter_vars[i].dom.extent, &extent[i]) ||
         !loom_ir_is_const_int(b->iter_vars[i].dom.min, &mn) || mn != 0) {
       st = sched_fail(c, "block '%s' must be bound trivially: each iter to "
-                         "its own loop from 0, the loops nested directly "
-                         "above it",
+                         "its own loop from 0, in order, the loops nested "
+                         "directly above it",
                       b->name);
       goto out;
     }
     /* The new loops run over the whole domain of the iters: the old ones
      * must have (not a triangular nest, whose extent is another loop's). */
     int64_t lext;
-    const loom_stmt *bl = p.stmts[ri - ni];
-    for (int k = ri - ni; k < ri; k++)
-      if (p.stmts[k]->u.loop.var == v->u.var)
-        bl = p.stmts[k];
-    if (!loom_ir_is_const_int(bl->u.loop.extent, &lext) ||
-        !loom_ir_is_const_int(bl->u.loop.min, &mn) || mn != 0 ||
-        lext != extent[i]) {
+    if (!loom_ir_is_const_int(l->u.loop.extent, &lext) || lext != extent[i]) {
       st = sched_fail(c, "loop '%s' of block '%s' does not run over the %lld "
                          "points of iter '%s' (a triangular or irregular "
                          "nest), but the new loops would",
-                      bl->u.loop.var->name, b->name, (long long)extent[i],
+                      l->u.loop.var->name, b->name, (long long)extent[i],
                       b->iter_vars[i].var->name);
       goto out;
     }
-    for (int k = 0; k < i; k++)
-      if (loom_ir_same_expr(r->u.realize.iter_values[k], v)) {
-        st = sched_fail(c, "block '%s' binds loop '%s' twice", b->name,
-                        v->u.var->name);
-        goto out;
-      }
   }
   if (!sched_index_map_parse(a, c->attrs[0].s, b->iter_vars[0].var->dtype,
                              &map, why, sizeof why)) {
