@@ -143,6 +143,13 @@ loom_status onnx_squeeze(onnx_node *n, loom_te_tensor **out) {
   return reshape_to(n, shape, rank, out);
 }
 
+/* Shape and Size nodes never reach a builder: read.c makes their result
+ * a constant. */
+loom_status onnx_shape(onnx_node *n, loom_te_tensor **out) {
+  (void)out;
+  return node_error(n, "a Shape or Size node makes no call (internal)");
+}
+
 loom_status onnx_transpose(onnx_node *n, loom_te_tensor **out) {
   if (!node_has(n, 0))
     return node_error(n, "takes an input");

@@ -236,6 +236,52 @@ static loom_status constant_tensor(importer *m, onnx_node *n,
   return LOOM_OK;
 }
 
+/* Shape and Size make no call: shapes are static, so their results are
+ * constants: Shape's an int64 vector of the input's extents from start to
+ * end (negative ones count from the end, both clamped), as the model has
+ * them (NCHW where the importer stores the value channels-last); Size's
+ * an int64 scalar, the number of elements. */
+static loom_status shape_tensor(importer *m, onnx_node *n, bool is_size) {
+  if (!node_has(n, 0))
+    return node_error(n, "takes an input");
+  const loom_tensor_info *a = n->in[0];
+  if (is_size) {
+    loom_onnx_tensor *t = loom_arena_alloc(m->a, sizeof *t);
+    int64_t *data = loom_arena_alloc(m->a, sizeof *data);
+    int64_t *shape = loom_arena_alloc(m->a, sizeof *shape);
+    if (!t || !data || !shape)
+      return LOOM_NOMEM;
+    *data = onnx_numel(a);
+    *t = (loom_onnx_tensor){.name = loom_arena_strdup(m->a, n->proto->output[0]),
+                            .info = {LOOM_INT64, shape, 0}, .data = data, .bytes = sizeof *data};
+    return import_add_weight(m, n->proto->output[0], t) < 0 ? LOOM_NOMEM : LOOM_OK;
+  }
+  int64_t dims[ONNX_MAX_RANK];
+  bool is_nhwc = n->vals[0] >= 0 && m->vals[n->vals[0]].is_nhwc && a->ndim == 4;
+  for (int i = 0; i < a->ndim; i++)
+    dims[i] = is_nhwc ? a->shape[(int[]){0, 3, 1, 2}[i]] : a->shape[i];
+  int64_t rank = a->ndim, lo = node_attr_int(n, "start", 0), hi = node_attr_int(n, "end", rank);
+  lo = lo < 0 ? lo + rank : lo;
+  hi = hi < 0 ? hi + rank : hi;
+  lo = lo < 0 ? 0 : lo > rank ? rank : lo;
+  hi = hi < lo ? lo : hi > rank ? rank : hi;
+  if (hi == lo)
+    return node_error(n, "start and end leave no extents; tensors of no elements are not "
+                      "supported");
+  loom_onnx_tensor *t = loom_arena_alloc(m->a, sizeof *t);
+  int64_t *shape = loom_arena_alloc(m->a, sizeof *shape);
+  int64_t *data = loom_arena_alloc(m->a, sizeof *data * (size_t)(hi - lo));
+  if (!t || !shape || !data)
+    return LOOM_NOMEM;
+  memcpy(data, dims + lo, sizeof *data * (size_t)(hi - lo));
+  *shape = hi - lo;
+  *t = (loom_onnx_tensor){.name = loom_arena_strdup(m->a, n->proto->output[0]),
+                          .info = {LOOM_INT64, shape, 1},
+                          .data = data,
+                          .bytes = sizeof *data * (size_t)(hi - lo)};
+  return import_add_weight(m, n->proto->output[0], t) < 0 ? LOOM_NOMEM : LOOM_OK;
+}
+
 /* The result's type, read back from the prim func's last parameter. */
 static loom_status result_info(importer *m, const loom_func *f,
                                loom_tensor_info *out) {
@@ -417,6 +463,10 @@ static loom_status read_node(importer *m, const Onnx__NodeProto *p, int index) {
   bool is_nhwc;
   n.output = p->output[0];
   TRY(find_inputs(m, &n));
+  if (!strcmp(p->op_type, "Shape") || !strcmp(p->op_type, "Size")) {
+    TRY(bind_inputs(m, &n));
+    return shape_tensor(m, &n, p->op_type[1] == 'i');
+  }
   TRY(onnx_fold_bn(m, &n, index));
   TRY(onnx_layout_inputs(m, &n, op, &is_nhwc));
   TRY(bind_inputs(m, &n));
