@@ -132,22 +132,57 @@ static loom_status reduce(onnx_node *n, reduce_kind kind, bool is_float_only,
   return LOOM_OK;
 }
 
+typedef struct flip_ctx {
+  loom_te_tensor *x;
+  int axis, rank;
+  int64_t extent;
+} flip_ctx;
+
+/* x reversed along c->axis, or c->extent - 1 - x (an index counted from
+ * the other end) when x is the index. */
+static loom_expr *flip_body(loom_te *te, void *user, loom_expr *const *idx) {
+  flip_ctx *c = user;
+  loom_expr *xi[ONNX_MAX_RANK];
+  memcpy(xi, idx, sizeof *xi * (size_t)c->rank);
+  if (c->axis < 0) {
+    loom_expr *v = loom_te_at(te, c->x, xi, c->rank);
+    return loom_te_sub(te, loom_te_const(te, v->dtype, (double)(c->extent - 1)), v);
+  }
+  xi[c->axis] = loom_te_sub(te, loom_te_int(te, c->extent - 1), idx[c->axis]);
+  return loom_te_at(te, c->x, xi, c->rank);
+}
+
 /* ArgMax and ArgMin: the library's over one axis (the first index of the
- * extreme value), its int32 index made ONNX's int64. */
+ * extreme value), its int32 index made ONNX's int64; with
+ * select_last_index, the library's over the input reversed along the
+ * axis, the index counted back from the end. */
 static loom_status arg_reduce(onnx_node *n, const char *lib, loom_te_tensor **out) {
   if (!node_has(n, 0))
     return node_error(n, "takes an input");
   const loom_tensor_info *a = n->in[0];
   if (a->ndim < 1 || a->dtype.code == LOOM_DT_BOOL)
     return node_error(n, "takes a numeric input of rank 1 or more");
-  if (node_attr_int(n, "select_last_index", 0))
-    return node_error(n, "select_last_index=1 is not supported (the first index is taken)");
   int ax;
   TRY(node_axis(n, "axis", node_attr_int(n, "axis", 0), a->ndim, &ax));
+  bool is_last = node_attr_int(n, "select_last_index", 0) != 0;
   loom_te_tensor *x = node_arg(n, 0), *y;
+  flip_ctx c = {x, ax, a->ndim, a->shape[ax]};
+  loom_expr *s[ONNX_MAX_RANK];
+  if (is_last) {
+    node_shape_exprs(n, a->shape, a->ndim, s);
+    if (!(x = loom_te_compute(n->te, "reversed", s, a->ndim, NULL, flip_body, &c)))
+      return LOOM_NOMEM;
+  }
   TRY(node_apply(n, lib, &x, 1, &y, "shape=%s axis=%d keepdims=%d dtype=%s",
                  node_shape_str(n, a->shape, a->ndim), ax,
                  node_attr_int(n, "keepdims", 1) != 0, node_dtype_str(n, a->dtype)));
+  if (is_last) {
+    c = (flip_ctx){y, -1, loom_te_ndim(y), a->shape[ax]};
+    for (int i = 0; i < c.rank; i++)
+      s[i] = loom_te_dim(y, i);
+    if (!(y = loom_te_compute(n->te, "compute", s, c.rank, NULL, flip_body, &c)))
+      return LOOM_NOMEM;
+  }
   return node_narrow(n, y, LOOM_INT64, out);
 }
 
