@@ -141,17 +141,17 @@ loom_dtype node_acc_dtype(const onnx_node *n, loom_dtype t) {
   return n->is_f32_accumulated && is_half ? LOOM_DTYPE(LOOM_DT_FLOAT, 32, t.lanes) : t;
 }
 
-typedef struct narrow_ctx {
+typedef struct cast_ctx {
   loom_te_tensor *y;
   loom_dtype t;
-} narrow_ctx;
+} cast_ctx;
 
-static loom_expr *narrow_body(loom_te *te, void *user, loom_expr *const *idx) {
-  narrow_ctx *c = user;
+static loom_expr *cast_body(loom_te *te, void *user, loom_expr *const *idx) {
+  cast_ctx *c = user;
   return loom_te_cast(te, c->t, loom_te_at(te, c->y, idx, 0));
 }
 
-loom_status node_narrow(onnx_node *n, loom_te_tensor *y, loom_dtype t,
+loom_status node_cast(onnx_node *n, loom_te_tensor *y, loom_dtype t,
                         loom_te_tensor **out) {
   if (loom_dtype_eq(loom_te_dtype(y), t)) {
     *out = y;
@@ -161,8 +161,8 @@ loom_status node_narrow(onnx_node *n, loom_te_tensor *y, loom_dtype t,
   int rank = loom_te_ndim(y);
   if (rank == 0) {
     /* the library's cast takes tensors of rank 1 or more */
-    narrow_ctx c = {y, t};
-    *out = loom_te_compute(n->te, "compute", NULL, 0, NULL, narrow_body, &c);
+    cast_ctx c = {y, t};
+    *out = loom_te_compute(n->te, "compute", NULL, 0, NULL, cast_body, &c);
     return *out ? LOOM_OK : LOOM_NOMEM;
   }
   for (int i = 0; i < rank; i++)

@@ -124,8 +124,9 @@ const char *node_dtype_str(onnx_node *n, loom_dtype t);
 /* The dtype a product of t's sums in: float32 for float16 and bfloat16
  * where the options ask (is_f32_accumulated), else t. */
 loom_dtype node_acc_dtype(const onnx_node *n, loom_dtype t);
-/* y rounded to t by the library's cast; y itself when it has dtype t. */
-loom_status node_narrow(onnx_node *n, loom_te_tensor *y, loom_dtype t,
+/* y converted to t by the library's cast (by TE for a scalar, which the
+ * library's cast does not take); y itself when it has dtype t. */
+loom_status node_cast(onnx_node *n, loom_te_tensor *y, loom_dtype t,
                         loom_te_tensor **out);
 
 /* Constant extents as int32 expressions. */

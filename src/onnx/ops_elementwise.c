@@ -11,7 +11,6 @@ typedef struct ew_ctx {
   loom_te_tensor *a, *b;
   loom_expr_kind kind; /* binary */
   const char *what;    /* unary */
-  loom_dtype to;       /* cast */
   loom_expr *lo, *hi;  /* clip; NULL: unbounded */
   loom_te_tensor *lo_t, *hi_t;
   int rank;
@@ -69,8 +68,6 @@ static loom_expr *unary_body(loom_te *te, void *user, loom_expr *const *idx) {
     return NULL;
   loom_dtype t = x->dtype;
   const char *w = c->what;
-  if (!strcmp(w, "cast"))
-    return loom_te_cast(te, c->to, x);
   if (!strcmp(w, "relu"))
     return loom_te_bin(te, LOOM_EXPR_MAX, x, loom_te_const(te, t, 0));
   if (!strcmp(w, "sigmoid"))
@@ -167,19 +164,9 @@ loom_status onnx_dropout(onnx_node *n, loom_te_tensor **out) {
  * the float8 types, which Loom lacks. */
 
 static loom_status cast_to(onnx_node *n, loom_dtype t, loom_te_tensor **out) {
-  const loom_tensor_info *a = n->in[0];
-  loom_te_tensor *x = node_arg(n, 0);
-  if (a->ndim && !loom_dtype_eq(a->dtype, t))
-    return node_apply(n, "cast", &x, 1, out, "shape=%s dtype=%s out_dtype=%s",
-                      node_shape_str(n, a->shape, a->ndim),
-                      node_dtype_str(n, a->dtype), node_dtype_str(n, t));
-  ew_ctx c = {0};
-  c.n = n;
-  c.a = x;
-  c.what = "cast";
-  c.to = t;
-  *out = loom_te_compute(n->te, "compute", NULL, 0, NULL, unary_body, &c);
-  return LOOM_OK;
+  if (loom_dtype_eq(n->in[0]->dtype, t))
+    return unary(n, out, "identity", NULL, false);
+  return node_cast(n, node_arg(n, 0), t, out);
 }
 
 loom_status onnx_cast(onnx_node *n, loom_te_tensor **out) {

@@ -82,7 +82,7 @@ loom_status onnx_gemm(onnx_node *n, loom_te_tensor **out) {
     if (!(y = loom_te_compute(n->te, "T_add", shape, 2, NULL, gemm_body, &c)))
       return LOOM_NOMEM;
   }
-  return node_narrow(n, y, a->dtype, out);
+  return node_cast(n, y, a->dtype, out);
 }
 
 /* ---- MatMul ---------------------------------------------------------------------- */
@@ -148,14 +148,14 @@ loom_status onnx_matmul(onnx_node *n, loom_te_tensor **out) {
     TRY(node_apply(n, "matmul", in, 2, &y,
                    "M=%lld N=%lld K=%lld layout=NN dtype=%s out_dtype=%s",
                    (long long)M, (long long)N, (long long)K, dt, adt));
-    return node_narrow(n, y, a->dtype, out);
+    return node_cast(n, y, a->dtype, out);
   }
   if (a->ndim == 3 && same_batch(a, b)) {
     TRY(node_apply(n, "batch_matmul", in, 2, &y,
                    "B=%lld M=%lld N=%lld K=%lld layout=NN dtype=%s out_dtype=%s",
                    (long long)a->shape[0], (long long)M, (long long)N,
                    (long long)K, dt, adt));
-    return node_narrow(n, y, a->dtype, out);
+    return node_cast(n, y, a->dtype, out);
   }
   /* The batch dimensions broadcast against each other. */
   loom_tensor_info ba = {a->dtype, a->shape, a->ndim > 2 ? a->ndim - 2 : 0};
@@ -180,5 +180,5 @@ loom_status onnx_matmul(onnx_node *n, loom_te_tensor **out) {
   node_shape_exprs(n, shape, c.rank, s);
   if (!(y = loom_te_compute(n->te, "matmul", s, c.rank, NULL, matmul_body, &c)))
     return LOOM_NOMEM;
-  return node_narrow(n, y, a->dtype, out);
+  return node_cast(n, y, a->dtype, out);
 }

@@ -173,7 +173,7 @@ loom_status onnx_conv(onnx_node *n, loom_te_tensor **out) {
                  (long long)(is_depthwise ? 1 : g), n->is_nhwc ? "NHWC" : "NCHW",
                  node_dtype_str(n, x->dtype), node_dtype_str(n, acc)));
   if (!node_has(n, 2))
-    return node_narrow(n, y, x->dtype, out);
+    return node_cast(n, y, x->dtype, out);
   const loom_tensor_info *b = n->in[2];
   if (b->ndim != 1 || b->shape[0] != K || !loom_dtype_eq(b->dtype, x->dtype))
     return node_error(n, "the bias must be a vector of the %lld output "
@@ -186,7 +186,7 @@ loom_status onnx_conv(onnx_node *n, loom_te_tensor **out) {
   for (int i = 0; i < 4; i++)
     shape[i] = loom_te_dim(y, i);
   y = loom_te_compute(n->te, "T_add", shape, 4, NULL, bias_body, &c);
-  return y ? node_narrow(n, y, x->dtype, out) : LOOM_NOMEM;
+  return y ? node_cast(n, y, x->dtype, out) : LOOM_NOMEM;
 }
 
 /* ---- pools ---------------------------------------------------------------------- */

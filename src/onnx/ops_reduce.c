@@ -135,21 +135,23 @@ static loom_status reduce(onnx_node *n, reduce_kind kind, bool is_float_only,
 typedef struct flip_ctx {
   loom_te_tensor *x;
   int axis, rank;
-  int64_t extent;
+  int64_t extent; /* of the axis */
 } flip_ctx;
 
-/* x reversed along c->axis, or c->extent - 1 - x (an index counted from
- * the other end) when x is the index. */
-static loom_expr *flip_body(loom_te *te, void *user, loom_expr *const *idx) {
+/* x reversed along c->axis. */
+static loom_expr *reverse_body(loom_te *te, void *user, loom_expr *const *idx) {
   flip_ctx *c = user;
   loom_expr *xi[ONNX_MAX_RANK];
   memcpy(xi, idx, sizeof *xi * (size_t)c->rank);
-  if (c->axis < 0) {
-    loom_expr *v = loom_te_at(te, c->x, xi, c->rank);
-    return loom_te_sub(te, loom_te_const(te, v->dtype, (double)(c->extent - 1)), v);
-  }
   xi[c->axis] = loom_te_sub(te, loom_te_int(te, c->extent - 1), idx[c->axis]);
   return loom_te_at(te, c->x, xi, c->rank);
+}
+
+/* An index along the axis counted from its other end. */
+static loom_expr *count_back_body(loom_te *te, void *user, loom_expr *const *idx) {
+  flip_ctx *c = user;
+  loom_expr *v = loom_te_at(te, c->x, idx, c->rank);
+  return loom_te_sub(te, loom_te_const(te, v->dtype, (double)(c->extent - 1)), v);
 }
 
 /* ArgMax and ArgMin: the library's over one axis (the first index of the
@@ -170,20 +172,20 @@ static loom_status arg_reduce(onnx_node *n, const char *lib, loom_te_tensor **ou
   loom_expr *s[ONNX_MAX_RANK];
   if (is_last) {
     node_shape_exprs(n, a->shape, a->ndim, s);
-    if (!(x = loom_te_compute(n->te, "reversed", s, a->ndim, NULL, flip_body, &c)))
+    if (!(x = loom_te_compute(n->te, "reversed", s, a->ndim, NULL, reverse_body, &c)))
       return LOOM_NOMEM;
   }
   TRY(node_apply(n, lib, &x, 1, &y, "shape=%s axis=%d keepdims=%d dtype=%s",
                  node_shape_str(n, a->shape, a->ndim), ax,
                  node_attr_int(n, "keepdims", 1) != 0, node_dtype_str(n, a->dtype)));
   if (is_last) {
-    c = (flip_ctx){y, -1, loom_te_ndim(y), a->shape[ax]};
+    c = (flip_ctx){y, ax, loom_te_ndim(y), a->shape[ax]};
     for (int i = 0; i < c.rank; i++)
       s[i] = loom_te_dim(y, i);
-    if (!(y = loom_te_compute(n->te, "compute", s, c.rank, NULL, flip_body, &c)))
+    if (!(y = loom_te_compute(n->te, "compute", s, c.rank, NULL, count_back_body, &c)))
       return LOOM_NOMEM;
   }
-  return node_narrow(n, y, LOOM_INT64, out);
+  return node_cast(n, y, LOOM_INT64, out);
 }
 
 loom_status onnx_arg_max(onnx_node *n, loom_te_tensor **out) {

@@ -236,6 +236,24 @@ static loom_status constant_tensor(importer *m, onnx_node *n,
   return LOOM_OK;
 }
 
+/* A new int64 weight holding n's result: count values, a vector, or a
+ * scalar where rank is 0. */
+static loom_status int64_weight(importer *m, onnx_node *n, const int64_t *v, int64_t count,
+                                int rank) {
+  loom_onnx_tensor *t = loom_arena_alloc(m->a, sizeof *t);
+  int64_t *shape = loom_arena_alloc(m->a, sizeof *shape);
+  int64_t *data = loom_arena_alloc(m->a, sizeof *data * (size_t)count);
+  if (!t || !shape || !data)
+    return LOOM_NOMEM;
+  memcpy(data, v, sizeof *data * (size_t)count);
+  *shape = count;
+  *t = (loom_onnx_tensor){.name = loom_arena_strdup(m->a, n->proto->output[0]),
+                          .info = {LOOM_INT64, shape, rank},
+                          .data = data,
+                          .bytes = sizeof *data * (size_t)count};
+  return import_add_weight(m, n->proto->output[0], t) < 0 ? LOOM_NOMEM : LOOM_OK;
+}
+
 /* Shape and Size make no call: shapes are static, so their results are
  * constants: Shape's an int64 vector of the input's extents from start to
  * end (negative ones count from the end, both clamped), as the model has
@@ -246,15 +264,8 @@ static loom_status shape_tensor(importer *m, onnx_node *n, bool is_size) {
     return node_error(n, "takes an input");
   const loom_tensor_info *a = n->in[0];
   if (is_size) {
-    loom_onnx_tensor *t = loom_arena_alloc(m->a, sizeof *t);
-    int64_t *data = loom_arena_alloc(m->a, sizeof *data);
-    int64_t *shape = loom_arena_alloc(m->a, sizeof *shape);
-    if (!t || !data || !shape)
-      return LOOM_NOMEM;
-    *data = onnx_numel(a);
-    *t = (loom_onnx_tensor){.name = loom_arena_strdup(m->a, n->proto->output[0]),
-                            .info = {LOOM_INT64, shape, 0}, .data = data, .bytes = sizeof *data};
-    return import_add_weight(m, n->proto->output[0], t) < 0 ? LOOM_NOMEM : LOOM_OK;
+    int64_t size = onnx_numel(a);
+    return int64_weight(m, n, &size, 1, 0);
   }
   int64_t dims[ONNX_MAX_RANK];
   bool is_nhwc = n->vals[0] >= 0 && m->vals[n->vals[0]].is_nhwc && a->ndim == 4;
@@ -268,18 +279,7 @@ static loom_status shape_tensor(importer *m, onnx_node *n, bool is_size) {
   if (hi == lo)
     return node_error(n, "start and end leave no extents; tensors of no elements are not "
                       "supported");
-  loom_onnx_tensor *t = loom_arena_alloc(m->a, sizeof *t);
-  int64_t *shape = loom_arena_alloc(m->a, sizeof *shape);
-  int64_t *data = loom_arena_alloc(m->a, sizeof *data * (size_t)(hi - lo));
-  if (!t || !shape || !data)
-    return LOOM_NOMEM;
-  memcpy(data, dims + lo, sizeof *data * (size_t)(hi - lo));
-  *shape = hi - lo;
-  *t = (loom_onnx_tensor){.name = loom_arena_strdup(m->a, n->proto->output[0]),
-                          .info = {LOOM_INT64, shape, 1},
-                          .data = data,
-                          .bytes = sizeof *data * (size_t)(hi - lo)};
-  return import_add_weight(m, n->proto->output[0], t) < 0 ? LOOM_NOMEM : LOOM_OK;
+  return int64_weight(m, n, dims + lo, hi - lo, 1);
 }
 
 /* The result's type, read back from the prim func's last parameter. */
