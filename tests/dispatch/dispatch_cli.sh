@@ -91,6 +91,25 @@ check "conv_post: the ReLU edited" bash -c "! cmp -s '$tmp/conv_post.py' '$tmp/c
 "$loom" run "$tmp/conv_post_bad.py" --func bias_add_relu --verify >"$tmp/out" 2>&1
 check "conv_post: an edited nest fails to verify" grep -q 'wrong result: Z differs from the interpreter' "$tmp/out"
 
+# 3x3 stride-1 convolutions of 64 channels and 100 output pixels or more
+# go to oneDNN's Winograd where the machine has it (AVX-512), their data
+# reordered to its blocked layout and back, the residual into the blocked
+# output; below the bar, or without AVX-512, the direct convolution. All
+# verify against the interpreter.
+ONEDNN_VERBOSE=1 "$loom" run "$cases/conv_wino.py" --pipeline dispatch,default --verify \
+  >"$tmp/out" 2>&1
+check "wino: four verified" test "$(grep -c 'verify: ok' "$tmp/out")" = 4
+grep '^onednn_verbose,exec,cpu,convolution,' "$tmp/out" | cut -d, -f5 >"$tmp/impl"
+grep '^onednn_verbose,exec,cpu,convolution,' "$tmp/out" | grep -o 'mb[0-9]*_ic[^,]*' >"$tmp/shape"
+paste -d' ' "$tmp/impl" "$tmp/shape" | sort -u >"$tmp/convs"
+check "wino: 81 output pixels, direct" \
+  bash -c "grep 'ih11oh9' '$tmp/convs' | grep -qv wino && ! grep 'ih11oh9' '$tmp/convs' | grep -q wino"
+if grep -q avx512bw /proc/cpuinfo; then
+  check "wino: three by Winograd (AVX-512)" test "$(grep wino "$tmp/convs" | wc -l)" = 3
+else
+  check "wino: none by Winograd (no AVX-512)" test "$(grep -c wino "$tmp/convs")" = 0
+fi
+
 # Products by a layer's constant weights go to oneDNN's matmul.
 "$loom" run "$cases/matmul.py" --pipeline dispatch --verify --explain >"$tmp/out" 2>"$tmp/why"
 check "matmul: three verified" test "$(grep -c 'verify: ok' "$tmp/out")" = 3
