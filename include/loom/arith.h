@@ -231,13 +231,17 @@ typedef struct loom_iter_division {
 } loom_iter_division;
 
 /* Divides every binding (out has n entries). The bindings must form a
- * surjective iterator map (under predicate, as for detection). Fails with d when a binding mixes the two sets
- * (an outer loop part below an inner one, as in j*4 + i with j inner). */
+ * surjective iterator map (under predicate, as for detection). A binding
+ * that is a whole loop or fusion the predicate bounds goes whole to one
+ * side, and its bound becomes part of *outer_pred or *inner_pred (NULL:
+ * true); with outer_pred NULL such a binding fails. Fails with d when a
+ * binding mixes the two sets (an outer loop part below an inner one, as in
+ * j*4 + i with j inner). */
 LOOM_API loom_status loom_arith_iter_map_subspace_divide(
     loom_arena *a, loom_expr *const *bindings, int n,
     const loom_arith_relax *iters, int n_iters, const loom_expr *predicate,
     const loom_var *const *inner_vars, int n_inner, loom_iter_division *out,
-    loom_diag *d);
+    loom_expr **outer_pred, loom_expr **inner_pred, loom_diag *d);
 
 /* ---- dependence analysis (depend*.c) --------------------------------------
  * Exact memory dependences between the statement instances of a function:

@@ -866,9 +866,128 @@ static bool is_inner(const loom_var *v, const loom_var *const *inner, int n) {
   return false;
 }
 
+/* Whether the predicate cut mark m short: a loop bounded below its
+ * extent, or a fusion bounded below the product of its terms. */
+static bool is_cut(const detector *dt, const loom_iter_mark *m) {
+  int64_t e;
+  if (m->var)
+    return loom_ir_is_const_int(dt->iters[m - dt->var_marks].range.extent, &e) &&
+           m->extent < e;
+  for (int i = 0; i < dt->n_limited; i++)
+    if (dt->limited[i] == m)
+      return true;
+  return false;
+}
+
+static bool has_cut(const detector *dt, const loom_iter_mark *m, int depth) {
+  if (is_cut(dt, m))
+    return true;
+  if (m->var || depth > ARITH_MAX_DEPTH)
+    return false;
+  for (int k = 0; k < m->fused->n_splits; k++)
+    if (has_cut(dt, m->fused->splits[k].source, depth + 1))
+      return true;
+  return false;
+}
+
+static bool mark_is_inner(const detector *dt, const loom_iter_mark *m,
+                          const loom_var *const *inner, int n_inner, bool *is_inner_out,
+                          bool *is_outer_out, int depth);
+
+/* ANDs x < extent onto *pred (NULL: true). */
+static bool add_bound(detector *dt, loom_expr **pred, loom_expr *x, int64_t extent,
+                      loom_dtype t) {
+  loom_expr *b = x ? loom_ir_binary(dt->a, LOOM_EXPR_LT, x, loom_ir_int(dt->a, t, extent))
+                   : NULL;
+  *pred = !b ? NULL : *pred ? loom_ir_binary(dt->a, LOOM_EXPR_AND, *pred, b) : b;
+  return *pred ? true : nomem(dt);
+}
+
+/* The value of a cut mark, its terms largest scale first, as TVM writes
+ * the bound (i * 8 + j < 100). */
+static loom_expr *cut_expr(detector *dt, const loom_iter_mark *m, loom_dtype t) {
+  if (m->var)
+    return mark_expr(dt->a, m, t);
+  const loom_iter_sum *f = m->fused;
+  loom_expr *acc = NULL;
+  int64_t below = INT64_MAX; /* a mixed radix: the scales differ */
+  for (int n = 0; n < f->n_splits; n++) {
+    int best = -1;
+    for (int k = 0; k < f->n_splits; k++)
+      if (f->splits[k].scale < below && (best < 0 || f->splits[k].scale > f->splits[best].scale))
+        best = k;
+    if (best < 0)
+      break;
+    below = f->splits[best].scale;
+    const loom_iter_split *x = &f->splits[best];
+    loom_expr *v = digits_expr(dt->a, mark_expr(dt->a, x->source, t), x->source->extent,
+                               x->lower_factor, x->extent, t);
+    if (!(acc = add_term(dt->a, acc, v, x->scale, t)))
+      return NULL;
+  }
+  return with_base(dt->a, acc, f->base, t);
+}
+
+/* A binding that is the whole of a mark the predicate cut short (j_0 * 10 +
+ * j_1 under j_0 * 10 + j_1 < 128) has no outer * extent + inner form: it
+ * goes whole to the side its loops are on, and the bound with it, as that
+ * side's predicate (TVM's division). A cut mark inside a binding, or one
+ * over loops of both sides, does not divide. */
+static bool divide_cut(detector *dt, const loom_iter_sum *s, loom_dtype t,
+                       const loom_var *const *inner, int n_inner,
+                       loom_iter_division *out, loom_expr **outer_pred,
+                       loom_expr **inner_pred) {
+  const loom_iter_split *x = &s->splits[0];
+  if (s->n_splits != 1 || s->symbolic_base || x->scale != 1 || x->lower_factor != 1 ||
+      x->extent != x->source->extent || !is_cut(dt, x->source) || !outer_pred)
+    return fail(dt, "the predicate bounds a part of the binding, which then does not "
+                "divide into outer and inner parts");
+  bool in = false, outside = false;
+  if (!mark_is_inner(dt, x->source, inner, n_inner, &in, &outside, 0))
+    return false;
+  if (in && outside)
+    return fail(dt, "the predicate bounds loops of both sides, so the binding does "
+                "not divide into outer and inner parts");
+  loom_expr *e = cut_expr(dt, x->source, t);
+  if (!e)
+    return nomem(dt);
+  if (in) {
+    *out = (loom_iter_division){loom_ir_int(dt->a, t, 0), with_base(dt->a, e, s->base, t),
+                                1, x->extent};
+    return add_bound(dt, inner_pred, e, x->extent, t);
+  }
+  *out = (loom_iter_division){with_base(dt->a, e, s->base, t), loom_ir_int(dt->a, t, 0),
+                              x->extent, 1};
+  return add_bound(dt, outer_pred, e, x->extent, t);
+}
+
+/* Whether the loops under mark m are inner ones, outer ones, or both. */
+static bool mark_is_inner(const detector *dt, const loom_iter_mark *m,
+                          const loom_var *const *inner, int n_inner, bool *is_inner_out,
+                          bool *is_outer_out, int depth) {
+  if (m->var) {
+    if (is_inner(m->var, inner, n_inner))
+      *is_inner_out = true;
+    else
+      *is_outer_out = true;
+    return true;
+  }
+  if (depth > ARITH_MAX_DEPTH)
+    return false;
+  for (int k = 0; k < m->fused->n_splits; k++)
+    if (!mark_is_inner(dt, m->fused->splits[k].source, inner, n_inner, is_inner_out,
+                       is_outer_out, depth + 1))
+      return false;
+  return true;
+}
+
 static bool divide_one(detector *dt, const loom_iter_sum *s, loom_dtype t,
                        const loom_var *const *inner, int n_inner,
-                       loom_iter_division *out) {
+                       loom_iter_division *out, loom_expr **outer_pred,
+                       loom_expr **inner_pred) {
+  for (int k = 0; k < s->n_splits; k++)
+    if (has_cut(dt, s->splits[k].source, 0))
+      return divide_cut(dt, s, t, inner, n_inner, out, outer_pred, inner_pred);
   leaves l = {0};
   bool is_ok = s->n_splits == 0 || expand(dt, &s->splits[0], &l, 0);
   if (!is_ok) {
@@ -949,16 +1068,18 @@ loom_status loom_arith_iter_map_subspace_divide(
     loom_arena *a, loom_expr *const *bindings, int n,
     const loom_arith_relax *iters, int n_iters, const loom_expr *predicate,
     const loom_var *const *inner_vars, int n_inner, loom_iter_division *out,
-    loom_diag *d) {
+    loom_expr **outer_pred, loom_expr **inner_pred, loom_diag *d) {
   detector dt;
   TRY(setup(&dt, a, iters, n_iters, d));
+  if (outer_pred)
+    *outer_pred = *inner_pred = NULL;
   loom_iter_map map;
   bool is_ok = detect(&dt, bindings, n, predicate, LOOM_ITER_MAP_SURJECTIVE, &map);
   for (int k = 0; k < n && is_ok; k++) {
     dt.binding = k;
     dt.binding_expr = bindings[k];
     is_ok = divide_one(&dt, &map.sums[k], bindings[k]->dtype, inner_vars,
-                       n_inner, &out[k]);
+                       n_inner, &out[k], outer_pred, inner_pred);
   }
   return finish(&dt, is_ok);
 }

@@ -167,10 +167,13 @@ static bool divide(loom_arena *a, const loom_expr *bind, int64_t dom,
 
 /* Every binding divided by the iterator maps (TVM's subspace division),
  * for bindings the linear division does not take (`f // 49` of a fused
- * loop inside). NULL when the maps fail or memory runs out. */
+ * loop inside) and for every binding under a predicate, whose bounds go to
+ * *outer_pred and *inner_pred. NULL when the maps fail or memory runs out. */
 static loom_iter_division *divide_by_maps(loom_arena *a, const loom_stmt *r,
                                           const loop_set *in,
-                                          const loop_set *out) {
+                                          const loop_set *out,
+                                          loom_expr **outer_pred,
+                                          loom_expr **inner_pred) {
   int n = r->u.realize.n_iter_values;
   loom_arith_relax iters[2 * MAX_LOOPS];
   const loom_var *inner[MAX_LOOPS];
@@ -189,8 +192,8 @@ static loom_iter_division *divide_by_maps(loom_arena *a, const loom_stmt *r,
   loom_diag d;
   loom_diag_init(&d);
   bool ok = div && loom_arith_iter_map_subspace_divide(
-                       a, r->u.realize.iter_values, n, iters, k, NULL, inner,
-                       in->n, div, &d) == LOOM_OK;
+                       a, r->u.realize.iter_values, n, iters, k, r->u.realize.predicate,
+                       inner, in->n, div, outer_pred, inner_pred, &d) == LOOM_OK;
   loom_diag_free(&d);
   return ok ? div : NULL;
 }
@@ -203,6 +206,7 @@ typedef struct inner_block {
   loop_set in;
   loom_stmt *realize;  /* the rebuilt inner realize */
   loom_stmt *init;     /* the outer block's init, for a reduction */
+  loom_expr *outer_pred; /* the bounds of the predicate on outer loops; NULL: none */
   loom_stmt *regions;  /* the realize whose regions the outer block relaxes */
   loom_var *inner_vars[MAX_ITERS];
   int64_t inner_ext[MAX_ITERS];
@@ -240,9 +244,15 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
   int64_t t;
   if (b->n_iter_vars > MAX_ITERS)
     return sched_fail(c, "block '%s' has too many iters", b->name);
-  if (r->u.realize.predicate &&
-      !(loom_ir_is_const_int(r->u.realize.predicate, &t) && t))
-    return sched_fail(c, "block '%s' has a predicate; blockize needs none",
+  /* Under a predicate every binding goes by the iterator maps, which
+   * split the predicate's bounds between the two blocks. */
+  loom_expr *inner_pred = NULL;
+  loom_iter_division *maps = NULL;
+  bool has_pred = r->u.realize.predicate &&
+                  !(loom_ir_is_const_int(r->u.realize.predicate, &t) && t);
+  if (has_pred && !(maps = divide_by_maps(a, r, &ib->in, out, &ib->outer_pred, &inner_pred)))
+    return sched_fail(c, "block '%s' has a predicate that does not divide into the loops "
+                         "outside and inside the new block",
                       b->name);
   loom_iter_var *iters = loom_arena_alloc(
       a, (size_t)(b->n_iter_vars ? b->n_iter_vars : 1) * sizeof *iters);
@@ -257,8 +267,7 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
     goto out;
   }
   int ni = 0;
-  loom_iter_division *maps = NULL;
-  bool maps_tried = false;
+  bool maps_tried = has_pred;
   for (int i = 0; i < b->n_iter_vars && st == LOOM_OK; i++) {
     const loom_iter_var *iv = &b->iter_vars[i];
     int64_t dom, mn;
@@ -266,11 +275,11 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
     bool oom = false;
     bool ok = loom_ir_is_const_int(iv->dom.extent, &dom) &&
               loom_ir_is_const_int(iv->dom.min, &mn) && mn == 0;
-    bool divided = ok && divide(a, r->u.realize.iter_values[i], dom, &ib->in,
-                                out, &dv, &oom);
+    bool divided = ok && !has_pred && divide(a, r->u.realize.iter_values[i], dom,
+                                             &ib->in, out, &dv, &oom);
     if (ok && !divided && !oom) {
       if (!maps_tried)
-        maps = divide_by_maps(a, r, &ib->in, out);
+        maps = divide_by_maps(a, r, &ib->in, out, NULL, NULL);
       maps_tried = true;
       if (maps) {
         dv = (division){maps[i].outer, maps[i].inner, maps[i].outer_extent,
@@ -389,7 +398,7 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
   tmp.u.realize.block = &bb;
   tmp.u.realize.iter_values = vals;
   tmp.u.realize.n_iter_values = ni;
-  tmp.u.realize.predicate = NULL;
+  tmp.u.realize.predicate = inner_pred;
   loom_stmt *sub = sched_subst_stmt(a, &tmp, &sm);
   sub = sub ? sched_simplify_accesses(a, ctx, sub) : NULL;
   loom_stmt *nr = sub ? loom_arena_alloc(a, sizeof *nr) : NULL;
@@ -658,6 +667,7 @@ static loom_stmt *outer_realize(sched_call *c, const char *name,
   orl->u.realize.block = ob;
   orl->u.realize.iter_values = vals;
   orl->u.realize.n_iter_values = o->n;
+  orl->u.realize.predicate = n == 1 ? ibs[0].outer_pred : NULL;
   return orl;
 }
 

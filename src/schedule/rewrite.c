@@ -3,6 +3,8 @@
  * a predicate to the outermost blocks under a loop. */
 #include "schedule/rewrite.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static loom_stmt *realize_pre(void *ctx, loom_stmt *s);
@@ -113,9 +115,78 @@ static loom_expr *simplify_binding(realize_visitor *v, loom_expr *e) {
   return sched_normalize(v->a, v->ctx, e);
 }
 
+#define MAX_MAP_LOOPS 64
+
+typedef struct loop_vars {
+  loom_arith_relax iters[MAX_MAP_LOOPS];
+  int n;
+  bool is_unknown; /* a loop of symbolic extent, or too many loops */
+  realize_visitor *v;
+} loop_vars;
+
+/* Notes each variable of a binding the context bounds: a loop. */
+static loom_visit note_loop(void *ctx, loom_expr *e) {
+  loop_vars *l = ctx;
+  if (e->kind != LOOM_EXPR_VAR || l->is_unknown)
+    return LOOM_VISIT_GO;
+  for (int i = 0; i < l->n; i++)
+    if (l->iters[i].var == e->u.var)
+      return LOOM_VISIT_GO;
+  loom_arith_interval r = loom_arith_bound(l->v->ctx, e);
+  if (!r.is_bounded)
+    return LOOM_VISIT_GO; /* not a loop: a parameter or an outer block's iter */
+  if (r.max >= INT32_MAX - 1 || l->n == MAX_MAP_LOOPS) {
+    l->is_unknown = true; /* sched_arith_bind_range's mark of a symbolic extent */
+    return LOOM_VISIT_GO;
+  }
+  loom_range range = {loom_ir_int(l->v->a, e->dtype, r.min),
+                      loom_ir_int(l->v->a, e->dtype, r.max - r.min + 1)};
+  l->iters[l->n++] = (loom_arith_relax){e->u.var, range};
+  return LOOM_VISIT_GO;
+}
+
+/* Whether the bindings of r, together, are an iterator map over the loops
+ * (under its predicate, else without it): TVM's IterMapSimplify rewrites
+ * them only then and otherwise leaves them as substituted. True where
+ * Loom's maps cannot say (a loop of symbolic extent). */
+static bool is_iter_map(realize_visitor *v, const loom_stmt *r) {
+  loop_vars *l = calloc(1, sizeof *l);
+  if (!l)
+    return true;
+  l->v = v;
+  int n = r->u.realize.n_iter_values;
+  loom_ir_visitor vis = {.expr_pre = note_loop, .ctx = l};
+  for (int i = 0; i < n; i++)
+    loom_ir_visit_expr(&vis, r->u.realize.iter_values[i]);
+  bool is_map = true;
+  if (!l->is_unknown) {
+    const loom_expr *pred = r->u.realize.predicate;
+    int64_t t;
+    if (pred && loom_ir_is_const_int(pred, &t) && t)
+      pred = NULL;
+    loom_iter_map map;
+    loom_diag d;
+    loom_diag_init(&d);
+    loom_status st = loom_arith_iter_map_detect(v->a, r->u.realize.iter_values, n, l->iters,
+                                                l->n, pred, LOOM_ITER_MAP_SURJECTIVE, &map, &d);
+    if (st == LOOM_ERROR && pred) {
+      loom_diag_free(&d);
+      loom_diag_init(&d);
+      st = loom_arith_iter_map_detect(v->a, r->u.realize.iter_values, n, l->iters, l->n,
+                                      NULL, LOOM_ITER_MAP_SURJECTIVE, &map, &d);
+    }
+    loom_diag_free(&d);
+    is_map = st != LOOM_ERROR;
+  }
+  free(l);
+  return is_map;
+}
+
 static loom_stmt *simplify_realize(realize_visitor *v, loom_stmt *r) {
   if (r->u.realize.n_iter_values == 0 && !v->descend_blocks)
     return enter_block(v, r);
+  if (!is_iter_map(v, r))
+    return r;
   return sched_map_bindings(v, r, simplify_binding);
 }
 
@@ -142,11 +213,31 @@ static loom_expr *pin_unit(void *ctx, loom_expr *e) {
   return k ? k : e;
 }
 
+/* e with the zeros a pinned unit loop leaves (0 * 8, x + 0) folded away
+ * and nothing else changed: TVM's maps leave a unit iter out of the form
+ * they give, they do not give another form. */
+static loom_expr *fold_zeros(loom_arena *a, loom_expr *e) {
+  if (e->kind != LOOM_EXPR_ADD && e->kind != LOOM_EXPR_SUB && e->kind != LOOM_EXPR_MUL)
+    return e;
+  loom_expr *x = fold_zeros(a, e->u.bin.a), *y = x ? fold_zeros(a, e->u.bin.b) : NULL;
+  if (!y)
+    return NULL;
+  if (e->kind == LOOM_EXPR_MUL && (is_int(x, 0) || is_int(y, 0)))
+    return loom_ir_int(a, e->dtype, 0);
+  if (e->kind == LOOM_EXPR_ADD && is_int(x, 0))
+    return y;
+  if (e->kind != LOOM_EXPR_MUL && is_int(y, 0))
+    return x;
+  if (x == e->u.bin.a && y == e->u.bin.b)
+    return e;
+  return loom_ir_binary(a, e->kind, x, y);
+}
+
 static loom_expr *drop_units(realize_visitor *v, loom_expr *e) {
   loom_expr *z = loom_ir_rewrite_expr(v->a, e, pin_unit, v);
   if (!z || v->has_failed)
     return NULL;
-  return z == e ? e : sched_normalize(v->a, v->ctx, z);
+  return z == e ? e : fold_zeros(v->a, z);
 }
 
 static loom_stmt *drop_unit_iters(realize_visitor *v, loom_stmt *r) {

@@ -159,7 +159,8 @@ static void test_named(void) {
   loom_iter_division div[3];
   const loom_var *inner_j[1] = {ns.vars[1]};
   loom_diag_init(&d);
-  CHECK(loom_arith_iter_map_subspace_divide(a, b1, 2, ns.iters, 3, NULL, inner_j, 1, div, &d) ==
+  CHECK(loom_arith_iter_map_subspace_divide(a, b1, 2, ns.iters, 3, NULL, inner_j, 1, div, NULL, NULL,
+                                            &d) ==
         LOOM_OK);
   CHECK(div[0].inner_extent == 8 && div[0].outer_extent == 4);
   t = expr_text(div[0].outer);
@@ -172,7 +173,7 @@ static void test_named(void) {
   /* An outer block's iterator in a binding: vo * 8 + j with j inner. */
   loom_expr *bo[1] = {B(ADD, B(MUL, loom_ir_ref(a, n), K(8)), j)};
   CHECK(loom_arith_iter_map_subspace_divide(a, bo, 1, ns.iters, 3, NULL, inner_j, 1, div,
-                                            &d) == LOOM_OK);
+                                            NULL, NULL, &d) == LOOM_OK);
   t = expr_text(div[0].outer);
   CHECK_STREQ(t, "n");
   free(t);
@@ -181,13 +182,13 @@ static void test_named(void) {
   free(t);
   loom_expr *bo2[1] = {B(ADD, B(MUL, loom_ir_ref(a, n), K(3)), j)};
   CHECK(loom_arith_iter_map_subspace_divide(a, bo2, 1, ns.iters, 3, NULL, inner_j, 1, div,
-                                            &d) == LOOM_ERROR);
+                                            NULL, NULL, &d) == LOOM_ERROR);
   CHECK_CONTAINS(d.msg, "not a multiple of the inner extent 8");
   loom_diag_free(&d);
   loom_diag_init(&d);
   /* i inner but j outer below it cannot be divided. */
   const loom_var *inner_i[1] = {ns.vars[0]};
-  CHECK(loom_arith_iter_map_subspace_divide(a, b1, 2, ns.iters, 3, NULL, inner_i, 1, div, &d) ==
+  CHECK(loom_arith_iter_map_subspace_divide(a, b1, 2, ns.iters, 3, NULL, inner_i, 1, div, NULL, NULL, &d) ==
         LOOM_ERROR);
   CHECK_CONTAINS(d.msg, "inner loop 'i' sits above an outer loop");
   loom_diag_free(&d);
@@ -348,7 +349,7 @@ static void test_reshapes(void) {
     loom_diag d;
     loom_diag_init(&d);
     loom_status st = loom_arith_iter_map_subspace_divide(a, b, n, ns.iters, ns.n, NULL,
-                                                         inner, n_inner, div, &d);
+                                                         inner, n_inner, div, NULL, NULL, &d);
     loom_diag_free(&d);
     if (st == LOOM_OK) {
       n_div++;
@@ -505,14 +506,33 @@ static void test_predicates(void) {
                                    &m, &d) == LOOM_OK);
   CHECK(m.sums[0].splits[0].extent == 10);
   CHECK(check_map_where(a, &ns, b5, 2, p5, LOOM_ITER_MAP_BIJECTIVE, &m) == 0);
-  /* Division under the predicate: j inner. */
+  /* Division under the predicate: the bounded fusion goes whole to the
+   * side of its loops, its bound with it; over loops of both sides (j
+   * inner) it does not divide, nor without a place for the bound. */
   loom_iter_division div[1];
+  loom_expr *op, *ip;
   const loom_var *inner[1] = {ns.vars[1]};
   CHECK(loom_arith_iter_map_subspace_divide(a, b1, 1, ns.iters, 2, pred, inner, 1, div,
-                                            &d) == LOOM_OK);
-  CHECK(div[0].inner_extent == 8);
-  char *t = expr_text(div[0].outer);
-  CHECK_STREQ(t, "i");
+                                            &op, &ip, &d) == LOOM_ERROR);
+  CHECK_CONTAINS(d.msg, "loops of both sides");
+  loom_diag_free(&d);
+  loom_diag_init(&d);
+  const loom_var *both[2] = {ns.vars[0], ns.vars[1]};
+  CHECK(loom_arith_iter_map_subspace_divide(a, b1, 1, ns.iters, 2, pred, both, 2, div,
+                                            NULL, NULL, &d) == LOOM_ERROR);
+  loom_diag_free(&d);
+  loom_diag_init(&d);
+  CHECK(loom_arith_iter_map_subspace_divide(a, b1, 1, ns.iters, 2, pred, both, 2, div,
+                                            &op, &ip, &d) == LOOM_OK);
+  CHECK(div[0].inner_extent == 100 && div[0].outer_extent == 1 && !op && ip);
+  char *t = expr_text(ip);
+  CHECK_STREQ(t, "i * 8 + j < 100");
+  free(t);
+  CHECK(loom_arith_iter_map_subspace_divide(a, b1, 1, ns.iters, 2, pred, both, 0, div,
+                                            &op, &ip, &d) == LOOM_OK);
+  CHECK(div[0].inner_extent == 1 && div[0].outer_extent == 100 && op && !ip);
+  t = expr_text(div[0].outer);
+  CHECK_STREQ(t, "i * 8 + j");
   free(t);
   loom_diag_free(&d);
 
@@ -578,7 +598,7 @@ static void test_faultsim(void) {
                                                 LOOM_ITER_MAP_BIJECTIVE, &m, &d);
     if (st == LOOM_OK)
       st = loom_arith_iter_map_subspace_divide(out, b, 2, ns.iters, 3, NULL, inner, 2, div,
-                                               &d);
+                                               NULL, NULL, &d);
     CHECK(st == LOOM_OK || st == LOOM_NOMEM);
     if (st == LOOM_OK) {
       CHECK(m.sums[0].splits[0].extent == 16 && m.sums[1].splits[0].extent == 4);
