@@ -215,10 +215,23 @@ LOOM_API loom_status loom_arith_iter_map_detect(
     const loom_arith_relax *iters, int n_iters, const loom_expr *predicate,
     loom_iter_map_level level, loom_iter_map *out, loom_diag *d);
 
+/* The same with every loop of extent 1 a term of the map, not its
+ * constant: TVM's detection with simplify_trivial_iterators off, as a
+ * primitive told to preserve unit iters detects. */
+LOOM_API loom_status loom_arith_iter_map_detect_units(
+    loom_arena *a, loom_expr *const *bindings, int n,
+    const loom_arith_relax *iters, int n_iters, const loom_expr *predicate,
+    loom_iter_map_level level, loom_iter_map *out, loom_diag *d);
+
 /* The expression of s over the loop variables, in dtype t. NULL when out
  * of memory. */
 LOOM_API loom_expr *
 loom_arith_iter_sum_expr(loom_arena *a, const loom_iter_sum *s, loom_dtype t);
+/* The same in TVM's normal form (IterMapToExprNormalizer), the form TVM's
+ * schedule primitives give bindings: terms largest scale first, a split
+ * as source % (lower_factor * extent) // lower_factor. */
+LOOM_API loom_expr *
+loom_arith_iter_sum_normal(loom_arena *a, const loom_iter_sum *s, loom_dtype t);
 
 /* One binding divided with respect to a set of inner loops (for blockize
  * and tensorize): binding == outer * inner_extent + inner, where outer uses

@@ -47,6 +47,7 @@ typedef struct detector {
   const loom_iter_mark **limited; /* fused marks a predicate cut short */
   int n_limited;
   bool *is_symbolic; /* per iter: range not constant, so it may not be used */
+  bool keep_units;   /* a loop of extent 1 is a term, not its constant */
 } detector;
 
 static bool fail(detector *dt, const char *fmt, ...)
@@ -195,9 +196,35 @@ static bool scale_sum(detector *dt, const isum *x, int64_t c, isum *out) {
   return true;
 }
 
-static int cmp_scale(const void *p, const void *q) {
-  const loom_iter_split *x = p, *y = q;
-  return x->scale < y->scale ? -1 : x->scale > y->scale;
+/* TVM's order of fusion: scales ascending, and at one scale a term of
+ * extent 1 (a unit loop kept) before the others, the last written first. */
+static bool goes_before(const loom_iter_split *x, int xi, const loom_iter_split *y, int yi) {
+  if (x->scale != y->scale)
+    return x->scale < y->scale;
+  bool is_unit_x = x->extent == 1, is_unit_y = y->extent == 1;
+  if (is_unit_x != is_unit_y)
+    return is_unit_x;
+  return is_unit_x ? xi > yi : xi < yi;
+}
+
+/* Sorts s (n small) into fusion order; an insertion sort keeps the
+ * written order where it decides. */
+#define MAX_FUSED 64
+
+static void fusion_order(loom_iter_split *s, int n) {
+  int at[MAX_FUSED];
+  for (int i = 0; i < n; i++)
+    at[i] = i;
+  for (int i = 1; i < n; i++) {
+    loom_iter_split x = s[i];
+    int xi = at[i], j = i;
+    for (; j > 0 && goes_before(&x, xi, &s[j - 1], at[j - 1]); j--) {
+      s[j] = s[j - 1];
+      at[j] = at[j - 1];
+    }
+    s[j] = x;
+    at[j] = xi;
+  }
 }
 
 static bool same_sum(const loom_iter_sum *x, const loom_iter_split *s, int n) {
@@ -234,6 +261,20 @@ static const loom_iter_mark *fused_mark(detector *dt, loom_iter_split *s, int n,
   return m;
 }
 
+/* Whether hi is the run of digits right above lo's, of the same source
+ * and scaled to match; lo then takes it in. */
+static bool combine(loom_iter_split *lo, const loom_iter_split *hi) {
+  int64_t lower_factor, scale, extent;
+  if (hi->source != lo->source ||
+      __builtin_mul_overflow(lo->lower_factor, lo->extent, &lower_factor) ||
+      __builtin_mul_overflow(lo->scale, lo->extent, &scale) ||
+      __builtin_mul_overflow(lo->extent, hi->extent, &extent) ||
+      hi->lower_factor != lower_factor || hi->scale != scale)
+    return false;
+  lo->extent = extent;
+  return true;
+}
+
 /* x as a single split (plus x->base): the split itself, or a fused mark
  * when the scales form a mixed radix (i*8 + j with j over [0, 8)). */
 static bool single(detector *dt, const isum *x, loom_iter_split *out) {
@@ -241,10 +282,26 @@ static bool single(detector *dt, const isum *x, loom_iter_split *out) {
     *out = x->splits[0];
     return true;
   }
+  if (x->n > MAX_FUSED)
+    return fail(dt, "more than %d terms to fuse", MAX_FUSED);
   loom_iter_split *s = loom_arena_dup(dt->a, x->splits, (size_t)x->n * sizeof *s);
   if (!s)
     return nomem(dt);
-  qsort(s, (size_t)x->n, sizeof *s, cmp_scale);
+  fusion_order(s, x->n);
+  /* Two digit runs of one source, one right above the other, are one run
+   * ((f // 9) * 9 + f % 9 is f), as TVM combines them before fusing. */
+  int n = 1;
+  for (int i = 1; i < x->n; i++)
+    if (!combine(&s[n - 1], &s[i]))
+      s[n++] = s[i];
+  if (n == 1) {
+    *out = s[0];
+    return true;
+  }
+  isum merged = *x;
+  merged.splits = s;
+  merged.n = n;
+  x = &merged;
   int64_t base_scale = s[0].scale, expect = s[0].scale;
   if (base_scale <= 0)
     return fail(dt, "an iterator runs backwards (scale %lld)", (long long)base_scale);
@@ -380,7 +437,9 @@ static bool parse(detector *dt, const loom_expr *e, isum *out, int depth) {
       return fail(dt, "loop '%s' has a range that is not constant; iterator "
                   "maps need constant extents", e->u.var->name);
     loom_iter_mark *m = &dt->var_marks[i];
-    if (m->extent == 1) {
+    int64_t loop_extent = 0; /* a predicate may have cut m short since */
+    if (!dt->keep_units && loom_ir_is_const_int(dt->iters[i].range.extent, &loop_extent) &&
+        loop_extent == 1) {
       *out = (isum){NULL, 0, m->var_min, NULL};
       return true;
     }
@@ -781,6 +840,17 @@ loom_status loom_arith_iter_map_detect(loom_arena *a, loom_expr *const *bindings
   return finish(&dt, detect(&dt, bindings, n, predicate, level, out));
 }
 
+loom_status loom_arith_iter_map_detect_units(loom_arena *a, loom_expr *const *bindings,
+                                             int n, const loom_arith_relax *iters,
+                                             int n_iters, const loom_expr *predicate,
+                                             loom_iter_map_level level,
+                                             loom_iter_map *out, loom_diag *d) {
+  detector dt;
+  TRY(setup(&dt, a, iters, n_iters, d));
+  dt.keep_units = true;
+  return finish(&dt, detect(&dt, bindings, n, predicate, level, out));
+}
+
 /* ---- expressions ------------------------------------------------------------ */
 
 static loom_expr *mark_expr(loom_arena *a, const loom_iter_mark *m, loom_dtype t);
@@ -838,6 +908,33 @@ loom_expr *loom_arith_iter_sum_expr(loom_arena *a, const loom_iter_sum *s,
   return with_base(a, acc, s->base, t);
 }
 
+static loom_expr *normal_split(loom_arena *a, const loom_iter_split *x, loom_dtype t);
+
+/* TVM's normal form of an iterator map (IterMapToExprNormalizer): a fused
+ * mark's terms largest scale first; a split whole as source * scale, the
+ * top of its source as source // lower_factor, else as
+ * source % (lower_factor * extent) // lower_factor; the constant last. */
+loom_expr *loom_arith_iter_sum_normal(loom_arena *a, const loom_iter_sum *s, loom_dtype t) {
+  loom_expr *acc = NULL;
+  for (int i = s->n_splits - 1; i >= 0; i--) {
+    loom_expr *v = normal_split(a, &s->splits[i], t);
+    if (!v)
+      return NULL;
+    acc = acc ? loom_ir_binary(a, LOOM_EXPR_ADD, acc, v) : v;
+    if (!acc)
+      return NULL;
+  }
+  if (s->symbolic_base) {
+    loom_expr *q = s->symbolic_base;
+    if (!loom_dtype_eq(q->dtype, t))
+      q = loom_ir_cast(a, t, q);
+    acc = !q ? NULL : acc ? loom_ir_binary(a, LOOM_EXPR_ADD, acc, q) : q;
+    if (!acc)
+      return NULL;
+  }
+  return with_base(a, acc, s->base, t);
+}
+
 static loom_expr *var_expr(loom_arena *a, const loom_var *v, int64_t min,
                            loom_dtype t) {
   loom_expr *e = loom_ir_ref(a, (loom_var *)v);
@@ -850,6 +947,24 @@ static loom_expr *mark_expr(loom_arena *a, const loom_iter_mark *m, loom_dtype t
   if (m->var)
     return var_expr(a, m->var, m->var_min, t);
   return loom_arith_iter_sum_expr(a, m->fused, t);
+}
+
+static loom_expr *normal_split(loom_arena *a, const loom_iter_split *x, loom_dtype t) {
+  const loom_iter_mark *m = x->source;
+  loom_expr *src = m->var ? var_expr(a, m->var, m->var_min, t)
+                          : loom_arith_iter_sum_normal(a, m->fused, t);
+  if (!src)
+    return NULL;
+  if (x->lower_factor == 1 && x->extent == m->extent)
+    ;
+  else if (x->lower_factor * x->extent == m->extent)
+    src = x->lower_factor == 1 ? src : binop(a, LOOM_EXPR_FLOORDIV, src, t, x->lower_factor);
+  else {
+    src = binop(a, LOOM_EXPR_FLOORMOD, src, t, x->lower_factor * x->extent);
+    if (x->lower_factor != 1)
+      src = binop(a, LOOM_EXPR_FLOORDIV, src, t, x->lower_factor);
+  }
+  return x->scale == 1 ? src : binop(a, LOOM_EXPR_MUL, src, t, x->scale);
 }
 
 /* ---- subspace division ------------------------------------------------------ */
@@ -903,29 +1018,11 @@ static bool add_bound(detector *dt, loom_expr **pred, loom_expr *x, int64_t exte
   return *pred ? true : nomem(dt);
 }
 
-/* The value of a cut mark, its terms largest scale first, as TVM writes
- * the bound (i * 8 + j < 100). */
+/* The value of a cut mark in TVM's normal form (i * 8 + j < 100). */
 static loom_expr *cut_expr(detector *dt, const loom_iter_mark *m, loom_dtype t) {
   if (m->var)
     return mark_expr(dt->a, m, t);
-  const loom_iter_sum *f = m->fused;
-  loom_expr *acc = NULL;
-  int64_t below = INT64_MAX; /* a mixed radix: the scales differ */
-  for (int n = 0; n < f->n_splits; n++) {
-    int best = -1;
-    for (int k = 0; k < f->n_splits; k++)
-      if (f->splits[k].scale < below && (best < 0 || f->splits[k].scale > f->splits[best].scale))
-        best = k;
-    if (best < 0)
-      break;
-    below = f->splits[best].scale;
-    const loom_iter_split *x = &f->splits[best];
-    loom_expr *v = digits_expr(dt->a, mark_expr(dt->a, x->source, t), x->source->extent,
-                               x->lower_factor, x->extent, t);
-    if (!(acc = add_term(dt->a, acc, v, x->scale, t)))
-      return NULL;
-  }
-  return with_base(dt->a, acc, f->base, t);
+  return loom_arith_iter_sum_normal(dt->a, m->fused, t);
 }
 
 /* A binding that is the whole of a mark the predicate cut short (j_0 * 10 +

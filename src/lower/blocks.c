@@ -483,8 +483,12 @@ static loom_stmt *lower_realize(lower *L, const loom_stmt *s) {
   loom_expr **values = loom_arena_alloc(L->a, (size_t)(b->n_iter_vars + 1) * sizeof *values);
   if (!values)
     return NULL;
+  /* Simplified under the loops' ranges, as TVM's lowering simplifies:
+   * schedules give bindings in the iterator maps' normal form,
+   * `(f_0 * 32 + f_1 * 8 + f_2) // 8`, which is f_0 * 4 + f_1 here. */
   for (int k = 0; k < b->n_iter_vars; k++)
-    if (!(values[k] = lower_expr(L, s->u.realize.iter_values[k])))
+    if (!(values[k] = lower_expr(L, s->u.realize.iter_values[k])) ||
+        (L->ctx && !(values[k] = loom_arith_simplify(L->a, L->ctx, values[k]))))
       return NULL;
   loom_expr *pred = s->u.realize.predicate;
   int64_t c;

@@ -29,6 +29,10 @@ static loom_stmt *enter_block(realize_visitor *v, loom_stmt *r) {
   return nr;
 }
 
+loom_stmt *sched_enter_realize(realize_visitor *v, loom_stmt *r) {
+  return enter_block(v, r);
+}
+
 /* Loops bind their constant ranges in v->ctx (when set) on the way down;
  * a realize goes through fn, then (when v->descend_blocks) the realizes in
  * its block are visited. */
@@ -146,10 +150,12 @@ static loom_visit note_loop(void *ctx, loom_expr *e) {
 }
 
 /* Whether the bindings of r, together, are an iterator map over the loops
- * (under its predicate, else without it): TVM's IterMapSimplify rewrites
- * them only then and otherwise leaves them as substituted. True where
+ * (under its predicate, else without it), the map in *map: TVM's
+ * IterMapSimplify rewrites them only then, to the map's normal form, and
+ * otherwise leaves them as substituted. True with map->sums NULL where
  * Loom's maps cannot say (a loop of symbolic extent). */
-static bool is_iter_map(realize_visitor *v, const loom_stmt *r) {
+static bool is_iter_map(realize_visitor *v, const loom_stmt *r, loom_iter_map *map) {
+  map->sums = NULL;
   loop_vars *l = calloc(1, sizeof *l);
   if (!l)
     return true;
@@ -164,19 +170,24 @@ static bool is_iter_map(realize_visitor *v, const loom_stmt *r) {
     int64_t t;
     if (pred && loom_ir_is_const_int(pred, &t) && t)
       pred = NULL;
-    loom_iter_map map;
     loom_diag d;
     loom_diag_init(&d);
-    loom_status st = loom_arith_iter_map_detect(v->a, r->u.realize.iter_values, n, l->iters,
-                                                l->n, pred, LOOM_ITER_MAP_SURJECTIVE, &map, &d);
+    loom_status (*detect)(loom_arena *, loom_expr *const *, int, const loom_arith_relax *,
+                          int, const loom_expr *, loom_iter_map_level, loom_iter_map *,
+                          loom_diag *) =
+        v->keep_units ? loom_arith_iter_map_detect_units : loom_arith_iter_map_detect;
+    loom_status st = detect(v->a, r->u.realize.iter_values, n, l->iters, l->n, pred,
+                            LOOM_ITER_MAP_SURJECTIVE, map, &d);
     if (st == LOOM_ERROR && pred) {
       loom_diag_free(&d);
       loom_diag_init(&d);
-      st = loom_arith_iter_map_detect(v->a, r->u.realize.iter_values, n, l->iters, l->n,
-                                      NULL, LOOM_ITER_MAP_SURJECTIVE, &map, &d);
+      st = detect(v->a, r->u.realize.iter_values, n, l->iters, l->n, NULL,
+                  LOOM_ITER_MAP_SURJECTIVE, map, &d);
     }
     loom_diag_free(&d);
     is_map = st != LOOM_ERROR;
+    if (st != LOOM_OK)
+      map->sums = NULL;
   }
   free(l);
   return is_map;
@@ -185,18 +196,31 @@ static bool is_iter_map(realize_visitor *v, const loom_stmt *r) {
 static loom_stmt *simplify_realize(realize_visitor *v, loom_stmt *r) {
   if (r->u.realize.n_iter_values == 0 && !v->descend_blocks)
     return enter_block(v, r);
-  if (!is_iter_map(v, r))
+  loom_iter_map map;
+  if (!is_iter_map(v, r, &map))
     return r;
-  return sched_map_bindings(v, r, simplify_binding);
+  if (!map.sums)
+    return sched_map_bindings(v, r, simplify_binding);
+  int n = r->u.realize.n_iter_values;
+  loom_expr **vals = loom_arena_alloc(v->a, (size_t)(n ? n : 1) * sizeof *vals);
+  loom_stmt *c = vals ? loom_arena_dup(v->a, r, sizeof *r) : NULL;
+  if (!c)
+    return NULL;
+  for (int i = 0; i < n; i++)
+    if (!(vals[i] = loom_arith_iter_sum_normal(v->a, &map.sums[i],
+                                               r->u.realize.iter_values[i]->dtype)))
+      return NULL;
+  c->u.realize.iter_values = vals;
+  return c;
 }
 
 loom_stmt *sched_simplify_bindings(loom_arena *a, loom_arith_ctx *ctx,
                                    loom_stmt *s, loom_var *const *vars,
-                                   int n_vars) {
+                                   int n_vars, bool keep_units) {
   /* Every binding: TVM's way, which stops at blocks with iters */
   realize_visitor v = {.fn = simplify_realize, .a = a, .ctx = ctx,
                        .descend_blocks = n_vars >= 0, .vars = vars,
-                       .n_vars = n_vars};
+                       .n_vars = n_vars, .keep_units = keep_units};
   return sched_visit_realizes(&v, s);
 }
 

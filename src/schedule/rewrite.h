@@ -15,21 +15,29 @@ struct realize_visitor {
   int n_vars;
   loom_expr *pred;
   const loom_expr *whole; /* split: the sum a whole binding may be */
+  bool keep_units;        /* a unit loop stays in a binding's iterator map */
   bool has_failed; /* fn failed (out of memory) */
 };
 
 /* NULL when out of memory; s itself when nothing changed. */
 loom_stmt *sched_visit_realizes(realize_visitor *v, loom_stmt *s);
+/* r with the realizes in its block visited (an opaque block, which TVM's
+ * rewrites pass through). NULL when out of memory. */
+loom_stmt *sched_enter_realize(realize_visitor *v, loom_stmt *r);
 /* Realize r with each binding e replaced by f(v, e) (e itself to keep it;
  * NULL when out of memory); r itself when nothing changed. */
 loom_stmt *sched_map_bindings(realize_visitor *v, loom_stmt *r,
                               loom_expr *(*f)(realize_visitor *, loom_expr *));
-/* Simplifies, under ctx plus the loops inside s, every block binding in s
- * that mentions one of vars, or holds an operation on two constants left by
- * a substitution; with n_vars < 0, every binding. */
+/* Simplifies, under ctx plus the loops inside s, the bindings of every
+ * block realize in s as TVM's iterator maps do: to the normal form of
+ * their map where they are one together (unit loops kept in it when
+ * keep_units), as substituted where they are not. Where Loom's maps cannot
+ * say (a loop of symbolic extent), each binding that mentions one of vars
+ * (every one with n_vars < 0), or holds an operation on two constants left
+ * by a substitution, is normalized on its own. */
 loom_stmt *sched_simplify_bindings(loom_arena *a, loom_arith_ctx *ctx,
                                    loom_stmt *s, loom_var *const *vars,
-                                   int n_vars);
+                                   int n_vars, bool keep_units);
 /* Replaces, in the bindings of the realizes in s (through opaque blocks,
  * not into blocks with iters), every loop of extent one (under ctx plus the
  * loops inside s) by its value: what TVM's split and fuse do to every block

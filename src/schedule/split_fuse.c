@@ -55,7 +55,11 @@ static loom_expr *bind_guarded(realize_visitor *v, loom_expr *e) {
   return s ? sched_subst_expr(v->a, s, &m) : NULL;
 }
 
+/* As TVM's iterator maps, through opaque blocks, not into blocks with
+ * iters. */
 static loom_stmt *bind_guarded_realize(realize_visitor *v, loom_stmt *r) {
+  if (r->u.realize.n_iter_values == 0)
+    return sched_enter_realize(v, r);
   return sched_map_bindings(v, r, bind_guarded);
 }
 
@@ -191,7 +195,7 @@ loom_status sched_apply_split(sched_call *c) {
     loom_var *old_var[1] = {loop->u.loop.var};
     sched_arith_bind_loop(ctx, loop);
     realize_visitor w = {.fn = bind_guarded_realize, .a = a, .ctx = ctx,
-                         .descend_blocks = true, .vars = old_var, .n_vars = 1,
+                         .vars = old_var, .n_vars = 1,
                          .whole = sched_normalize(a, ctx, value)};
     body = w.whole ? sched_visit_realizes(&w, body) : NULL;
   }
@@ -199,7 +203,7 @@ loom_status sched_apply_split(sched_call *c) {
   sched_map m = {.vars = old, .values = &value, .n = 1};
   body = value && body ? sched_subst_stmt(a, body, &m) : NULL;
   if (body && !guarded)
-    body = sched_simplify_bindings(a, ctx, body, NULL, -1);
+    body = sched_simplify_bindings(a, ctx, body, NULL, -1, preserve);
   if (body && !preserve)
     body = sched_drop_unit_iters(a, ctx, body);
   if (body && guarded) {
@@ -330,7 +334,7 @@ loom_status sched_apply_fuse(sched_call *c) {
     body = sched_subst_stmt(a, loops[n - 1]->u.loop.body, &m);
   loom_var *fvs[1] = {fv};
   if (body)
-    body = sched_simplify_bindings(a, ctx, body, fvs, 1);
+    body = sched_simplify_bindings(a, ctx, body, fvs, 1, preserve);
   if (body && !preserve)
     body = sched_drop_unit_iters(a, ctx, body);
   loom_arith_ctx_free(ctx);

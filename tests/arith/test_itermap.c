@@ -617,8 +617,66 @@ static void test_faultsim(void) {
   loom_arena_free(a);
 }
 
+/* TVM's normal form (the form schedules give bindings): a split of a
+ * fused iterator as x % (lower * extent) // lower, two runs of one source
+ * combined back into one, and unit loops kept as terms when asked. Each
+ * normal form equals its binding at every point of the nest. */
+static char *normal(loom_arena *a, nest *ns, loom_expr *b, bool keep_units) {
+  loom_iter_map m;
+  loom_diag d;
+  loom_diag_init(&d);
+  loom_expr *bs[1] = {b};
+  loom_status st = (keep_units ? loom_arith_iter_map_detect_units
+                               : loom_arith_iter_map_detect)(a, bs, 1, ns->iters, ns->n, NULL,
+                                                             LOOM_ITER_MAP_SURJECTIVE, &m, &d);
+  loom_diag_free(&d);
+  if (st != LOOM_OK)
+    return NULL;
+  loom_expr *e = loom_arith_iter_sum_normal(a, &m.sums[0], LOOM_INT32);
+  CHECK(e != NULL);
+  int64_t values[MAX_LOOPS + 1];
+  env en = {ns->vars, values, ns->n + 1};
+  values[ns->n] = 3;
+  first_point(ns, values);
+  do {
+    int64_t x, y;
+    CHECK(eval(&en, b, &x) == EVAL_OK && eval(&en, e, &y) == EVAL_OK && x == y);
+  } while (next_point(ns, values));
+  return expr_text(e);
+}
+
+static void test_normal_form(void) {
+  loom_arena *a = loom_arena_new();
+  nest ns;
+  int64_t ext[3] = {4, 1, 8};
+  nest_init(a, &ns, 3, NULL, ext);
+  loom_expr *i = loom_ir_ref(a, ns.vars[0]), *j = loom_ir_ref(a, ns.vars[1]);
+  loom_expr *k = loom_ir_ref(a, ns.vars[2]);
+  loom_expr *f = B(ADD, B(MUL, i, K(8)), k); /* i * 8 + k over [0, 32) */
+  char *t = normal(a, &ns, B(FLOORDIV, B(FLOORMOD, f, K(32)), K(4)), false);
+  CHECK_STREQ(t, "(i * 8 + k) // 4");
+  free(t);
+  t = normal(a, &ns, B(FLOORMOD, B(FLOORDIV, f, K(2)), K(4)), false);
+  CHECK_STREQ(t, "(i * 8 + k) % 8 // 2");
+  free(t);
+  /* (f // 4) * 4 + f % 4 is f again: i * 8 + k. */
+  t = normal(a, &ns, B(ADD, B(MUL, B(FLOORDIV, f, K(4)), K(4)), B(FLOORMOD, f, K(4))), false);
+  CHECK_STREQ(t, "i * 8 + k");
+  free(t);
+  /* The unit loop j: a constant, or kept beside i at the same scale. */
+  loom_expr *g = B(ADD, B(MUL, B(ADD, i, j), K(8)), k);
+  t = normal(a, &ns, g, false);
+  CHECK_STREQ(t, "i * 8 + k");
+  free(t);
+  t = normal(a, &ns, g, true);
+  CHECK_STREQ(t, "i * 8 + j * 8 + k");
+  free(t);
+  loom_arena_free(a);
+}
+
 int main(void) {
   test_named();
+  test_normal_form();
   test_predicates();
   test_faultsim();
   test_reshapes();
