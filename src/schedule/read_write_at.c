@@ -241,6 +241,28 @@ static const loom_stmt *loop_of(const sched_path *p, const loom_var *v) {
   return NULL;
 }
 
+/* The copy's loops run over int32 variables, as TVM's do. A constant
+ * extent takes the loop's dtype; one that is not constant must already be
+ * 32-bit (read_write_at checks). */
+static loom_expr *copy_extent(loom_arena *a, loom_expr *extent) {
+  int64_t v;
+  if (extent->dtype.bits != 32 && loom_ir_is_const_int(extent, &v))
+    return loom_ir_int(a, LOOM_INT32, v);
+  return extent;
+}
+
+/* min + ax, the int32 loop variable cast up to a wider min's dtype the way
+ * TVM's arithmetic promotes the narrower operand; a zero min folds away. */
+static loom_expr *copy_index(loom_arena *a, loom_expr *min, loom_var *ax) {
+  loom_expr *r = loom_ir_ref(a, ax);
+  if (r && min->dtype.bits > r->dtype.bits)
+    r = loom_ir_cast(a, min->dtype, r);
+  int64_t z;
+  if (loom_ir_is_const_int(min, &z) && z == 0)
+    return r;
+  return loom_ir_binary(a, LOOM_EXPR_ADD, min, r);
+}
+
 /* The block `name` copying from[dom] into to[dom] under loops ax<k>, with
  * one spatial iter v<k> per loop variable dom uses, bound to that loop. */
 static loom_stmt *copy_block(loom_arena *a, const sched_path *p, int lo,
@@ -285,11 +307,7 @@ static loom_stmt *copy_block(loom_arena *a, const sched_path *p, int lo,
     ax[i] = loom_ir_var(a, axn, LOOM_INT32);
     if (!rg[i].min || !rg[i].extent || !ax[i])
       return NULL;
-    loom_expr *r = loom_ir_ref(a, ax[i]);
-    int64_t z;
-    idx[i] = loom_ir_is_const_int(rg[i].min, &z) && z == 0
-                 ? r
-                 : loom_ir_binary(a, LOOM_EXPR_ADD, rg[i].min, r);
+    idx[i] = copy_index(a, rg[i].min, ax[i]);
     if (!idx[i])
       return NULL;
   }
@@ -308,10 +326,10 @@ static loom_stmt *copy_block(loom_arena *a, const sched_path *p, int lo,
       return NULL;
     f->u.loop.var = ax[i];
     f->u.loop.min = loom_ir_int(a, LOOM_INT32, 0);
-    f->u.loop.extent = rg[i].extent;
+    f->u.loop.extent = copy_extent(a, rg[i].extent);
     f->u.loop.kind = LOOM_FOR_SERIAL;
     f->u.loop.body = body;
-    if (!f->u.loop.min)
+    if (!f->u.loop.min || !f->u.loop.extent)
       return NULL;
     body = f;
   }
@@ -468,6 +486,15 @@ static loom_status read_write_at(sched_call *c, bool is_read) {
                          "leave the buffer in dimension %d; the copy would "
                          "access it out of bounds",
                       src->name, lname, i);
+      goto out;
+    }
+    int64_t ext;
+    if (dom->ranges[i].extent->dtype.bits > 32 &&
+        !loom_ir_is_const_int(dom->ranges[i].extent, &ext)) {
+      st = sched_fail(c, "the part of buffer '%s' that loop '%s' touches has "
+                         "a %d-bit extent in dimension %d that is not "
+                         "constant; the copy's int32 loops cannot run over it",
+                      src->name, lname, dom->ranges[i].extent->dtype.bits, i);
       goto out;
     }
   }
