@@ -2,8 +2,9 @@
  * buffer another block of the scope writes reads only what those blocks
  * write (TVM's region cover). Primitives that split a block in two
  * (rfactor) rely on it. Regions are compared after relaxing every loop of
- * the scope, and only where both sides are constants: a scope is refused
- * only when a read provably reaches past what is written. */
+ * the scope and clipping to the buffer, and only where both sides are
+ * constants: a scope is refused only when a read provably reaches past
+ * what is written. */
 #include "schedule/sched_impl.h"
 
 #include <string.h>
@@ -32,16 +33,26 @@ static bool relaxed_region(loom_arena *a, loom_arith_ctx *ctx, loom_stmt *s,
   return st == LOOM_OK && found;
 }
 
-/* Whether dimension d of want provably reaches outside have. */
+/* Whether dimension d of want provably reaches outside have. Both are
+ * first clipped to the buffer, as TVM's region cover does: a read past the
+ * buffer's edge (a padding block's guarded load) asks for nothing there. */
 static bool reaches_outside(const loom_buffer_region *want,
-                            const loom_buffer_region *have, int d) {
-  int64_t wm, we, hm, he;
+                            const loom_buffer_region *have,
+                            const loom_buffer *buf, int d) {
+  int64_t wm, we, hm, he, shape;
   if (!loom_ir_is_const_int(want->ranges[d].min, &wm) ||
       !loom_ir_is_const_int(want->ranges[d].extent, &we) ||
       !loom_ir_is_const_int(have->ranges[d].min, &hm) ||
       !loom_ir_is_const_int(have->ranges[d].extent, &he))
     return false;
-  return wm < hm || wm + we > hm + he;
+  int64_t wend = wm + we, hend = hm + he;
+  if (d < buf->ndim && loom_ir_is_const_int(buf->shape[d], &shape)) {
+    wm = wm < 0 ? 0 : wm;
+    hm = hm < 0 ? 0 : hm;
+    wend = wend > shape ? shape : wend;
+    hend = hend > shape ? shape : hend;
+  }
+  return wm < hm || wend > hend;
 }
 
 const char *sched_stage_pipeline_problem(const sched_path *p, int si,
@@ -81,7 +92,7 @@ const char *sched_stage_pipeline_problem(const sched_path *p, int si,
           want.n_ranges != have.n_ranges)
         continue;
       for (int d = 0; d < want.n_ranges && !problem; d++)
-        if (reaches_outside(&want, &have, d)) {
+        if (reaches_outside(&want, &have, buf, d)) {
           snprintf(why, n_why,
                    "scope block '%s' is not a stage pipeline: block "
                    "'%s' reads a part of '%s' that no block of the scope "

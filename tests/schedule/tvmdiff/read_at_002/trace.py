@@ -1,0 +1,5 @@
+b0 = sch.get_sblock(name="kernel_transform", func_name="main")
+l1, l2, l3, l4 = sch.get_loops(block=b0)
+b5 = sch.get_sblock(name="kernel_transform", func_name="main")
+l6, l7, l8, l9 = sch.get_loops(block=b5)
+b10 = sch.read_at(loop=l8, block=b5, read_buffer_index=0, storage_scope="local")
