@@ -101,8 +101,66 @@ typedef struct at_state {
   bool has_dom;
   const char *bad; /* a block the copy cannot serve, and why */
   const char *bad_block;
-  char why[200];
+  const char *uncovered; /* a writer that leaves part of the hull unwritten */
+  char why[300];
 } at_state;
+
+/* Whether the block realize at the end of q runs once per iteration of the
+ * loop q->stmts[li] (only unit loops between) and then writes one point of
+ * buf: the hull of its writes is that point, written whole. */
+static bool writes_its_point(const sched_path *q, int li,
+                             const loom_buffer *buf) {
+  const loom_stmt *r = q->stmts[q->n - 1];
+  const loom_block *b = r->u.realize.block;
+  int64_t v;
+  if (r->u.realize.predicate &&
+      !(loom_ir_is_const_int(r->u.realize.predicate, &v) && v))
+    return false;
+  for (int i = li + 1; i < q->n - 1; i++) {
+    const loom_stmt *s = q->stmts[i];
+    if (s->kind == LOOM_STMT_SEQ)
+      continue;
+    if (s->kind != LOOM_STMT_FOR ||
+        !loom_ir_is_const_int(s->u.loop.extent, &v) || v != 1)
+      return false;
+  }
+  for (int i = 0; i < b->n_writes; i++)
+    for (int d = 0; b->writes[i].buffer == buf && d < b->writes[i].n_ranges;
+         d++)
+      if (!loom_ir_is_const_int(b->writes[i].ranges[d].extent, &v) || v != 1)
+        return false;
+  return true;
+}
+
+/* The write-back copies the whole hull of the writes in one iteration of
+ * the loop: what a writer leaves unwritten there would be copied from a
+ * copy nobody filled. Sets st->uncovered unless block realize r writes all
+ * of its part: it runs once per iteration and writes a point (not when
+ * the hull spans threads, is_shared), or its loops run over its iters one
+ * to one. */
+static void check_cover(at_state *st, const loom_stmt *r, bool is_shared) {
+  const loom_block *b = r->u.realize.block;
+  sched_path q = {0};
+  char reason[200];
+  const char *why = NULL;
+  if (!sched_find_block(st->c->mod->funcs[st->p->func], b->name, &q) ||
+      q.stmts[q.n - 1] != r) {
+    snprintf(st->why, sizeof st->why,
+             "is not the first block of its name, so whether it writes all "
+             "of the part the write-back copies cannot be checked");
+    st->uncovered = b->name;
+  } else if (is_shared || !writes_its_point(&q, st->p->n - 1, st->src)) {
+    why = sched_cover_problem(&q, q.n - 1, reason, sizeof reason);
+  }
+  sched_path_free(&q);
+  if (!why)
+    return;
+  snprintf(st->why, sizeof st->why,
+           "does not write every point of the part the write-back copies "
+           "(%s); the copy would write back elements nobody wrote",
+           why);
+  st->uncovered = b->name;
+}
 
 /* Joins into st->dom the region of the buffer that the outermost blocks in
  * s declare (reads for read_at, writes for write_at), relaxed over the
@@ -159,27 +217,8 @@ static loom_status visit(at_state *st, loom_stmt *subtree, loom_stmt *s,
       st->has_dom = true;
     }
     loom_diag_free(&d);
-    if (rs == LOOM_OK && !st->is_read && !st->bad) {
-      /* The write-back copies the whole hull: every writer must write
-       * every point of its iters. */
-      sched_path q = {0};
-      if (sched_find_block(st->c->mod->funcs[st->p->func], b->name, &q) &&
-          q.stmts[q.n - 1] == s) {
-        const char *why = sched_cover_problem(&q, q.n - 1, st->why,
-                                              sizeof st->why);
-        if (why) {
-          if (why != st->why)
-            snprintf(st->why, sizeof st->why, "%s", why);
-          st->bad = st->why;
-          st->bad_block = b->name;
-        }
-      } else if (!st->bad) {
-        st->bad = "is not the first block of its name, so its coverage "
-                  "cannot be checked";
-        st->bad_block = b->name;
-      }
-      sched_path_free(&q);
-    }
+    if (rs == LOOM_OK && !st->is_read && !st->uncovered)
+      check_cover(st, s, k > n);
     return rs == LOOM_NOMEM ? LOOM_NOMEM : LOOM_OK;
   }
   loom_stmt *buf[4], **kids;
@@ -497,6 +536,11 @@ static loom_status read_write_at(sched_call *c, bool is_read) {
                       src->name, lname, dom->ranges[i].extent->dtype.bits, i);
       goto out;
     }
+  }
+  if (as.uncovered) {
+    st = sched_fail(c, "block '%s' under loop '%s' %s", as.uncovered, lname,
+                    as.why);
+    goto out;
   }
   char name[256];
   snprintf(name, sizeof name, "%s_%s", src->name, scope);

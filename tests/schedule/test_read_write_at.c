@@ -35,6 +35,22 @@ static const char inplace[] =
          "            vi = T.axis.spatial(10, i)\n"
          "            B[vi] = B[vi] + A[vi]\n";
 
+static const char elementwise[] =
+    HEAD "def main(A: T.Buffer((8, 8), \"int32\"), C: T.Buffer((8, 8), \"int32\")):\n"
+         "    for i, j in T.grid(8, 8):\n"
+         "        with T.block(\"C\"):\n"
+         "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+         "            C[vi, vj] = A[vi, vj] + 1\n";
+
+/* The guard leaves B[8] and B[9] unwritten. */
+static const char guarded[] =
+    HEAD "def main(A: T.Buffer((10,), \"int32\"), B: T.Buffer((10,), \"int32\")):\n"
+         "    for i in range(10):\n"
+         "        with T.block(\"B\"):\n"
+         "            vi = T.axis.spatial(10, i)\n"
+         "            T.where(i < 8)\n"
+         "            B[vi] = A[vi]\n";
+
 #define MM "b0 = sch.get_block(name=\"C\")\nl1, l2, l3 = sch.get_loops(block=b0)\n"
 #define MM_SPLIT MM "l4, l5 = sch.split(loop=l3, factors=[None, 4])\n"
 
@@ -96,6 +112,27 @@ static const prim_case cases[] = {
      "storage_scope=\"local\")\n",
      "write_at: block 'B' under loop 'i' reads the buffer, and would read the "
      "copy before it holds the buffer's values", {NULL}, false},
+    /* Each partition's loop covers part of the block's iters, but each
+     * iteration writes the one point it copies back. */
+    {"write-at-point", elementwise,
+     "b0 = sch.get_block(name=\"C\")\nl1, l2 = sch.get_loops(block=b0)\n"
+     "l3 = sch.fuse(l1, l2)\n"
+     "b4 = sch.blockize(target=l3)\n"
+     "l5, l6 = sch.loop_partition(loop=l3, factors=[9, None])\n"
+     "b7 = sch.get_block(name=\"C_i_j_fused1\")\n"
+     "b8 = sch.write_at(loop=l6, block=b7, write_buffer_index=0, "
+     "storage_scope=\"shared\")\n",
+     NULL,
+     {"with T.block(\"C_shared\"):",
+      "C[v0 // 8 + ax0, v0 % 8 + ax1] = C_shared[v0 // 8 + ax0, v0 % 8 + ax1]",
+      NULL}, true},
+    {"write-at-predicate", guarded,
+     "b0 = sch.get_block(name=\"B\")\nl1, = sch.get_loops(block=b0)\n"
+     "b2 = sch.write_at(loop=l1, block=b0, write_buffer_index=0, "
+     "storage_scope=\"local\")\n",
+     "write_at: block 'B' under loop 'i' does not write every point of the "
+     "part the write-back copies (it has a predicate); the copy would write "
+     "back elements nobody wrote", {NULL}, false},
 };
 #define N_CASES ((int)(sizeof cases / sizeof *cases))
 
