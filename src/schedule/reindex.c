@@ -158,6 +158,49 @@ loom_buffer_region *sched_swap_regions(loom_arena *a, const loom_buffer_region *
   return out;
 }
 
+static bool same_shape(const loom_buffer *buf, loom_expr **shape, int ndim) {
+  if (ndim != buf->ndim)
+    return false;
+  for (int d = 0; d < ndim; d++)
+    if (!loom_ir_same_expr(shape[d], buf->shape[d]))
+      return false;
+  return true;
+}
+
+loom_buffer *sched_reshaped_copy(loom_arena *a, const loom_buffer *buf,
+                                 const char *name, loom_expr **shape, int ndim) {
+  loom_buffer *nb = loom_arena_alloc(a, sizeof *nb);
+  loom_var *data = loom_arena_alloc(a, sizeof *data);
+  if (!nb || !data)
+    return NULL;
+  *nb = *buf;
+  if (buf->data)
+    *data = *buf->data;
+  else
+    *data = (loom_var){.dtype = LOOM_HANDLE, .elem = buf->dtype};
+  nb->name = loom_arena_strdup(a, name);
+  data->name = nb->name;
+  nb->data = data;
+  nb->shape = shape;
+  nb->ndim = ndim;
+  /* Strides and separators laid out for another shape would not address
+   * this one. */
+  if (!same_shape(buf, shape, ndim)) {
+    nb->strides = NULL;
+    nb->n_strides = 0;
+    nb->axis_separators = NULL;
+    nb->n_axis_separators = 0;
+  }
+  /* The offset keeps its type: a default zero of the old index type is
+   * written out when the new shape has another. */
+  loom_dtype old_index = buf->ndim ? buf->shape[0]->dtype : LOOM_INT32;
+  loom_dtype new_index = ndim ? shape[0]->dtype : LOOM_INT32;
+  if (!buf->elem_offset && !loom_dtype_eq(old_index, new_index) &&
+      !(nb->elem_offset = loom_ir_int(a, old_index, 0)))
+    return NULL;
+  return nb->name ? nb : NULL;
+}
+
 loom_status sched_apply_reindex(sched_call *c) {
   loom_arena *a = sched_arena(c->s);
   sched_path p = {0};
@@ -279,10 +322,10 @@ loom_status sched_apply_reindex(sched_call *c) {
     goto out;
   loom_expr **shape = loom_arena_alloc(a, (size_t)(nu ? nu : 1) * sizeof *shape);
   loom_expr **idx = loom_arena_alloc(a, (size_t)(nu ? nu : 1) * sizeof *idx);
-  loom_buffer *nb = loom_arena_alloc(a, sizeof *nb);
+  loom_buffer *nb;
   char name[256];
   snprintf(name, sizeof name, "%s_reindex", buf->name);
-  if (!shape || !idx || !nb) {
+  if (!shape || !idx) {
     st = sched_nomem(c);
     goto out;
   }
@@ -301,23 +344,14 @@ loom_status sched_apply_reindex(sched_call *c) {
       goto out;
     }
   }
-  *nb = *buf;
-  nb->name = loom_arena_strdup(a, name);
-  nb->data = loom_ir_var(a, name, buf->data ? buf->data->dtype : LOOM_HANDLE);
-  if (!nb->name || !nb->data) {
+  /* TVM's copy keeps the buffer's type (its scope too) but not its
+   * strides. */
+  if (!(nb = sched_reshaped_copy(a, buf, name, shape, nu))) {
     st = sched_nomem(c);
     goto out;
   }
-  if (buf->data)
-    *nb->data = *buf->data, nb->data->name = nb->name;
-  nb->shape = shape;
-  nb->ndim = nu;
   nb->strides = NULL;
   nb->n_strides = 0;
-  nb->elem_offset = NULL;
-  nb->scope = "global";
-  nb->axis_separators = NULL;
-  nb->n_axis_separators = 0;
 
   /* The block, on the copy. */
   sched_swap w = {buf, nb, idx, nu};

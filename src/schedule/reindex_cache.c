@@ -290,12 +290,12 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
   for (char *q = name; *q; q++)
     if (*q == '.')
       *q = '_';
-  loom_buffer *nb = loom_ir_buffer(a, name, buf->dtype, shape, map.n_results);
-  if (!nb) {
+  loom_buffer *nb = sched_reshaped_copy(a, buf, name, shape, map.n_results);
+  if (!nb || !(nb->scope = loom_arena_strdup(a, scope))) {
     st = sched_nomem(c);
     goto out;
   }
-  nb->scope = loom_arena_strdup(a, scope);
+  nb->data->scope = nb->scope;
 
   /* The block on the cache. */
   sched_swap w = {buf, nb, cidx, map.n_results};

@@ -142,6 +142,11 @@ loom_expr *sched_swap_load(const sched_map *m, loom_arena *a, loom_expr *load);
 loom_stmt *sched_swap_store(const sched_map *m, loom_arena *a, loom_stmt *s);
 loom_buffer_region *sched_swap_regions(loom_arena *a, const loom_buffer_region *r,
                                        int n, const sched_swap *w);
+/* A buffer of buf's type (dtype, scope, alignment, offset, strides where
+ * the shape is buf's) named name, of the given shape: the copy reindex and
+ * reindex_cache_* allocate, as TVM copies the buffer's type for it. */
+loom_buffer *sched_reshaped_copy(loom_arena *a, const loom_buffer *buf,
+                                 const char *name, loom_expr **shape, int ndim);
 /* Substitutes through a statement, its nested blocks' bindings, predicates,
  * iter var domains, regions and bodies (loom_ir_mutate_stmt with m's
  * variables and hooks). Returns s itself when nothing changed. */
