@@ -10,65 +10,6 @@
 #define MAX_DIMS 16
 #define MAX_CONSUMERS 64
 
-/* Where the cache block goes, in the manner of TVM's CacheLocDetector: in
- * the innermost sequence that holds the writer before a related block,
- * just before that block. loc, the loop whose one iteration the copy
- * covers, is the innermost loop around that sequence; an if or a let may
- * stand between them, so the sequence itself is where the block goes. */
-typedef struct locator {
-  const loom_stmt *writer;
-  loom_stmt *const *related;
-  int n_related;
-  bool seen_writer, seen_related;
-  int pos;
-  loom_stmt *seq; /* the sequence pos indexes */
-  loom_stmt *loc; /* a loop, or NULL for the scope */
-} locator;
-
-static bool is_related(const locator *l, const loom_stmt *s) {
-  for (int i = 0; i < l->n_related; i++)
-    if (l->related[i] == s)
-      return true;
-  return false;
-}
-
-static void locate(locator *l, loom_stmt *s) {
-  if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
-    if (s == l->writer)
-      l->seen_writer = true;
-    else if (is_related(l, s))
-      l->seen_related = true;
-    return;
-  }
-  if (s->kind == LOOM_STMT_SEQ) {
-    bool before = l->seen_writer;
-    l->seen_writer = false;
-    for (int i = 0; i < s->u.seq.n_stmts && l->pos < 0; i++) {
-      locate(l, s->u.seq.stmts[i]);
-      if (l->seen_writer && l->seen_related && l->pos < 0) {
-        l->pos = i;
-        l->seq = s;
-        break;
-      }
-      if (l->seen_related) {
-        l->seen_writer = l->seen_writer || before;
-        break;
-      }
-    }
-    l->seen_writer = l->seen_writer || before;
-    return;
-  }
-  /* Only a loop around the sequence found is loc: not one in the else
-   * branch of the if whose then branch holds it. */
-  bool had_pos = l->pos >= 0;
-  loom_stmt *buf[4], **kids;
-  int n = sched_kids_of(s, &kids, buf);
-  for (int i = 0; i < n && l->pos < 0; i++)
-    locate(l, kids[i]);
-  if (s->kind == LOOM_STMT_FOR && !had_pos && l->pos >= 0 && !l->loc)
-    l->loc = s;
-}
-
 /* Buffer replacement in the blocks that change. */
 typedef struct swap {
   const loom_buffer *old;
@@ -183,100 +124,6 @@ static loom_block *swap_block(const sched_map *m, loom_arena *a,
     c->match_buffers = mb;
   }
   return c->reads && c->writes ? c : NULL;
-}
-
-/* Puts stage at position pos of body (a sequence, or one statement). */
-static loom_stmt *insert_at(loom_arena *a, loom_stmt *body, int pos,
-                            loom_stmt *stage) {
-  bool is_seq = body->kind == LOOM_STMT_SEQ;
-  int n = is_seq ? body->u.seq.n_stmts : 1;
-  if (pos > n)
-    pos = n;
-  if (!is_seq)
-    pos = pos == 0 ? 0 : 1;
-  loom_stmt **items = loom_arena_alloc(a, (size_t)(n + 1) * sizeof *items);
-  loom_stmt *seq = loom_ir_stmt(a, LOOM_STMT_SEQ, body->loc);
-  if (!items || !seq)
-    return NULL;
-  for (int i = 0, k = 0; i <= n; i++)
-    items[i] = i == pos ? stage : is_seq ? body->u.seq.stmts[k++] : body;
-  seq->u.seq.stmts = items;
-  seq->u.seq.n_stmts = n + 1;
-  return seq;
-}
-
-typedef struct rewriter {
-  loom_arena *a;
-  loom_stmt *const *targets; /* block realizes to substitute */
-  const sched_map *const *maps;
-  int n_targets;
-  const loom_stmt *at; /* the statement the stage goes into, at pos */
-  int pos;
-  loom_stmt *stage;
-  bool nomem;
-} rewriter;
-
-static loom_stmt *rewrite(rewriter *r, loom_stmt *s);
-
-/* s with the target blocks under it substituted. */
-static loom_stmt *rewrite_under(rewriter *r, loom_stmt *s) {
-  if (s->kind == LOOM_STMT_BLOCK_REALIZE) {
-    for (int i = 0; i < r->n_targets; i++)
-      if (r->targets[i] == s) {
-        loom_stmt *n = sched_subst_stmt(r->a, s, r->maps[i]);
-        if (!n)
-          r->nomem = true;
-        return n ? n : s;
-      }
-    return s;
-  }
-  loom_stmt *cur = s;
-  if (s->kind == LOOM_STMT_SEQ) {
-    int n = s->u.seq.n_stmts;
-    loom_stmt **items = NULL;
-    for (int i = 0; i < n; i++) {
-      loom_stmt *y = rewrite(r, s->u.seq.stmts[i]);
-      if (y != s->u.seq.stmts[i] && !items) {
-        items = loom_arena_alloc(r->a, (size_t)n * sizeof *items);
-        loom_stmt *c = loom_arena_alloc(r->a, sizeof *c);
-        if (!items || !c) {
-          r->nomem = true;
-          return s;
-        }
-        memcpy(items, s->u.seq.stmts, (size_t)n * sizeof *items);
-        *c = *s;
-        c->u.seq.stmts = items;
-        cur = c;
-      }
-      if (items)
-        items[i] = y;
-    }
-  } else {
-    loom_stmt *kids[4];
-    int n = sched_children(s, kids, 4);
-    for (int i = 0; i < n && cur; i++) {
-      loom_stmt *y = rewrite(r, kids[i]);
-      if (y != kids[i])
-        cur = sched_with_child(r->a, cur, kids[i], y);
-    }
-    if (!cur) {
-      r->nomem = true;
-      return s;
-    }
-  }
-  return cur;
-}
-
-/* s with the target blocks substituted and, when s is r->at, the stage
- * inserted. */
-static loom_stmt *rewrite(rewriter *r, loom_stmt *s) {
-  loom_stmt *cur = rewrite_under(r, s);
-  if (s != r->at)
-    return cur;
-  loom_stmt *with_stage = insert_at(r->a, cur, r->pos, r->stage);
-  if (!with_stage)
-    r->nomem = true;
-  return with_stage ? with_stage : cur;
 }
 
 /* The copy of buf in scope, named `<buf>_<scope>`. */
@@ -539,8 +386,9 @@ static loom_status cache(sched_call *c, bool is_write) {
   } else if (n_related == 0) {
     pos = body->kind == LOOM_STMT_SEQ ? body->u.seq.n_stmts : 1;
   } else {
-    locator l = {writer, related, n_related, false, false, -1, NULL, NULL};
-    locate(&l, body);
+    sched_place l = {NULL, -1, NULL};
+    if (!sched_place_stage(body, writer, related, n_related, &l))
+      l.pos = -1;
     /* Consumers that all run before the buffer's writer read the value it
      * had on entry to the scope: their copy is made first, as TVM does. */
     bool all_before = true;
@@ -550,7 +398,7 @@ static loom_status cache(sched_call *c, bool is_write) {
         all_before &= related[k] != blocks.items[i];
     }
     if (l.pos < 0 && !is_write && all_before)
-      l.pos = 0, l.seq = NULL, l.loc = NULL;
+      l = (sched_place){body, 0, NULL};
     if (l.pos < 0) {
       free(related);
       st = sched_fail(c, "no place for the cache of '%s' between its writer "
@@ -560,7 +408,7 @@ static loom_status cache(sched_call *c, bool is_write) {
     }
     pos = l.pos;
     loc = l.loc;
-    at = l.seq ? l.seq : body;
+    at = l.at;
   }
   free(related);
 
@@ -735,40 +583,39 @@ static loom_status cache(sched_call *c, bool is_write) {
                      .on_load = swap_load, .on_block = swap_block,
                      .on_stmt = swap_store, .ctx = &all};
   loom_stmt **targets = malloc((size_t)(blocks.n + 1) * sizeof *targets);
-  const sched_map **maps = malloc((size_t)(blocks.n + 1) * sizeof *maps);
+  loom_stmt **repls = malloc((size_t)(blocks.n + 1) * sizeof *repls);
   int nt = 0;
-  if (!stage || !targets || !maps) {
-    free(targets);
-    free(maps);
-    st = sched_nomem(c);
-    goto out;
-  }
-  for (int i = 0; i < blocks.n; i++) {
+  bool nomem = !stage || !targets || !repls;
+  for (int i = 0; !nomem && i < blocks.n; i++) {
     loom_stmt *x = blocks.items[i];
     bool is_given = false;
     for (int k = 0; k < n_given; k++)
       is_given |= given[k] == x;
-    if (is_write && x == writer) {
-      targets[nt] = x;
-      maps[nt++] = &m_all;
-    } else if (is_write ? is_given
-                        : (n_given ? is_given
-                                   : x != writer &&
-                                         sched_block_reads(
-                                             x->u.realize.block, buf))) {
-      targets[nt] = x;
-      maps[nt++] = &m_reads;
-    }
+    const sched_map *m = NULL;
+    if (is_write && x == writer)
+      m = &m_all;
+    else if (is_write ? is_given
+                      : (n_given ? is_given
+                                 : x != writer &&
+                                       sched_block_reads(x->u.realize.block,
+                                                         buf)))
+      m = &m_reads;
+    if (!m)
+      continue;
+    targets[nt] = x;
+    nomem = !(repls[nt++] = sched_subst_stmt(a, x, m));
   }
-  rewriter r = {a, targets, maps, nt, at, pos, stage, false};
-  loom_stmt *new_body = rewrite(&r, body);
+  sched_place place = {at, pos, loc};
+  loom_stmt *new_body =
+      nomem ? NULL
+            : sched_insert_stage(a, body, &place, stage, targets, repls, nt);
   free(targets);
-  free(maps);
+  free(repls);
   loom_block *ns = loom_arena_alloc(a, sizeof *ns);
   loom_stmt *nr = loom_arena_alloc(a, sizeof *nr);
   loom_buffer **allocs = loom_arena_alloc(
       a, (size_t)(sblock->n_alloc_buffers + 1) * sizeof *allocs);
-  if (r.nomem || !new_body || !ns || !nr || !allocs) {
+  if (!new_body || !ns || !nr || !allocs) {
     st = sched_nomem(c);
     goto out;
   }

@@ -1,29 +1,66 @@
 /* reindex_cache_read / reindex_cache_write: cache a buffer a block accesses
  * at one index tuple in a new buffer `<buffer>_<scope>` laid out by an
  * index map over the block's iters. The cache block has the block's iters
- * (spatial) and bindings, under copies of the loops of the block's
- * only-child chain that its bindings use, placed right before (read) or
- * after (write) that chain; a read cache of a buffer nothing in the scope
- * writes goes first in the scope, as TVM places it. */
+ * (spatial) and bindings, under copies of the loops between it and its
+ * place that its bindings use; it goes where TVM's cache_read and
+ * cache_write put their copies. */
 #include "schedule/index_map.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_ITERS 64
 
-static loom_visit find_writer(void *ctx, loom_stmt *s) {
-  const loom_buffer **buf = ctx;
-  if (s->kind == LOOM_STMT_STORE && s->u.store.buffer == *buf)
-    return LOOM_VISIT_STOP;
-  if (s->kind != LOOM_STMT_BLOCK_REALIZE)
-    return LOOM_VISIT_GO;
-  return sched_block_writes(s->u.realize.block, *buf) ? LOOM_VISIT_STOP : LOOM_VISIT_GO;
-}
-
-/* Whether something under s writes buf. */
-static bool writes_buffer(const loom_stmt *s, const loom_buffer *buf) {
-  loom_ir_visitor v = {.stmt_pre = find_writer, .ctx = &buf};
-  return !loom_ir_visit_stmt(&v, (loom_stmt *)s);
+/* Where the cache block goes, as TVM places it: a read cache after the
+ * buffer's only writer in the scope, right before the item that holds the
+ * block (first in the scope when nothing there writes the buffer, or only
+ * after the block); a write cache before the first block after it that
+ * reads the buffer (last in the scope when none does). */
+static loom_status find_place(sched_call *c, loom_stmt *body, loom_stmt *r,
+                              const loom_buffer *buf, bool is_write,
+                              sched_place *out) {
+  sched_stmt_list blocks = {0};
+  if (!sched_collect_blocks(body, &blocks)) {
+    free(blocks.items);
+    return sched_nomem(c);
+  }
+  loom_stmt *writer = NULL, **related = malloc((size_t)(blocks.n + 1) * sizeof *related);
+  int n_writers = 0, n_related = 0, at_block = -1, at_writer = -1;
+  for (int i = 0; i < blocks.n; i++) {
+    if (blocks.items[i] == r)
+      at_block = i;
+    if (sched_block_writes(blocks.items[i]->u.realize.block, buf)) {
+      writer = blocks.items[i];
+      at_writer = i;
+      n_writers++;
+    }
+  }
+  for (int i = at_block + 1; related && is_write && i < blocks.n; i++)
+    if (sched_block_reads(blocks.items[i]->u.realize.block, buf))
+      related[n_related++] = blocks.items[i];
+  free(blocks.items);
+  loom_status st = LOOM_OK;
+  if (!related) {
+    st = sched_nomem(c);
+  } else if (n_writers > 1 || (is_write && writer != r)) {
+    st = sched_fail(c, "buffer '%s' must be written by a single block of "
+                       "the scope, but %d blocks write it",
+                    buf->name, n_writers);
+  } else if (!is_write && (!writer || at_block < at_writer)) {
+    *out = (sched_place){body, 0, NULL};
+  } else if (is_write && n_related == 0) {
+    int n = body->kind == LOOM_STMT_SEQ ? body->u.seq.n_stmts : 1;
+    *out = (sched_place){body, n, NULL};
+  } else {
+    if (!is_write)
+      related[n_related++] = r;
+    if (!sched_place_stage(body, writer, related, n_related, out))
+      st = sched_fail(c, "no place for the cache of '%s' between its writer "
+                         "'%s' and its consumers",
+                      buf->name, writer->u.realize.block->name);
+  }
+  free(related);
+  return st;
 }
 
 /* Whether every access to buf in s uses the same indices; *idx gets them. */
@@ -365,11 +402,20 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
       st = sched_nomem(c);
       goto out;
     }
-  /* Where it goes: beside the block's chain of only-child loops. */
-  int top = ri;
-  while (top - 1 > 0 && p.stmts[top - 1]->kind == LOOM_STMT_FOR &&
-         p.stmts[top - 1]->u.loop.body == p.stmts[top])
-    top--;
+  /* Where it goes, and the loops between there and the block. */
+  int si = sched_scope_index(&p, ri);
+  if (si < 0) {
+    st = sched_fail(c, "block '%s' is the root block", b->name);
+    goto out;
+  }
+  loom_stmt *body = p.stmts[si]->u.realize.block->body;
+  sched_place place;
+  if ((st = find_place(c, body, r, buf, is_write, &place)) != LOOM_OK)
+    goto out;
+  int top = si + 1;
+  for (int k = si + 1; k < ri; k++)
+    if (p.stmts[k] == place.loc)
+      top = k + 1;
   /* Copies of the chain's loops the bindings use. */
   const loom_var *olds[64];
   loom_expr *news[64];
@@ -377,6 +423,8 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
   int nl = 0;
   for (int k = top; k < ri && nl < 64; k++) {
     const loom_stmt *l = p.stmts[k];
+    if (l->kind != LOOM_STMT_FOR)
+      continue;
     bool used = false;
     for (int i = 0; i < ni; i++)
       used |= sched_expr_uses(vals[i], l->u.loop.var);
@@ -392,8 +440,9 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
      * whose inner loop depends on a loop the bindings skip is refused). */
     sched_map sofar = {.vars = olds, .values = news, .n = nl};
     for (int q = top; q < k; q++)
-      if (sched_expr_uses(l->u.loop.min, p.stmts[q]->u.loop.var) ||
-          sched_expr_uses(l->u.loop.extent, p.stmts[q]->u.loop.var)) {
+      if (p.stmts[q]->kind == LOOM_STMT_FOR &&
+          (sched_expr_uses(l->u.loop.min, p.stmts[q]->u.loop.var) ||
+           sched_expr_uses(l->u.loop.extent, p.stmts[q]->u.loop.var))) {
         bool copied = false;
         for (int q2 = 0; q2 < nl; q2++)
           copied |= olds[q2] == p.stmts[q]->u.loop.var;
@@ -405,7 +454,12 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
           goto out;
         }
       }
+    /* A plain serial loop over the same range, as TVM copies it. */
     *cl = *l;
+    cl->u.loop.kind = LOOM_FOR_SERIAL;
+    cl->u.loop.thread = NULL;
+    cl->u.loop.annotations = NULL;
+    cl->u.loop.n_annotations = 0;
     cl->u.loop.var = v;
     cl->u.loop.min = sched_subst_expr(a, l->u.loop.min, &sofar);
     cl->u.loop.extent = sched_subst_expr(a, l->u.loop.extent, &sofar);
@@ -419,6 +473,8 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
   /* The block's predicate bounds the cache block too; it may use only the
    * copied loops and loops outside the chain. */
   for (int k = top; k < ri; k++) {
+    if (p.stmts[k]->kind != LOOM_STMT_FOR)
+      continue;
     bool copied = false;
     for (int q = 0; q < nl; q++)
       copied |= olds[q] == p.stmts[k]->u.loop.var;
@@ -478,91 +534,26 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
     copies[k]->u.loop.body = nest;
     nest = copies[k];
   }
-  /* Rebuild the chain around the new block, then put the cache nest
-   * beside it. */
-  loom_stmt *chain = nr;
-  for (int i = ri - 1; i >= top && chain; i--)
-    chain = sched_with_child(a, p.stmts[i], p.stmts[i + 1], chain);
-  if (!chain) {
-    st = sched_nomem(c);
-    goto out;
-  }
-  const loom_stmt *parent = p.stmts[top - 1];
-  loom_stmt *repl;
-  int depth;
-  /* As TVM places a read cache of a buffer nothing in the scope writes (an
-   * input): first in the scope, when the chain sits in the scope's body. */
-  int scope_at = sched_scope_index(&p, ri);
-  bool is_first = !is_write && parent->kind == LOOM_STMT_SEQ && top - 1 == scope_at + 1 &&
-                  !writes_buffer(parent, buf);
-  if (parent->kind == LOOM_STMT_SEQ) {
-    int n = parent->u.seq.n_stmts;
-    loom_stmt **items = loom_arena_alloc(a, (size_t)(n + 1) * sizeof *items);
-    repl = loom_arena_alloc(a, sizeof *repl);
-    if (!items || !repl) {
-      st = sched_nomem(c);
-      goto out;
-    }
-    int k = 0;
-    if (is_first)
-      items[k++] = nest;
-    for (int i = 0; i < n; i++) {
-      if (parent->u.seq.stmts[i] != p.stmts[top]) {
-        items[k++] = parent->u.seq.stmts[i];
-        continue;
-      }
-      if (!is_write && !is_first)
-        items[k++] = nest;
-      items[k++] = chain;
-      if (is_write)
-        items[k++] = nest;
-    }
-    *repl = *parent;
-    repl->u.seq.stmts = items;
-    repl->u.seq.n_stmts = k;
-    depth = top - 1;
-  } else {
-    repl = loom_ir_stmt(a, LOOM_STMT_SEQ, r->loc);
-    loom_stmt **items = loom_arena_alloc(a, 2 * sizeof *items);
-    if (!repl || !items) {
-      st = sched_nomem(c);
-      goto out;
-    }
-    items[0] = is_write ? chain : nest;
-    items[1] = is_write ? nest : chain;
-    repl->u.seq.stmts = items;
-    repl->u.seq.n_stmts = 2;
-    depth = top;
-  }
-  /* The cache is allocated by the scope. */
-  int si = scope_at;
-  if (si < 0 || si >= depth) {
-    st = sched_fail(c, "block '%s' has no scope block above its loops",
-                    b->name);
-    goto out;
-  }
-  loom_stmt *cur = repl;
-  for (int i = depth - 1; i > si && cur; i--)
-    cur = sched_with_child(a, p.stmts[i], p.stmts[i + 1], cur);
-  loom_stmt *sr = cur ? sched_with_child(a, p.stmts[si], p.stmts[si + 1], cur)
-                      : NULL;
-  if (!sr) {
-    st = sched_nomem(c);
-    goto out;
-  }
-  loom_block *sb = sr->u.realize.block;
+  loom_stmt *nbody = sched_insert_stage(a, body, &place, nest, &r, &nr, 1);
+  const loom_block *sb = p.stmts[si]->u.realize.block;
+  loom_block *nsb = loom_arena_alloc(a, sizeof *nsb);
+  loom_stmt *nsr = loom_arena_alloc(a, sizeof *nsr);
   loom_buffer **allocs = loom_arena_alloc(
       a, (size_t)(sb->n_alloc_buffers + 1) * sizeof *allocs);
-  if (!allocs) {
+  if (!nbody || !nsb || !nsr || !allocs) {
     st = sched_nomem(c);
     goto out;
   }
   for (int i = 0; i < sb->n_alloc_buffers; i++)
     allocs[i] = sb->alloc_buffers[i];
   allocs[sb->n_alloc_buffers] = nb;
-  sb->alloc_buffers = allocs;
-  sb->n_alloc_buffers++;
-  if (!(c->mod = sched_replace(a, c->mod, &p, si, sr))) {
+  *nsb = *sb;
+  nsb->body = nbody;
+  nsb->alloc_buffers = allocs;
+  nsb->n_alloc_buffers = sb->n_alloc_buffers + 1;
+  *nsr = *p.stmts[si];
+  nsr->u.realize.block = nsb;
+  if (!(c->mod = sched_replace(a, c->mod, &p, si, nsr))) {
     st = sched_nomem(c);
     goto out;
   }

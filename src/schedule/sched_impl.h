@@ -142,6 +142,27 @@ loom_expr *sched_swap_load(const sched_map *m, loom_arena *a, loom_expr *load);
 loom_stmt *sched_swap_store(const sched_map *m, loom_arena *a, loom_stmt *s);
 loom_buffer_region *sched_swap_regions(loom_arena *a, const loom_buffer_region *r,
                                        int n, const sched_swap *w);
+/* Where a copy stage goes (stage_place.c), as TVM's CacheLocDetector puts
+ * it: in the innermost sequence that holds the writer before one of the
+ * related blocks, right before the item that holds that block. loc is the
+ * innermost loop around that sequence (NULL: the scope), at the statement
+ * the stage goes into at pos: the sequence, or the body when the stage
+ * goes at the scope's level. False when no related block follows the
+ * writer. */
+typedef struct sched_place {
+  loom_stmt *at;
+  int pos;
+  loom_stmt *loc;
+} sched_place;
+bool sched_place_stage(loom_stmt *body, const loom_stmt *writer,
+                       loom_stmt *const *related, int n_related,
+                       sched_place *out);
+/* body with olds[i] replaced by news[i] and stage put at place at; NULL
+ * when out of memory. */
+loom_stmt *sched_insert_stage(loom_arena *a, loom_stmt *body,
+                              const sched_place *at, loom_stmt *stage,
+                              loom_stmt *const *olds, loom_stmt *const *news,
+                              int n);
 /* A buffer of buf's type (dtype, scope, alignment, offset, strides where
  * the shape is buf's) named name, of the given shape: the copy reindex and
  * reindex_cache_* allocate, as TVM copies the buffer's type for it. */

@@ -1,0 +1,6 @@
+b0 = sch.get_sblock(name="B", func_name="main")
+l1, l2 = sch.get_loops(block=b0)
+b3 = sch.get_sblock(name="B", func_name="main")
+b4 = sch.get_sblock(name="B", func_name="main")
+l5, l6 = sch.get_loops(block=b4)
+b7 = sch.reindex_cache_write(block=b4, write_buffer_index=0, storage_scope="shared", index_map=lambda v0, v1: (v0, v1,))
