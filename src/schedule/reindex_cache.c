@@ -173,6 +173,42 @@ static loom_buffer_region *point(loom_arena *a, loom_buffer *buf,
   return r;
 }
 
+/* Whether the cache block's bindings vals stay inside its iters' domains
+ * over the loops it runs under: the copies news[0..nl) of the loops olds,
+ * and the loops outside them (p.stmts[0..ri), copies from top on). */
+static bool bindings_in_domains(const sched_path *p, int top, int ri,
+                                const loom_var *const *olds,
+                                loom_expr *const *news, int nl,
+                                const loom_iter_var *iters,
+                                loom_expr *const *vals, int ni, loom_diag *d) {
+  loom_arith_ctx *ctx = loom_arith_ctx_new();
+  if (!ctx)
+    return false;
+  for (int k = 0; k < ri; k++) {
+    const loom_stmt *l = p->stmts[k];
+    int64_t mn, ext;
+    if (l->kind != LOOM_STMT_FOR || !loom_ir_is_const_int(l->u.loop.min, &mn) ||
+        !loom_ir_is_const_int(l->u.loop.extent, &ext) || ext <= 0)
+      continue;
+    const loom_var *v = k < top ? l->u.loop.var : NULL;
+    for (int q = 0; q < nl && !v; q++)
+      if (olds[q] == l->u.loop.var)
+        v = news[q]->u.var;
+    if (v)
+      loom_arith_bind(ctx, v, mn, mn + ext - 1, d);
+  }
+  bool inside = true;
+  for (int i = 0; i < ni && inside; i++) {
+    int64_t mn, ext;
+    loom_arith_interval iv = loom_arith_bound(ctx, vals[i]);
+    inside = loom_ir_is_const_int(iters[i].dom.min, &mn) &&
+             loom_ir_is_const_int(iters[i].dom.extent, &ext) &&
+             iv.is_bounded && iv.min >= mn && iv.max <= mn + ext - 1;
+  }
+  loom_arith_ctx_free(ctx);
+  return inside;
+}
+
 static loom_status reindex_cache(sched_call *c, bool is_write) {
   loom_arena *a = sched_arena(c->s);
   sched_path p = {0};
@@ -470,35 +506,37 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
     olds[nl] = l->u.loop.var;
     copies[nl++] = cl;
   }
-  /* The block's predicate bounds the cache block too; it may use only the
-   * copied loops and loops outside the chain. */
-  for (int k = top; k < ri; k++) {
-    if (p.stmts[k]->kind != LOOM_STMT_FOR)
-      continue;
-    bool copied = false;
-    for (int q = 0; q < nl; q++)
-      copied |= olds[q] == p.stmts[k]->u.loop.var;
-    if (!copied && sched_expr_uses(r->u.realize.predicate, p.stmts[k]->u.loop.var)) {
-      st = sched_fail(c, "the predicate of block '%s' uses loop '%s', which "
-                         "its cache block does not run over",
-                      b->name, p.stmts[k]->u.loop.var->name);
-      goto out;
-    }
-  }
   sched_map lm = {.vars = olds, .values = news, .n = nl};
-  loom_expr *pred = r->u.realize.predicate
-                        ? sched_subst_expr(a, r->u.realize.predicate, &lm)
-                        : NULL;
-  if (r->u.realize.predicate && !pred) {
-    st = sched_nomem(c);
-    goto out;
-  }
   for (int i = 0; i < ni; i++)
     if (!(vals[i] = sched_subst_expr(a, vals[i], &lm))) {
       st = sched_nomem(c);
       goto out;
     }
-  loom_expr tmp = {.kind = LOOM_EXPR_LOAD};
+  /* TVM's cache block has no predicate. Where the block's predicate keeps
+   * the bindings inside the iters' domains (a split that does not divide)
+   * the cache block keeps it, or it would copy past the cache's end. */
+  loom_expr *pred = NULL;
+  if (r->u.realize.predicate &&
+      !bindings_in_domains(&p, top, ri, olds, news, nl, iters, vals, ni, c->d)) {
+    for (int k = top; k < ri; k++) {
+      if (p.stmts[k]->kind != LOOM_STMT_FOR)
+        continue;
+      bool copied = false;
+      for (int q = 0; q < nl; q++)
+        copied |= olds[q] == p.stmts[k]->u.loop.var;
+      if (!copied &&
+          sched_expr_uses(r->u.realize.predicate, p.stmts[k]->u.loop.var)) {
+        st = sched_fail(c, "the predicate of block '%s' uses loop '%s', "
+                           "which its cache block does not run over",
+                        b->name, p.stmts[k]->u.loop.var->name);
+        goto out;
+      }
+    }
+    if (!(pred = sched_subst_expr(a, r->u.realize.predicate, &lm))) {
+      st = sched_nomem(c);
+      goto out;
+    }
+  }
   loom_expr *from = is_write ? loom_ir_load(a, nb, kidx, map.n_results)
                              : loom_ir_load(a, buf, kacc, n_acc);
   loom_stmt *store = loom_ir_stmt(a, LOOM_STMT_STORE, r->loc);
@@ -508,7 +546,6 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
     st = sched_nomem(c);
     goto out;
   }
-  (void)tmp;
   store->u.store.buffer = is_write ? buf : nb;
   store->u.store.value = from;
   store->u.store.indices = is_write ? kacc : kidx;
