@@ -344,8 +344,10 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
   for (int j = 0; j < map.n_results; j++) {
     loom_arith_interval iv = loom_arith_bound(ctx, map.results[j]);
     if (!iv.is_bounded || iv.min != 0) {
-      st = sched_fail(c, "result %d of the index map does not range from 0",
-                      j);
+      st = sched_fail(c, "result %d of the index map does not range from 0 "
+                         "over the iters of block '%s'; a cache sized by "
+                         "their extents would be indexed past its end",
+                      j, b->name);
       goto out;
     }
     if (!(shape[j] = loom_ir_int(a, map.results[j]->dtype, iv.max + 1))) {
