@@ -239,6 +239,18 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
     goto out;
   }
   loom_buffer *buf = is_write ? b->writes[bi].buffer : b->reads[bi].buffer;
+  /* The block declares one element of the buffer, as TVM requires. */
+  const loom_buffer_region *declared = is_write ? &b->writes[bi] : &b->reads[bi];
+  for (int d = 0; d < declared->n_ranges; d++) {
+    int64_t ext;
+    if (!loom_ir_is_const_int(declared->ranges[d].extent, &ext) || ext != 1) {
+      st = sched_fail(c, "block '%s' declares that it %s more than one "
+                         "element of '%s' (dimension %d); the cache needs a "
+                         "single point",
+                      b->name, is_write ? "writes" : "reads", buf->name, d);
+      goto out;
+    }
+  }
   loom_expr **acc = NULL;
   int n_acc = 0;
   bool differ = false;
