@@ -830,14 +830,22 @@ static bool detect(detector *dt, loom_expr *const *bindings, int n,
   return true;
 }
 
+static loom_status detect_map(loom_arena *a, loom_expr *const *bindings, int n,
+                              const loom_arith_relax *iters, int n_iters,
+                              const loom_expr *predicate, loom_iter_map_level level,
+                              bool keep_units, loom_iter_map *out, loom_diag *d) {
+  detector dt;
+  TRY(setup(&dt, a, iters, n_iters, d));
+  dt.keep_units = keep_units;
+  return finish(&dt, detect(&dt, bindings, n, predicate, level, out));
+}
+
 loom_status loom_arith_iter_map_detect(loom_arena *a, loom_expr *const *bindings,
                                        int n, const loom_arith_relax *iters,
                                        int n_iters, const loom_expr *predicate,
                                        loom_iter_map_level level,
                                        loom_iter_map *out, loom_diag *d) {
-  detector dt;
-  TRY(setup(&dt, a, iters, n_iters, d));
-  return finish(&dt, detect(&dt, bindings, n, predicate, level, out));
+  return detect_map(a, bindings, n, iters, n_iters, predicate, level, false, out, d);
 }
 
 loom_status loom_arith_iter_map_detect_units(loom_arena *a, loom_expr *const *bindings,
@@ -845,10 +853,7 @@ loom_status loom_arith_iter_map_detect_units(loom_arena *a, loom_expr *const *bi
                                              int n_iters, const loom_expr *predicate,
                                              loom_iter_map_level level,
                                              loom_iter_map *out, loom_diag *d) {
-  detector dt;
-  TRY(setup(&dt, a, iters, n_iters, d));
-  dt.keep_units = true;
-  return finish(&dt, detect(&dt, bindings, n, predicate, level, out));
+  return detect_map(a, bindings, n, iters, n_iters, predicate, level, true, out, d);
 }
 
 /* ---- expressions ------------------------------------------------------------ */

@@ -149,6 +149,17 @@ static loom_visit note_loop(void *ctx, loom_expr *e) {
   return LOOM_VISIT_GO;
 }
 
+static loom_status detect_loops(realize_visitor *v, const loom_stmt *r, const loop_vars *l,
+                                const loom_expr *pred, loom_iter_map *map, loom_diag *d) {
+  loom_expr *const *b = r->u.realize.iter_values;
+  int n = r->u.realize.n_iter_values;
+  if (v->keep_units)
+    return loom_arith_iter_map_detect_units(v->a, b, n, l->iters, l->n, pred,
+                                            LOOM_ITER_MAP_SURJECTIVE, map, d);
+  return loom_arith_iter_map_detect(v->a, b, n, l->iters, l->n, pred, LOOM_ITER_MAP_SURJECTIVE,
+                                    map, d);
+}
+
 /* Whether the bindings of r, together, are an iterator map over the loops
  * (under its predicate, else without it), the map in *map: TVM's
  * IterMapSimplify rewrites them only then, to the map's normal form, and
@@ -172,17 +183,11 @@ static bool is_iter_map(realize_visitor *v, const loom_stmt *r, loom_iter_map *m
       pred = NULL;
     loom_diag d;
     loom_diag_init(&d);
-    loom_status (*detect)(loom_arena *, loom_expr *const *, int, const loom_arith_relax *,
-                          int, const loom_expr *, loom_iter_map_level, loom_iter_map *,
-                          loom_diag *) =
-        v->keep_units ? loom_arith_iter_map_detect_units : loom_arith_iter_map_detect;
-    loom_status st = detect(v->a, r->u.realize.iter_values, n, l->iters, l->n, pred,
-                            LOOM_ITER_MAP_SURJECTIVE, map, &d);
+    loom_status st = detect_loops(v, r, l, pred, map, &d);
     if (st == LOOM_ERROR && pred) {
       loom_diag_free(&d);
       loom_diag_init(&d);
-      st = detect(v->a, r->u.realize.iter_values, n, l->iters, l->n, NULL,
-                  LOOM_ITER_MAP_SURJECTIVE, map, &d);
+      st = detect_loops(v, r, l, NULL, map, &d);
     }
     loom_diag_free(&d);
     is_map = st != LOOM_ERROR;
