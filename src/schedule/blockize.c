@@ -229,6 +229,32 @@ static int find_outer(const outer_iters *o, const char *name) {
 static loom_status split_init(sched_call *c, inner_block *ib,
                               const outer_iters *o);
 
+typedef struct flip_ctx {
+  loom_arena *a;
+  const loom_block *b;
+} flip_ctx;
+
+/* TVM simplifies every expression its substitution changes, and its
+ * simplifier writes a >= b as b <= a and a > b as b < a: the comparisons
+ * over the block's iters come out of blockize so. */
+static loom_expr *flip_compare(void *ctx, loom_expr *e) {
+  flip_ctx *f = ctx;
+  if (e->kind != LOOM_EXPR_GE && e->kind != LOOM_EXPR_GT)
+    return e;
+  bool is_changed = false;
+  for (int i = 0; i < f->b->n_iter_vars && !is_changed; i++)
+    is_changed = loom_ir_expr_uses(e, f->b->iter_vars[i].var);
+  if (!is_changed)
+    return e;
+  loom_expr *c = loom_arena_dup(f->a, e, sizeof *e);
+  if (!c)
+    return NULL;
+  c->kind = e->kind == LOOM_EXPR_GE ? LOOM_EXPR_LE : LOOM_EXPR_LT;
+  c->u.bin.a = e->u.bin.b;
+  c->u.bin.b = e->u.bin.a;
+  return c;
+}
+
 /* Rebuilds the block at ib->p as the inner block: inner iters, the old
  * iters replaced by outer * inner_extent + inner, simplified. Adds its
  * outer iters to o (shared by name across blocks), one for every iter, as
@@ -393,6 +419,13 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
   sched_map sm = {.vars = olds, .values = subs, .n = b->n_iter_vars};
   loom_stmt tmp = *r;
   loom_block bb = *b;
+  flip_ctx fc = {a, b};
+  loom_ir_mutator flip = {.expr_post = flip_compare, .ctx = &fc};
+  if (!(bb.body = loom_ir_mutate_stmt(a, &flip, b->body)) ||
+      (b->init && !(bb.init = loom_ir_mutate_stmt(a, &flip, b->init)))) {
+    st = sched_nomem(c);
+    goto out;
+  }
   bb.iter_vars = iters;
   bb.n_iter_vars = ni;
   tmp.u.realize.block = &bb;
