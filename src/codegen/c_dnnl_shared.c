@@ -12,7 +12,9 @@
  * 56x56x64 and 28x28x128, the primitive on plain weights is oneDNN's gemm
  * convolution (1.55 and 1.24 ms), on blocked weights its brgemm one (0.70
  * ms for both, the reorder included: 0.006 and 0.02 ms). A layer's
- * constant weights are reordered once instead (loom_dnnl_keep). */
+ * constant weights are reordered once instead (loom_dnnl_keep). A 3x3 conv
+ * that Winograd's algorithm computes faster takes its data in the blocked
+ * layout it prefers too (loom_dnnl_conv_is_wino). */
 #include "codegen/codegen_impl.h"
 
 const char emit_dnnl_shared[] =
@@ -119,19 +121,21 @@ const char emit_dnnl_shared[] =
 "  if (rpd) loom_dnnl.primitive_desc_destroy(rpd);\n"
 "  return st;\n"
 "}\n"
-"/* Whether a conv of shape s (as loom_dnnl_conv_make's) is tried as\n"
-" * Winograd's F(2x2, 3x3) first: 3x3, stride 1, no dilation, 64 channels\n"
-" * or more in and out (fewer: the direct one is faster), and 100 output\n"
-" * pixels or more (fewer: reading its weights, 16/9 of the direct one's,\n"
-" * takes longer than it saves). */\n"
+"/* Whether a conv of shape s (as loom_dnnl_conv_make's) is tried by\n"
+" * Winograd's algorithm first (oneDNN's F(2x2, 3x3) on NHWC data, F(4x4,\n"
+" * 3x3) on NCHW): 3x3, stride 1, no dilation, 64 channels or more in and\n"
+" * out (fewer: the direct one is faster), and 100 output pixels or more\n"
+" * (fewer: reading its weights, larger than the direct one's, takes longer\n"
+" * than it saves). */\n"
 "static int loom_dnnl_conv_is_wino(const int64_t *s) {\n"
 "  return s[7] == 3 && s[8] == 3 && s[9] == 1 && s[10] == 1 && s[11] == 1 && s[12] == 1 &&\n"
 "         s[1] >= 64 && s[4] >= 64 && s[0] * s[5] * s[6] >= 100;\n"
 "}\n"
 "/* s: n, ci, ih, iw, co, oh, ow, kh, kw, strides, dilations (1: none), padding\n"
 " * top, left, bottom, right. 1 when made, -4 without oneDNN, -5 when it\n"
-" * refuses. The weights, and the data in NCHW (whose plain layout oneDNN\n"
-" * computes only by its gemm convolution), take the layouts oneDNN prefers.\n"
+" * refuses. The weights, the data in NCHW (whose plain layout oneDNN\n"
+" * computes only by its gemm convolution) and the data of a Winograd conv\n"
+" * take the layouts oneDNN prefers.\n"
 " * A bias per output channel when has_bias, then the post-ops post spells:\n"
 " * 'a' adds a tensor of dst's shape and layout, 'r' is a ReLU (NHWC). */\n"
 "static int32_t loom_dnnl_conv_make(loom_dnnl_conv *c, const int64_t *s, int is_nchw, int beta,\n"
