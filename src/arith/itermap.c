@@ -207,10 +207,10 @@ static bool goes_before(const loom_iter_split *x, int xi, const loom_iter_split 
   return is_unit_x ? xi > yi : xi < yi;
 }
 
-/* Sorts s (n small) into fusion order; an insertion sort keeps the
- * written order where it decides. */
 #define MAX_FUSED 64
 
+/* Sorts s (n small) into fusion order; an insertion sort keeps the
+ * written order where it decides. */
 static void fusion_order(loom_iter_split *s, int n) {
   int at[MAX_FUSED];
   for (int i = 0; i < n; i++)
@@ -960,15 +960,10 @@ static loom_expr *normal_split(loom_arena *a, const loom_iter_split *x, loom_dty
                           : loom_arith_iter_sum_normal(a, m->fused, t);
   if (!src)
     return NULL;
-  if (x->lower_factor == 1 && x->extent == m->extent)
-    ;
-  else if (x->lower_factor * x->extent == m->extent)
-    src = x->lower_factor == 1 ? src : binop(a, LOOM_EXPR_FLOORDIV, src, t, x->lower_factor);
-  else {
+  if (x->lower_factor * x->extent != m->extent)
     src = binop(a, LOOM_EXPR_FLOORMOD, src, t, x->lower_factor * x->extent);
-    if (x->lower_factor != 1)
-      src = binop(a, LOOM_EXPR_FLOORDIV, src, t, x->lower_factor);
-  }
+  if (x->lower_factor != 1)
+    src = binop(a, LOOM_EXPR_FLOORDIV, src, t, x->lower_factor);
   return x->scale == 1 ? src : binop(a, LOOM_EXPR_MUL, src, t, x->scale);
 }
 

@@ -52,6 +52,8 @@ static bool reaches_outside(const loom_buffer_region *want,
     wend = wend > shape ? shape : wend;
     hend = hend > shape ? shape : hend;
   }
+  if (wend <= wm)
+    return false; /* all of it past the edge: it asks for nothing */
   return wm < hm || wend > hend;
 }
 
