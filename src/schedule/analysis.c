@@ -294,8 +294,7 @@ const char *sched_cover_problem(const sched_path *p, int ri, char *why,
   const loom_stmt *r = p->stmts[ri];
   const loom_block *b = r->u.realize.block;
   int64_t t, loops = 1, iters = 1;
-  if (r->u.realize.predicate &&
-      !(loom_ir_is_const_int(r->u.realize.predicate, &t) && t))
+  if (sched_has_predicate(r))
     return "it has a predicate";
   for (int i = sched_scope_index(p, ri) + 1; i < ri; i++) {
     const loom_stmt *s = p->stmts[i];

@@ -267,15 +267,13 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
   int ri = ib->p.n - 1;
   loom_stmt *r = ib->p.stmts[ri];
   const loom_block *b = r->u.realize.block;
-  int64_t t;
   if (b->n_iter_vars > MAX_ITERS)
     return sched_fail(c, "block '%s' has too many iters", b->name);
   /* Under a predicate every binding goes by the iterator maps, which
    * split the predicate's bounds between the two blocks. */
   loom_expr *inner_pred = NULL;
   loom_iter_division *maps = NULL;
-  bool has_pred = r->u.realize.predicate &&
-                  !(loom_ir_is_const_int(r->u.realize.predicate, &t) && t);
+  bool has_pred = sched_has_predicate(r);
   if (has_pred && !(maps = divide_by_maps(a, r, &ib->in, out, &ib->outer_pred, &inner_pred)))
     return sched_fail(c, "block '%s' has a predicate that does not divide into the loops "
                          "outside and inside the new block",

@@ -854,9 +854,7 @@ static loom_status compute_at(sched_call *c, bool is_ca) {
    * with it, over the new loops: each loop it names must be the whole
    * binding of an iter. */
   const loom_stmt *orr = p.stmts[p.n - 1];
-  int64_t tv;
-  if (orr->u.realize.predicate && !m.nomem &&
-      !(loom_ir_is_const_int(orr->u.realize.predicate, &tv) && tv)) {
+  if (!m.nomem && sched_has_predicate(orr)) {
     const loom_var *lv[MAX_ITERS];
     loom_expr *nv[MAX_ITERS];
     int nl = 0;

@@ -274,9 +274,7 @@ typedef struct fusion {
 static const char *epilogue_problem(loom_arena *a, const loom_stmt *er,
                                     fusion *fu, char *why, size_t n_why) {
   const loom_block *eb = fu->eb, *rb = fu->rb;
-  int64_t t;
-  if (er->u.realize.predicate &&
-      !(loom_ir_is_const_int(er->u.realize.predicate, &t) && t))
+  if (sched_has_predicate(er))
     return "it has a predicate";
   const loom_stmt *st = eb->body;
   if (st->kind != LOOM_STMT_STORE)

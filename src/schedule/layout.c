@@ -261,7 +261,7 @@ static loom_status pad_producer(sched_call *c, const sched_path *p0,
   int ri = p.n - 1;
   loom_stmt *r = p.stmts[ri];
   const loom_block *b = r->u.realize.block;
-  int64_t n_old, t;
+  int64_t n_old;
   const loom_stmt *body = b->body;
   bool ok = old->ndim == 1 && loom_ir_is_const_int(old->shape[0], &n_old) &&
             b->n_iter_vars == 1 && !b->init && ri >= 1 &&
@@ -271,8 +271,7 @@ static loom_status pad_producer(sched_call *c, const sched_path *p0,
             p.stmts[ri - 1]->u.loop.body == r &&
             r->u.realize.iter_values[0]->kind == LOOM_EXPR_VAR &&
             r->u.realize.iter_values[0]->u.var == p.stmts[ri - 1]->u.loop.var &&
-            (!r->u.realize.predicate ||
-             (loom_ir_is_const_int(r->u.realize.predicate, &t) && t));
+            !sched_has_predicate(r);
   int nr = map->n_results;
   int64_t stride[MAX_DIMS], ext[MAX_DIMS];
   for (int j = 0; ok && j < nr; j++) {
@@ -736,9 +735,7 @@ loom_status sched_apply_transform_block_layout(sched_call *c) {
   }
   /* Trivial bindings: the ni loops right above, each the only child of the
    * one above, bound one to one. */
-  int64_t t;
-  if (r->u.realize.predicate &&
-      !(loom_ir_is_const_int(r->u.realize.predicate, &t) && t)) {
+  if (sched_has_predicate(r)) {
     st = sched_fail(c, "block '%s' has a predicate; its bindings are not "
                        "trivial",
                     b->name);

@@ -269,6 +269,11 @@ loom_arith_ctx *sched_arith_for_path(const sched_path *p, int depth) {
   return ctx;
 }
 
+bool sched_has_predicate(const loom_stmt *r) {
+  int64_t t;
+  return r->u.realize.predicate && !(loom_ir_is_const_int(r->u.realize.predicate, &t) && t);
+}
+
 void sched_arith_bind_loop(loom_arith_ctx *ctx, const loom_stmt *loop) {
   sched_arith_bind_range(ctx, loop->u.loop.var, loop->u.loop.min,
                          loop->u.loop.extent);
@@ -288,7 +293,7 @@ void sched_arith_bind_range(loom_arith_ctx *ctx, const loom_var *v,
     /* A symbolic extent fits its type: the variable is at least min and
      * below the type's largest value, which sets it apart from unbound
      * symbols (normalize.c orders a sum's terms by it). */
-    loom_arith_bind(ctx, v, mn, INT32_MAX - 1, &d);
+    loom_arith_bind(ctx, v, mn, SCHED_SYMBOLIC_MAX, &d);
   }
   loom_diag_free(&d);
 }

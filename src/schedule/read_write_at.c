@@ -113,8 +113,7 @@ static bool writes_its_point(const sched_path *q, int li,
   const loom_stmt *r = q->stmts[q->n - 1];
   const loom_block *b = r->u.realize.block;
   int64_t v;
-  if (r->u.realize.predicate &&
-      !(loom_ir_is_const_int(r->u.realize.predicate, &v) && v))
+  if (sched_has_predicate(r))
     return false;
   for (int i = li + 1; i < q->n - 1; i++) {
     const loom_stmt *s = q->stmts[i];

@@ -331,8 +331,7 @@ loom_status sched_apply_reverse_compute_inline(sched_call *c) {
                     buf->name, cb->name);
     goto out;
   }
-  if (cr->u.realize.predicate &&
-      !(loom_ir_is_const_int(cr->u.realize.predicate, &t) && t)) {
+  if (sched_has_predicate(cr)) {
     st = sched_fail(c, "block '%s' has a predicate", cb->name);
     goto out;
   }

@@ -3,8 +3,6 @@
  * a predicate to the outermost blocks under a loop. */
 #include "schedule/rewrite.h"
 
-#include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 static loom_stmt *realize_pre(void *ctx, loom_stmt *s);
@@ -139,8 +137,8 @@ static loom_visit note_loop(void *ctx, loom_expr *e) {
   loom_arith_interval r = loom_arith_bound(l->v->ctx, e);
   if (!r.is_bounded)
     return LOOM_VISIT_GO; /* not a loop: a parameter or an outer block's iter */
-  if (r.max >= INT32_MAX - 1 || l->n == MAX_MAP_LOOPS) {
-    l->is_unknown = true; /* sched_arith_bind_range's mark of a symbolic extent */
+  if (r.max >= SCHED_SYMBOLIC_MAX || l->n == MAX_MAP_LOOPS) {
+    l->is_unknown = true;
     return LOOM_VISIT_GO;
   }
   loom_range range = {loom_ir_int(l->v->a, e->dtype, r.min),
@@ -167,34 +165,27 @@ static loom_status detect_loops(realize_visitor *v, const loom_stmt *r, const lo
  * Loom's maps cannot say (a loop of symbolic extent). */
 static bool is_iter_map(realize_visitor *v, const loom_stmt *r, loom_iter_map *map) {
   map->sums = NULL;
-  loop_vars *l = calloc(1, sizeof *l);
-  if (!l)
-    return true;
-  l->v = v;
+  loop_vars l = {.v = v};
   int n = r->u.realize.n_iter_values;
-  loom_ir_visitor vis = {.expr_pre = note_loop, .ctx = l};
+  loom_ir_visitor vis = {.expr_pre = note_loop, .ctx = &l};
   for (int i = 0; i < n; i++)
     loom_ir_visit_expr(&vis, r->u.realize.iter_values[i]);
   bool is_map = true;
-  if (!l->is_unknown) {
-    const loom_expr *pred = r->u.realize.predicate;
-    int64_t t;
-    if (pred && loom_ir_is_const_int(pred, &t) && t)
-      pred = NULL;
+  if (!l.is_unknown) {
+    const loom_expr *pred = sched_has_predicate(r) ? r->u.realize.predicate : NULL;
     loom_diag d;
     loom_diag_init(&d);
-    loom_status st = detect_loops(v, r, l, pred, map, &d);
+    loom_status st = detect_loops(v, r, &l, pred, map, &d);
     if (st == LOOM_ERROR && pred) {
       loom_diag_free(&d);
       loom_diag_init(&d);
-      st = detect_loops(v, r, l, NULL, map, &d);
+      st = detect_loops(v, r, &l, NULL, map, &d);
     }
     loom_diag_free(&d);
     is_map = st != LOOM_ERROR;
     if (st != LOOM_OK)
       map->sums = NULL;
   }
-  free(l);
   return is_map;
 }
 

@@ -184,8 +184,15 @@ loom_stmt *sched_simplify_accesses(loom_arena *a, loom_arith_ctx *ctx,
  * when min and extent are constants. NULL when out of memory. */
 loom_arith_ctx *sched_arith_for_path(const sched_path *p, int depth);
 
+/* Whether realize r has a predicate other than a constant true. */
+bool sched_has_predicate(const loom_stmt *r);
+
+/* The largest value sched_arith_bind_range gives a loop of symbolic
+ * extent: a bound it reaches says the loop's extent is not a constant. */
+#define SCHED_SYMBOLIC_MAX (INT32_MAX - 1)
+
 /* Binds a loop's range in ctx: [min, min + extent) for constants; for a
- * symbolic extent from a constant min >= 0, [min, INT32_MAX - 1]. */
+ * symbolic extent from a constant min >= 0, [min, SCHED_SYMBOLIC_MAX]. */
 void sched_arith_bind_loop(loom_arith_ctx *ctx, const loom_stmt *loop);
 void sched_arith_bind_range(loom_arith_ctx *ctx, const loom_var *v,
                             const loom_expr *min, const loom_expr *extent);
