@@ -13,6 +13,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct isum {
   loom_iter_split *splits;
@@ -48,6 +49,7 @@ typedef struct detector {
   int n_limited;
   bool *is_symbolic; /* per iter: range not constant, so it may not be used */
   bool keep_units;   /* a loop of extent 1 is a term, not its constant */
+  bool allow_overlap; /* terms may overlap when fused (below a bijection) */
 } detector;
 
 static bool fail(detector *dt, const char *fmt, ...)
@@ -204,7 +206,7 @@ static bool goes_before(const loom_iter_split *x, int xi, const loom_iter_split 
   bool is_unit_x = x->extent == 1, is_unit_y = y->extent == 1;
   if (is_unit_x != is_unit_y)
     return is_unit_x;
-  return is_unit_x ? xi > yi : xi < yi;
+  return xi > yi;
 }
 
 #define MAX_FUSED 64
@@ -302,19 +304,36 @@ static bool single(detector *dt, const isum *x, loom_iter_split *out) {
   merged.splits = s;
   merged.n = n;
   x = &merged;
-  int64_t base_scale = s[0].scale, expect = s[0].scale;
+  int64_t base_scale = s[0].scale, expect = s[0].scale, tail = 0;
   if (base_scale <= 0)
     return fail(dt, "an iterator runs backwards (scale %lld)", (long long)base_scale);
-  for (int i = 0; i < x->n; i++) {
-    if (s[i].scale != expect)
-      return fail(dt, "the terms cannot be fused: a term has scale %lld where "
-                  "the extents below it call for %lld", (long long)s[i].scale,
-                  (long long)expect);
-    if (!mul_ok(dt, expect, s[i].extent, &expect))
+  /* Each next term is the one of the scale the extents below call for.
+   * Below a bijection, with the smallest scale 1, TVM takes the term of
+   * the largest scale under it instead (i * 2 + j with j over [0, 7)):
+   * the terms overlap, and the fused range grows by what they skip. */
+  bool used[MAX_FUSED] = {false};
+  loom_iter_split order[MAX_FUSED];
+  for (int i = 0; i < n; i++) {
+    int k = -1;
+    for (int j = 0; j < n && k < 0; j++)
+      if (!used[j] && s[j].scale == expect)
+        k = j;
+    for (int j = 0; k < 0 && dt->allow_overlap && base_scale == 1 && j < n; j++)
+      if (!used[j] && s[j].scale > 0 && s[j].scale < expect &&
+          (k < 0 || s[j].scale > s[k].scale))
+        k = j;
+    if (k < 0)
+      return fail(dt, "the terms cannot be fused: no term has scale %lld, which "
+                  "the extents below it call for", (long long)expect);
+    used[k] = true;
+    tail += expect - s[k].scale;
+    if (!mul_ok(dt, s[k].scale, s[k].extent, &expect))
       return false;
-    s[i].scale /= base_scale;
+    order[i] = s[k];
+    order[i].scale /= base_scale;
   }
-  const loom_iter_mark *m = fused_mark(dt, s, x->n, expect / base_scale);
+  memcpy(s, order, (size_t)n * sizeof *s);
+  const loom_iter_mark *m = fused_mark(dt, s, n, expect / base_scale + tail);
   if (!m)
     return nomem(dt);
   *out = (loom_iter_split){m, 1, m->extent, base_scale};
@@ -837,6 +856,7 @@ static loom_status detect_map(loom_arena *a, loom_expr *const *bindings, int n,
   detector dt;
   TRY(setup(&dt, a, iters, n_iters, d));
   dt.keep_units = keep_units;
+  dt.allow_overlap = level != LOOM_ITER_MAP_BIJECTIVE;
   return finish(&dt, detect(&dt, bindings, n, predicate, level, out));
 }
 

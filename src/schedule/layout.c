@@ -562,6 +562,26 @@ static bool linear_terms(const loom_expr *e, const sched_index_map *m,
   }
 }
 
+/* Whether the map's results are its parameters in some order, each once:
+ * perm[j] is the parameter result j names. */
+static bool permutation(const sched_index_map *m, int *perm) {
+  bool seen[MAX_DIMS] = {false};
+  if (m->n_results != m->n_params)
+    return false;
+  for (int j = 0; j < m->n_results; j++) {
+    const loom_expr *e = m->results[j];
+    perm[j] = -1;
+    for (int q = 0; q < m->n_params; q++)
+      if (e->kind == LOOM_EXPR_VAR && e->u.var == m->params[q] && !seen[q]) {
+        perm[j] = q;
+        seen[q] = true;
+      }
+    if (perm[j] < 0)
+      return false;
+  }
+  return true;
+}
+
 /* The inverse of a map whose every result is a mixed-radix number of
  * parameters (`h * 112 + w` with w < 112): each parameter as an expression
  * of the results, (v % (c * e)) // c for coefficient c and extent e. A
@@ -633,86 +653,6 @@ static bool invert(loom_arena *a, const sched_index_map *m,
   return true;
 }
 
-/* Every access index and region bound of s simplified under ctx. */
-static loom_expr **simplify_all(loom_arena *a, loom_arith_ctx *ctx,
-                                loom_expr **es, int n) {
-  loom_expr **out = loom_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *out);
-  if (!out)
-    return NULL;
-  for (int i = 0; i < n; i++)
-    if (!(out[i] = loom_arith_simplify(a, ctx, es[i])))
-      return NULL;
-  return out;
-}
-
-static loom_expr *simplify_load(const sched_map *m, loom_arena *a,
-                                loom_expr *load) {
-  loom_expr **idx = simplify_all(a, m->ctx, load->u.load.indices,
-                                 load->u.load.n_indices);
-  loom_expr *n = idx ? loom_arena_alloc(a, sizeof *n) : NULL;
-  if (!n)
-    return NULL;
-  *n = *load;
-  n->u.load.indices = idx;
-  return n;
-}
-
-static loom_stmt *simplify_store(const sched_map *m, loom_arena *a,
-                                 loom_stmt *s) {
-  if (s->kind != LOOM_STMT_STORE)
-    return s;
-  loom_expr **idx = simplify_all(a, m->ctx, s->u.store.indices,
-                                 s->u.store.n_indices);
-  loom_stmt *n = idx ? loom_arena_alloc(a, sizeof *n) : NULL;
-  if (!n)
-    return NULL;
-  *n = *s;
-  n->u.store.indices = idx;
-  return n;
-}
-
-static loom_buffer_region *simplify_regions(loom_arena *a, loom_arith_ctx *ctx,
-                                            const loom_buffer_region *rs,
-                                            int n) {
-  loom_buffer_region *out = loom_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *out);
-  if (!out)
-    return NULL;
-  for (int i = 0; i < n; i++) {
-    out[i] = rs[i];
-    out[i].ranges = loom_arena_alloc(
-        a, (size_t)(rs[i].n_ranges ? rs[i].n_ranges : 1) * sizeof *out[i].ranges);
-    if (!out[i].ranges)
-      return NULL;
-    for (int d = 0; d < rs[i].n_ranges; d++) {
-      out[i].ranges[d].min = loom_arith_simplify(a, ctx, rs[i].ranges[d].min);
-      out[i].ranges[d].extent =
-          loom_arith_simplify(a, ctx, rs[i].ranges[d].extent);
-      if (!out[i].ranges[d].min || !out[i].ranges[d].extent)
-        return NULL;
-    }
-  }
-  return out;
-}
-
-static loom_block *simplify_block(const sched_map *m, loom_arena *a,
-                                  const loom_block *old, loom_block *b) {
-  (void)old;
-  loom_block *c = loom_arena_alloc(a, sizeof *c);
-  if (!c)
-    return NULL;
-  *c = *b;
-  c->reads = simplify_regions(a, m->ctx, b->reads, b->n_reads);
-  c->writes = simplify_regions(a, m->ctx, b->writes, b->n_writes);
-  return c->reads && c->writes ? c : NULL;
-}
-
-loom_stmt *sched_simplify_accesses(loom_arena *a, loom_arith_ctx *ctx,
-                                   loom_stmt *s) {
-  sched_map m = {.on_load = simplify_load, .on_block = simplify_block,
-                 .on_stmt = simplify_store, .ctx = ctx};
-  return sched_subst_stmt(a, s, &m);
-}
-
 loom_status sched_apply_transform_block_layout(sched_call *c) {
   loom_arena *a = sched_arena(c->s);
   sched_path p = {0};
@@ -750,16 +690,22 @@ loom_status sched_apply_transform_block_layout(sched_call *c) {
                       b->name, ni);
       goto out;
     }
+  /* A symbolic extent (-1 here) is taken when the map permutes the iters:
+   * the new iters then have the old ones' extents. */
   int64_t extent[MAX_DIMS];
+  bool symbolic = false;
   for (int i = 0; i < ni; i++) {
     const loom_stmt *l = p.stmts[ri - ni + i];
     const loom_expr *v = r->u.realize.iter_values[i];
     bool found = l->kind == LOOM_STMT_FOR && v->kind == LOOM_EXPR_VAR &&
                  v->u.var == l->u.loop.var;
     int64_t mn;
+    if (!loom_ir_is_const_int(b->iter_vars[i].dom.extent, &extent[i])) {
+      extent[i] = -1;
+      symbolic = true;
+    }
     if (l->kind != LOOM_STMT_FOR || l->u.loop.body != p.stmts[ri - ni + i + 1] ||
         !found || !loom_ir_is_const_int(l->u.loop.min, &mn) || mn != 0 ||
-        !loom_ir_is_const_int(b->iter_vars[i].dom.extent, &extent[i]) ||
         !loom_ir_is_const_int(b->iter_vars[i].dom.min, &mn) || mn != 0) {
       st = sched_fail(c, "block '%s' must be bound trivially: each iter to "
                          "its own loop from 0, in order, the loops nested "
@@ -770,7 +716,8 @@ loom_status sched_apply_transform_block_layout(sched_call *c) {
     /* The new loops run over the whole domain of the iters: the old ones
      * must have (not a triangular nest, whose extent is another loop's). */
     int64_t lext;
-    if (!loom_ir_is_const_int(l->u.loop.extent, &lext) || lext != extent[i]) {
+    if (extent[i] < 0 ? !loom_ir_equal_expr(l->u.loop.extent, b->iter_vars[i].dom.extent)
+                      : !loom_ir_is_const_int(l->u.loop.extent, &lext) || lext != extent[i]) {
       st = sched_fail(c, "loop '%s' of block '%s' does not run over the %lld "
                          "points of iter '%s' (a triangular or irregular "
                          "nest), but the new loops would",
@@ -796,8 +743,16 @@ loom_status sched_apply_transform_block_layout(sched_call *c) {
     st = sched_nomem(c);
     goto out;
   }
+  int perm[MAX_DIMS];
+  if (symbolic && !permutation(&map, perm)) {
+    st = sched_fail(c, "block '%s' has an iter of symbolic extent; the index "
+                       "map must then permute the iters",
+                    b->name);
+    goto out;
+  }
   for (int i = 0; i < ni; i++)
-    loom_arith_bind(ctx, map.params[i], 0, extent[i] - 1, c->d);
+    if (extent[i] >= 0)
+      loom_arith_bind(ctx, map.params[i], 0, extent[i] - 1, c->d);
   int nr = map.n_results;
   loom_iter_var *iters = loom_arena_alloc(a, (size_t)nr * sizeof *iters);
   loom_expr **vals = loom_arena_alloc(a, (size_t)nr * sizeof *vals);
@@ -807,8 +762,10 @@ loom_status sched_apply_transform_block_layout(sched_call *c) {
     goto out;
   }
   for (int j = 0; j < nr; j++) {
-    loom_arith_interval iv = loom_arith_bound(ctx, map.results[j]);
-    if (!iv.is_bounded || iv.min != 0) {
+    loom_arith_interval iv = {0};
+    if (!symbolic)
+      iv = loom_arith_bound(ctx, map.results[j]);
+    if (!symbolic && (!iv.is_bounded || iv.min != 0)) {
       st = sched_fail(c, "result %d of the index map does not range from 0",
                       j);
       goto out;
@@ -831,7 +788,8 @@ loom_status sched_apply_transform_block_layout(sched_call *c) {
     vs[j] = loom_ir_var(a, name, dt);
     snprintf(name, sizeof name, "ax%d", j);
     lv[j] = loom_ir_var(a, name, dt);
-    loom_expr *ext = loom_ir_int(a, dt, iv.max + 1);
+    loom_expr *ext = symbolic ? b->iter_vars[perm[j]].dom.extent
+                              : loom_ir_int(a, dt, iv.max + 1);
     loom_expr *zero = loom_ir_int(a, dt, 0);
     vals[j] = lv[j] ? loom_ir_ref(a, lv[j]) : NULL;
     if (!vs[j] || !vals[j] || !ext || !zero) {
@@ -843,7 +801,12 @@ loom_status sched_apply_transform_block_layout(sched_call *c) {
                                         : (loom_iter_kind)kind};
   }
   loom_expr *inv[MAX_DIMS];
-  if (!invert(a, &map, extent, vs, inv, why, sizeof why)) {
+  for (int j = 0; symbolic && j < nr; j++)
+    if (!(inv[perm[j]] = loom_ir_ref(a, vs[j]))) {
+      st = sched_nomem(c);
+      goto out;
+    }
+  if (!symbolic && !invert(a, &map, extent, vs, inv, why, sizeof why)) {
     st = why[0] ? sched_fail(c, "%s", why) : sched_nomem(c);
     goto out;
   }
@@ -857,7 +820,7 @@ loom_status sched_apply_transform_block_layout(sched_call *c) {
   /* A unit iter stays a variable in the block, as TVM leaves it: it is not
    * bound, which would fold it to 0. */
   for (int j = 0; j < nr; j++) {
-    int64_t e;
+    int64_t e = 0;
     loom_ir_is_const_int(iters[j].dom.extent, &e);
     if (e > 1)
       loom_arith_bind(ctx, vs[j], 0, e - 1, c->d);
@@ -891,7 +854,13 @@ loom_status sched_apply_transform_block_layout(sched_call *c) {
       st = sched_nomem(c);
       goto out;
     }
-    sub = sched_simplify_accesses(a, ctx, sub);
+    /* By iterator maps over the new iters where their extents are
+     * constant; Loom's maps take no others. */
+    loom_arith_relax rx[MAX_DIMS];
+    for (int j = 0; j < nr; j++)
+      rx[j] = (loom_arith_relax){vs[j], iters[j].dom};
+    sub = symbolic ? sched_simplify_accesses(a, ctx, sub)
+                   : sched_simplify_accesses_by_map(a, ctx, sub, rx, nr);
     if (!sub) {
       st = sched_nomem(c);
       goto out;

@@ -176,9 +176,15 @@ loom_stmt *sched_subst_stmt(loom_arena *a, loom_stmt *s, const sched_map *m);
 bool sched_expr_uses(const loom_expr *e, const loom_var *v);
 
 /* s with every access index and block region bound simplified under ctx
- * (layout.c). NULL when out of memory. */
+ * (simplify_access.c). NULL when out of memory. */
 loom_stmt *sched_simplify_accesses(loom_arena *a, loom_arith_ctx *ctx,
                                    loom_stmt *s);
+/* The same as TVM simplifies the accesses of a block it has transformed:
+ * each index tuple, and the mins of each region, as one iterator map over
+ * iters[0..n) (constant ranges), in the map's normal form; a tuple that is
+ * not a map is left as it is. Region extents are simplified under ctx. */
+loom_stmt *sched_simplify_accesses_by_map(loom_arena *a, loom_arith_ctx *ctx, loom_stmt *s,
+                                          const loom_arith_relax *iters, int n);
 
 /* An arithmetic context with every loop of p[0..depth) bound to its range
  * when min and extent are constants. NULL when out of memory. */

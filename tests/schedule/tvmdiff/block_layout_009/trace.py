@@ -1,0 +1,5 @@
+b0 = sch.get_sblock(name="T_softmax_maxelem", func_name="main")
+l1, l2, l3, l4 = sch.get_loops(block=b0)
+b5 = sch.get_sblock(name="T_softmax_expsum", func_name="main")
+l6, l7, l8, l9 = sch.get_loops(block=b5)
+sch.transform_block_layout(block=b5, index_map=lambda v0, v1, v2, v3: (v0, v3, v1, v2,))
