@@ -101,6 +101,8 @@ loom_expr *rule_trunc_to_floor(arith_simp *s, loom_expr *e);
 loom_expr *rule_floordiv_nested(arith_simp *s, loom_expr *e);
 loom_expr *rule_floordiv_gcd(arith_simp *s, loom_expr *e);
 loom_expr *rule_floor_linear(arith_simp *s, loom_expr *e);
+loom_expr *rule_floor_scaled(arith_simp *s, loom_expr *e);
+loom_expr *rule_cmp_scaled(arith_simp *s, loom_expr *e);
 loom_expr *rule_minmax_bound(arith_simp *s, loom_expr *e);
 loom_expr *rule_cmp_bound(arith_simp *s, loom_expr *e);
 loom_expr *rule_logic(arith_simp *s, loom_expr *e);

@@ -1119,8 +1119,8 @@ static bool divide_one(detector *dt, const loom_iter_sum *s, loom_dtype t,
   for (int k = 0; k < l.n && is_ok; k++) {
     const leaf *x = &l.items[k];
     const loom_iter_mark *m = &dt->var_marks[x->iter];
-    loom_expr *v = digits_expr(dt->a, var_expr(dt->a, m->var, m->var_min, t),
-                               m->extent, x->lower_factor, x->extent, t);
+    loom_iter_split digits = {m, x->lower_factor, x->extent, 1};
+    loom_expr *v = normal_split(dt->a, &digits, t);
     if (is_inner(m->var, inner, n_inner)) {
       if (n_outer > 0) {
         is_ok = fail(dt, "inner loop '%s' sits above an outer loop in the "

@@ -305,6 +305,118 @@ loom_expr *rule_floor_linear(arith_simp *s, loom_expr *e) {
   return r;
 }
 
+/* x = g * quot + rest for g: quot takes the terms whose coefficient g
+ * divides, and the floor quotient of the constant. */
+static bool scaled_split(const arith_linear *l, int64_t g, arith_linear *quot,
+                         arith_linear *rest) {
+  bool has_atoms = false;
+  for (int i = 0; i < l->n_terms; i++) {
+    arith_term t = l->terms[i];
+    if (t.coef == 0)
+      continue;
+    if (t.coef % g == 0) {
+      arith_linear_add_term(quot, t.atom, t.coef / g);
+      has_atoms = true;
+    } else {
+      arith_linear_add_term(rest, t.atom, t.coef);
+    }
+  }
+  quot->constant = floor_div(l->constant, g);
+  rest->constant = l->constant - quot->constant * g;
+  return has_atoms && !quot->has_failed && !rest->has_failed;
+}
+
+/* (g*X + r) // c -> X // (c/g) and (g*X + r) % c -> X % (c/g) * g + r when
+ * g divides c and r stays in [0, g) ((o*8 + i) // 48 -> o // 6 for i in
+ * [0, 7]), g the gcd of c with one of the coefficients. floor_linear takes
+ * g == c. */
+loom_expr *rule_floor_scaled(arith_simp *s, loom_expr *e) {
+  int64_t c;
+  if (!arith_is_signed_int(e->dtype) || !loom_ir_is_const_int(e->u.bin.b, &c) || c <= 1)
+    return e;
+  arith_linear l;
+  arith_linear_init(&l, e->dtype);
+  l.is_simplified = true;
+  arith_linear_add(s, &l, e->u.bin.a, 1);
+  loom_expr *r = e;
+  for (int i = 0; i < l.n_terms && !l.has_failed && r == e; i++) {
+    int64_t coef = l.terms[i].coef;
+    if (coef == 0 || coef == INT64_MIN)
+      continue;
+    int64_t g = arith_gcd64(c, coef < 0 ? -coef : coef);
+    if (g <= 1 || g == c)
+      continue;
+    arith_linear quot, rest;
+    arith_linear_init(&quot, e->dtype);
+    arith_linear_init(&rest, e->dtype);
+    if (scaled_split(&l, g, &quot, &rest)) {
+      loom_arith_interval rb = arith_linear_bound(s, &rest);
+      int cost;
+      if (rb.is_bounded && rb.min >= 0 && rb.max < g) {
+        loom_expr *x = arith_linear_build(s, &quot, &cost);
+        loom_expr *k = x ? constant(s, e->dtype, c / g) : NULL;
+        loom_expr *q = k ? rebuild(s, e, e->kind, x, k) : NULL;
+        if (q && e->kind == LOOM_EXPR_FLOORMOD) {
+          loom_expr *y = arith_linear_build(s, &rest, &cost);
+          loom_expr *m = y ? rebuild(s, e, LOOM_EXPR_MUL, q, constant(s, e->dtype, g)) : NULL;
+          q = m ? rebuild(s, e, LOOM_EXPR_ADD, m, y) : NULL;
+        }
+        r = q;
+      }
+    }
+    arith_linear_free(&quot);
+    arith_linear_free(&rest);
+  }
+  arith_linear_free(&l);
+  if (!r && loom_arena_status(s->arena) == LOOM_OK)
+    r = e; /* a coefficient that does not fit the dtype */
+  return r;
+}
+
+/* g*X + r < c -> X < q + 1 when r stays below s, and X < q when r stays in
+ * [s, g), for c = q*g + s and r in [0, g): every r then answers alike for
+ * one X (i * 8 + j < 120 -> i < 15 for j in [0, 7], as TVM's simplifier
+ * writes it). g is the gcd of c with one of the coefficients. */
+loom_expr *rule_cmp_scaled(arith_simp *s, loom_expr *e) {
+  int64_t c;
+  loom_expr *x = e->u.bin.a;
+  if (!arith_is_signed_int(x->dtype) || !loom_ir_is_const_int(e->u.bin.b, &c))
+    return e;
+  arith_linear l;
+  arith_linear_init(&l, x->dtype);
+  l.is_simplified = true;
+  arith_linear_add(s, &l, x, 1);
+  if (__builtin_sub_overflow(c, l.constant, &c))
+    l.has_failed = true;
+  l.constant = 0;
+  loom_expr *r = e;
+  for (int i = 0; i < l.n_terms && !l.has_failed && r == e; i++) {
+    int64_t coef = l.terms[i].coef;
+    if (coef <= 1 || coef == INT64_MIN)
+      continue;
+    int64_t g = coef;
+    arith_linear quot, rest;
+    arith_linear_init(&quot, x->dtype);
+    arith_linear_init(&rest, x->dtype);
+    if (scaled_split(&l, g, &quot, &rest)) {
+      loom_arith_interval rb = arith_linear_bound(s, &rest);
+      int64_t q = floor_div(c, g), sm = c - q * g;
+      int cost;
+      if (rb.is_bounded && rb.min >= 0 && rb.max < g && (rb.max < sm || rb.min >= sm)) {
+        loom_expr *y = arith_linear_build(s, &quot, &cost);
+        loom_expr *k = y ? constant(s, x->dtype, rb.max < sm ? q + 1 : q) : NULL;
+        r = k ? rebuild(s, e, LOOM_EXPR_LT, y, k) : NULL;
+      }
+    }
+    arith_linear_free(&quot);
+    arith_linear_free(&rest);
+  }
+  arith_linear_free(&l);
+  if (!r && loom_arena_status(s->arena) == LOOM_OK)
+    r = e;
+  return r;
+}
+
 /* The bound of y - x over their linear forms, so that shared atoms cancel. */
 static loom_arith_interval difference(arith_simp *s, loom_expr *x,
                                       loom_expr *y) {

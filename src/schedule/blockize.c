@@ -114,14 +114,27 @@ static loom_expr *rebuild(loom_arena *a, const loop_set *s, const int64_t *coef,
   }
 }
 
-/* Divides a binding over the inner loops in and the outer loops out. */
+static bool is_unit_loop(const loom_stmt *loop) {
+  int64_t e;
+  return loom_ir_is_const_int(loop->u.loop.extent, &e) && e == 1;
+}
+
+/* Divides a binding over the inner loops in and the outer loops out.
+ * Without preserve, a loop of extent 1 is its value 0, as TVM's division
+ * leaves it out when unit iters are not preserved. */
 static bool divide(loom_arena *a, const loom_expr *bind, int64_t dom,
-                   const loop_set *in, const loop_set *out, division *d,
-                   bool *oom) {
+                   const loop_set *in, const loop_set *out, bool preserve,
+                   division *d, bool *oom) {
   linear l;
   memset(&l, 0, sizeof l);
   if (!terms(bind, in, out, 1, &l))
     return false;
+  for (int i = 0; i < in->n && !preserve; i++)
+    if (is_unit_loop(in->loops[i]))
+      l.cin[i] = 0;
+  for (int i = 0; i < out->n && !preserve; i++)
+    if (is_unit_loop(out->loops[i]))
+      l.cout[i] = 0;
   const int64_t *cin = l.cin, *cout = l.cout;
   /* The inner terms must be a mixed-radix number of their loops. */
   int64_t next = 1;
@@ -149,9 +162,23 @@ static bool divide(loom_arena *a, const loom_expr *bind, int64_t dom,
   for (int i = 0; i < l.n_opaque; i++)
     if (l.copaque[i] % next)
       return false;
-  if (dom % next)
+  /* The outer iter ranges over what the outer terms reach, as TVM's
+   * division gives it: a binding need not reach its iter's whole domain
+   * (`vi = i` with i over [0, 8) and vi over [0, 16) has one outer point).
+   * Terms that are not plain loops from 0 reach what the domain says. */
+  bool is_plain = l.n_opaque == 0;
+  int64_t reach = 1;
+  for (int i = 0; i < out->n && is_plain; i++) {
+    int64_t e, mn;
+    if (!cout[i])
+      continue;
+    is_plain = cout[i] > 0 && loom_ir_is_const_int(out->loops[i]->u.loop.extent, &e) &&
+               loom_ir_is_const_int(out->loops[i]->u.loop.min, &mn) && mn == 0 && e > 0;
+    reach += is_plain ? cout[i] / next * (e - 1) : 0;
+  }
+  if (!is_plain && dom % next)
     return false;
-  d->outer_ext = dom / next;
+  d->outer_ext = is_plain ? reach : dom / next;
   loom_dtype t = bind->dtype;
   d->inner = rebuild(a, in, cin, 1, t, oom);
   d->outer = rebuild(a, out, cout, next, t, oom);
@@ -299,8 +326,16 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
     bool oom = false;
     bool ok = loom_ir_is_const_int(iv->dom.extent, &dom) &&
               loom_ir_is_const_int(iv->dom.min, &mn) && mn == 0;
+    /* TVM gives the inner iter the domain [0, extent) whatever the iter's
+     * start, and so binds it outside its domain. */
+    if (loom_ir_is_const_int(iv->dom.min, &mn) && mn != 0) {
+      st = sched_fail(c, "iter '%s' of block '%s' does not start at 0; its inner iter "
+                         "would be bound outside its domain",
+                      iv->var->name, b->name);
+      break;
+    }
     bool divided = ok && !has_pred && divide(a, r->u.realize.iter_values[i], dom,
-                                             &ib->in, out, &dv, &oom);
+                                             &ib->in, out, preserve, &dv, &oom);
     if (ok && !divided && !oom) {
       if (!maps_tried)
         maps = divide_by_maps(a, r, &ib->in, out, NULL, NULL);

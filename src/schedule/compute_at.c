@@ -447,10 +447,18 @@ static loom_expr *bound_check(mover *m, loom_expr *val, loom_expr *bound,
 
 /* Rewrites each comparison x >= y / x < y of a conjunction as
  * k <= e / e < k, where x - y = e - k in expanded linear form. */
+static bool has_conjunct(const loom_expr *p, const loom_expr *x) {
+  if (p->kind == LOOM_EXPR_AND && (has_conjunct(p->u.bin.a, x) || has_conjunct(p->u.bin.b, x)))
+    return true;
+  return loom_ir_same_expr(p, x);
+}
+
 static loom_expr *canonical_pred(mover *m, loom_expr *p) {
   if (p->kind == LOOM_EXPR_AND) {
     loom_expr *x = canonical_pred(m, p->u.bin.a);
     loom_expr *y = canonical_pred(m, p->u.bin.b);
+    if (x && y && has_conjunct(x, y))
+      return x; /* the block's own predicate, where the bounds say it too */
     return x && y ? bin(m, LOOM_EXPR_AND, x, y) : NULL;
   }
   if (p->kind != LOOM_EXPR_GE && p->kind != LOOM_EXPR_LT)
@@ -469,8 +477,16 @@ static loom_expr *canonical_pred(mover *m, loom_expr *p) {
     e = d->u.bin.a;
   }
   loom_expr *kc = konst(m, e->dtype, k);
-  return p->kind == LOOM_EXPR_GE ? bin(m, LOOM_EXPR_LE, kc, e)
-                                 : bin(m, LOOM_EXPR_LT, e, kc);
+  if (p->kind == LOOM_EXPR_GE)
+    return bin(m, LOOM_EXPR_LE, kc, e);
+  /* i * 8 + j < 120 is i < 15 for j over [0, 8), as TVM simplifies it. */
+  loom_expr *lt = bin(m, LOOM_EXPR_LT, e, kc);
+  loom_expr *r = lt ? loom_arith_simplify(m->a, m->ctx, lt) : NULL;
+  if (!r) {
+    m->nomem = true;
+    return NULL;
+  }
+  return r->kind == LOOM_EXPR_LT ? r : lt;
 }
 
 typedef struct rebuild {
@@ -531,6 +547,22 @@ static loom_stmt *rebuild_stmt(rebuild *r, loom_stmt *s) {
     return s;
   }
   return cur;
+}
+
+
+/* Whole bindings in a predicate, each replaced by its iter's new value. */
+typedef struct binding_swap {
+  loom_expr *from[MAX_ITERS];
+  loom_expr *to[MAX_ITERS];
+  int n;
+} binding_swap;
+
+static loom_expr *swap_binding(void *ctx, loom_expr *e) {
+  const binding_swap *bs = ctx;
+  for (int i = 0; i < bs->n; i++)
+    if (loom_ir_same_expr(e, bs->from[i]))
+      return bs->to[i];
+  return NULL;
 }
 
 static loom_status compute_at(sched_call *c, bool is_ca) {
@@ -852,24 +884,33 @@ static loom_status compute_at(sched_call *c, bool is_ca) {
   }
   /* The block's own predicate (a reverse_compute_inline leaves one) moves
    * with it, over the new loops: each loop it names must be the whole
-   * binding of an iter. */
+   * binding of an iter, or stand in a whole binding (a split that does not
+   * divide leaves `i * 8 + j < 120` for the binding i * 8 + j), which
+   * becomes the iter's new value. */
   const loom_stmt *orr = p.stmts[p.n - 1];
   if (!m.nomem && sched_has_predicate(orr)) {
     const loom_var *lv[MAX_ITERS];
     loom_expr *nv[MAX_ITERS];
     int nl = 0;
+    binding_swap bs = {.n = 0};
     for (int k = 0; k < b->n_iter_vars && k < orr->u.realize.n_iter_values; k++) {
-      const loom_expr *bv = orr->u.realize.iter_values[k];
+      loom_expr *bv = orr->u.realize.iter_values[k];
       if (bv->kind == LOOM_EXPR_VAR)
         lv[nl] = bv->u.var, nv[nl++] = vals[k];
+      else
+        bs.from[bs.n] = bv, bs.to[bs.n++] = vals[k];
+    }
+    loom_expr *opred = loom_ir_rewrite_expr(a, orr->u.realize.predicate, swap_binding, &bs);
+    if (!opred) {
+      st = sched_nomem(c);
+      goto out;
     }
     for (int k = sched_scope_index(&p, p.n - 1) + 1; k < p.n - 1; k++) {
       const loom_stmt *l = p.stmts[k];
       bool mapped = false;
       for (int i = 0; i < nl; i++)
         mapped |= lv[i] == l->u.loop.var;
-      if (l->kind == LOOM_STMT_FOR && !mapped &&
-          sched_expr_uses(orr->u.realize.predicate, l->u.loop.var)) {
+      if (l->kind == LOOM_STMT_FOR && !mapped && sched_expr_uses(opred, l->u.loop.var)) {
         st = sched_fail(c, "the predicate of block '%s' uses loop '%s', "
                            "which is not the binding of one of its iters",
                         b->name, l->u.loop.var->name);
@@ -877,10 +918,14 @@ static loom_status compute_at(sched_call *c, bool is_ca) {
       }
     }
     sched_map lm = {.vars = lv, .values = nv, .n = nl};
-    loom_expr *own = sched_subst_expr(a, orr->u.realize.predicate, &lm);
-    if (!own)
+    /* Over the new loops it may hold everywhere (`ax0 < 120` for ax0 over
+     * [0, 120)): then it goes. */
+    loom_expr *own = sched_subst_expr(a, opred, &lm);
+    loom_expr *sown = own ? loom_arith_simplify(a, ctx, own) : NULL;
+    int64_t t;
+    if (!sown)
       m.nomem = true;
-    else
+    else if (!loom_ir_is_const_int(sown, &t) || !t)
       pred = pred ? conjoin(&m, pred, own) : own;
   }
   if (pred && !m.nomem) {

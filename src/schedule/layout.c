@@ -716,7 +716,7 @@ loom_status sched_apply_transform_block_layout(sched_call *c) {
     /* The new loops run over the whole domain of the iters: the old ones
      * must have (not a triangular nest, whose extent is another loop's). */
     int64_t lext;
-    if (extent[i] < 0 ? !loom_ir_equal_expr(l->u.loop.extent, b->iter_vars[i].dom.extent)
+    if (extent[i] < 0 ? !loom_ir_same_expr(l->u.loop.extent, b->iter_vars[i].dom.extent)
                       : !loom_ir_is_const_int(l->u.loop.extent, &lext) || lext != extent[i]) {
       st = sched_fail(c, "loop '%s' of block '%s' does not run over the %lld "
                          "points of iter '%s' (a triangular or irregular "

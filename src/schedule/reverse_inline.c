@@ -313,7 +313,10 @@ loom_status sched_apply_reverse_compute_inline(sched_call *c) {
         goto out;
       }
       pr = sib.items[j];
-    } else if (sched_block_reads(o, buf)) {
+    }
+    /* The producer itself may read it (a block nested in it does): the
+     * buffer would go while that reader is left. */
+    if (sched_block_reads(o, buf)) {
       st = sched_fail(c, "block '%s' also reads '%s'; block '%s' must be its "
                          "only consumer",
                       o->name, buf->name, cb->name);

@@ -89,6 +89,12 @@ static void test_named(void) {
                      k32(&f, 4)),
                  k32(&f, 8)),
          "(x * 3 + 2) // 4");
+  /* A remainder below the scale of the rest drops out of the quotient. */
+  loom_expr *x16j = bin(&f, LOOM_EXPR_ADD, bin(&f, LOOM_EXPR_MUL, f.ex, k32(&f, 16)), f.ej);
+  EXPECT(&f, bin(&f, LOOM_EXPR_FLOORDIV, x16j, k32(&f, 64)), "x // 4");
+  EXPECT(&f, bin(&f, LOOM_EXPR_FLOORMOD, x16j, k32(&f, 64)), "x % 4 * 16 + j");
+  EXPECT(&f, bin(&f, LOOM_EXPR_FLOORDIV, bin(&f, LOOM_EXPR_ADD, x16j, f.ei), k32(&f, 64)),
+         "(x * 16 + j + i) // 64");
   EXPECT(&f, bin(&f, LOOM_EXPR_FLOORMOD, f.ei, k32(&f, 16)), "i");
   EXPECT(&f, bin(&f, LOOM_EXPR_FLOORMOD, f.ei, k32(&f, 8)), "i % 8");
   EXPECT(&f, bin(&f, LOOM_EXPR_MIN, f.ei, k32(&f, 15)), "i");
