@@ -198,6 +198,9 @@ static loom_stmt *cache_stage(loom_arena *a, const char *name,
       at = loom_ir_binary(a, LOOM_EXPR_ADD, region->ranges[i].min, at);
     loom_expr *zero = loom_ir_int(a, at ? at->dtype : dim->dtype, 0);
     loom_expr *shape = orig->shape[i];
+    int64_t sv;
+    if (at && loom_ir_is_const_int(shape, &sv) && !loom_dtype_eq(shape->dtype, at->dtype))
+      shape = loom_ir_int(a, at->dtype, sv); /* int64 loops over an int32 shape */
     loom_expr *ge = loom_ir_binary(a, LOOM_EXPR_LE, zero, at);
     loom_expr *lt = loom_ir_binary(a, LOOM_EXPR_LT, at, shape);
     if (!ge || !lt)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #define MAX_ITERS 64
+#define MAX_DIMS 16
 
 /* Where the cache block goes, as TVM places it: a read cache after the
  * buffer's only writer in the scope, right before the item that holds the
@@ -254,8 +255,21 @@ static loom_status reindex_cache(sched_call *c, bool is_write) {
   loom_expr **acc = NULL;
   int n_acc = 0;
   bool differ = false;
-  if (!one_access(b->init, buf, &acc, &n_acc, &differ) ||
-      !one_access(b->body, buf, &acc, &n_acc, &differ) || !acc || differ) {
+  loom_expr *mins[MAX_DIMS];
+  const loom_stmt *leaf = b->body;
+  while (leaf->kind == LOOM_STMT_FOR)
+    leaf = leaf->u.loop.body;
+  if (!b->init && b->body->kind == LOOM_STMT_FOR && leaf->kind == LOOM_STMT_STORE &&
+      declared->n_ranges <= MAX_DIMS) {
+    /* Loops around one store inside the block (a read_at copy's): the
+     * block declares the one point it touches, and the cache is read
+     * there, as TVM reads it. */
+    for (int d = 0; d < declared->n_ranges; d++)
+      mins[d] = declared->ranges[d].min;
+    acc = mins;
+    n_acc = declared->n_ranges;
+  } else if (!one_access(b->init, buf, &acc, &n_acc, &differ) ||
+             !one_access(b->body, buf, &acc, &n_acc, &differ) || !acc || differ) {
     st = sched_fail(c, "block '%s' must be a leaf that accesses '%s' at one "
                        "index tuple",
                     b->name, buf->name);

@@ -1,0 +1,7 @@
+b0 = sch.get_sblock(name="first_half", func_name="main")
+l1, = sch.get_loops(block=b0)
+b2 = sch.get_sblock(name="first_half", func_name="main")
+l3, = sch.get_loops(block=b2)
+b4 = sch.get_sblock(name="last_half", func_name="main")
+l5, = sch.get_loops(block=b4)
+b6 = sch.blockize(target=l5, preserve_unit_iters=True)

@@ -1,0 +1,5 @@
+b0 = sch.get_sblock(name="T_reshape", func_name="main")
+l1, l2 = sch.get_loops(block=b0)
+b3 = sch.get_sblock(name="T_reshape", func_name="main")
+l4, l5 = sch.get_loops(block=b3)
+b6 = sch.blockize(target=l5, preserve_unit_iters=True)

@@ -1,0 +1,5 @@
+b0 = sch.get_sblock(name="consumer", func_name="main")
+l1, l2 = sch.get_loops(block=b0)
+b3 = sch.get_sblock(name="producer", func_name="main")
+l4, l5 = sch.get_loops(block=b3)
+sch.compute_at(block=b0, loop=l4, preserve_unit_loops=True, index=-1)

@@ -1,0 +1,6 @@
+b0 = sch.get_sblock(name="B", func_name="main")
+l1, l2 = sch.get_loops(block=b0)
+b3 = sch.read_at(loop=l2, block=b0, read_buffer_index=0, storage_scope="shared")
+b4 = sch.get_sblock(name="A_shared", func_name="main")
+l5, l6 = sch.get_loops(block=b4)
+b7 = sch.reindex_cache_read(block=b4, read_buffer_index=0, storage_scope="global", index_map=lambda v0, v1: (v0, v1,))
