@@ -147,6 +147,14 @@ static loom_status compact_one(loom_arena *a, loom_arith_ctx *ctx,
     if (!ext.is_bounded || ext.max < 1 || (is_const && ext.max >= full) ||
         ext.max > INT32_MAX)
       continue;
+    /* Against a dimension of symbolic size, only a constant tile: a bound
+     * that follows the size is the largest value of its type. */
+    int64_t tile;
+    loom_expr *te = is_const ? NULL : loom_arith_simplify(a, ctx, t.hull[k].extent);
+    if (!is_const && !te)
+      return LOOM_NOMEM;
+    if (!is_const && !(loom_ir_is_const_int(te, &tile) && tile == ext.max))
+      continue;
     loom_expr *lo = loom_arith_simplify(a, ctx, t.hull[k].min);
     if (!lo)
       return LOOM_NOMEM;

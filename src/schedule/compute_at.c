@@ -445,14 +445,15 @@ static loom_expr *bound_check(mover *m, loom_expr *val, loom_expr *bound,
   return c;
 }
 
-/* Rewrites each comparison x >= y / x < y of a conjunction as
- * k <= e / e < k, where x - y = e - k in expanded linear form. */
 static bool has_conjunct(const loom_expr *p, const loom_expr *x) {
   if (p->kind == LOOM_EXPR_AND && (has_conjunct(p->u.bin.a, x) || has_conjunct(p->u.bin.b, x)))
     return true;
   return loom_ir_same_expr(p, x);
 }
 
+/* Rewrites each comparison x >= y / x < y of a conjunction as
+ * k <= e / e < k, where x - y = e - k in expanded linear form, leaving
+ * out a conjunct said before. */
 static loom_expr *canonical_pred(mover *m, loom_expr *p) {
   if (p->kind == LOOM_EXPR_AND) {
     loom_expr *x = canonical_pred(m, p->u.bin.a);
@@ -548,7 +549,6 @@ static loom_stmt *rebuild_stmt(rebuild *r, loom_stmt *s) {
   }
   return cur;
 }
-
 
 /* Whole bindings in a predicate, each replaced by its iter's new value. */
 typedef struct binding_swap {

@@ -718,11 +718,13 @@ loom_status sched_apply_transform_block_layout(sched_call *c) {
     int64_t lext;
     if (extent[i] < 0 ? !loom_ir_same_expr(l->u.loop.extent, b->iter_vars[i].dom.extent)
                       : !loom_ir_is_const_int(l->u.loop.extent, &lext) || lext != extent[i]) {
-      st = sched_fail(c, "loop '%s' of block '%s' does not run over the %lld "
-                         "points of iter '%s' (a triangular or irregular "
-                         "nest), but the new loops would",
-                      l->u.loop.var->name, b->name, (long long)extent[i],
-                      b->iter_vars[i].var->name);
+      char points[32] = "domain";
+      if (extent[i] >= 0)
+        snprintf(points, sizeof points, "%lld points", (long long)extent[i]);
+      st = sched_fail(c, "loop '%s' of block '%s' does not run over the %s "
+                         "of iter '%s' (a triangular or irregular nest), but "
+                         "the new loops would",
+                      l->u.loop.var->name, b->name, points, b->iter_vars[i].var->name);
       goto out;
     }
   }

@@ -55,6 +55,36 @@ static loom_expr *bind_guarded(realize_visitor *v, loom_expr *e) {
   return s ? sched_subst_expr(v->a, s, &m) : NULL;
 }
 
+/* The new loops' sum with symbolic factors, as TVM's iterator maps write
+ * it: each loop times the product of the factors inside it, that product
+ * whole (`i_0 * ((n + 9) // 10 * 2) + i_1 * 2 + i_2`). */
+static loom_expr *scaled_sum(loom_arena *a, const loom_stmt *loop, loom_var *const *vars,
+                             loom_expr *const *fx, int n) {
+  loom_expr *scale[MAX_FACTORS], *sum = NULL;
+  scale[n - 1] = NULL; /* 1 */
+  for (int i = n - 2; i >= 0; i--) {
+    int64_t x, y;
+    loom_expr *f = fx[i + 1], *in = scale[i + 1];
+    if (loom_ir_is_const_int(f, &x) && x == 1)
+      scale[i] = in;
+    else if (!in)
+      scale[i] = f;
+    else if (loom_ir_is_const_int(f, &x) && loom_ir_is_const_int(in, &y))
+      scale[i] = loom_ir_int(a, f->dtype, x * y);
+    else
+      scale[i] = loom_ir_binary(a, LOOM_EXPR_MUL, f, in);
+  }
+  for (int i = 0; i < n; i++) {
+    loom_expr *term = loom_ir_ref(a, vars[i]);
+    if (term && scale[i])
+      term = loom_ir_binary(a, LOOM_EXPR_MUL, term, scale[i]);
+    sum = !term ? NULL : sum ? loom_ir_binary(a, LOOM_EXPR_ADD, sum, term) : term;
+    if (!sum)
+      return NULL;
+  }
+  return from_start(a, loop, sum);
+}
+
 /* As TVM's iterator maps, through opaque blocks, not into blocks with
  * iters. */
 static loom_stmt *bind_guarded_realize(realize_visitor *v, loom_stmt *r) {
@@ -196,7 +226,8 @@ loom_status sched_apply_split(sched_call *c) {
     sched_arith_bind_loop(ctx, loop);
     realize_visitor w = {.fn = bind_guarded_realize, .a = a, .ctx = ctx,
                          .vars = old_var, .n_vars = 1,
-                         .whole = sched_normalize(a, ctx, value)};
+                         .whole = const_extent ? sched_normalize(a, ctx, value)
+                                               : scaled_sum(a, loop, vars, fx, n)};
     body = w.whole ? sched_visit_realizes(&w, body) : NULL;
   }
   const loom_var *old[1] = {loop->u.loop.var};

@@ -167,6 +167,8 @@ bool pr_wants_typevars(printer *p, const loom_func *f) {
         n_new++;
         pr_vec_push(p, &known, &vs[j], sizeof vs[j]);
         count += !is_scalar_param(f, vs[j]);
+        if (!loom_dtype_eq(vs[j]->dtype, LOOM_INT64))
+          all_bare = false; /* TVM reads a TypeVar back as int64 */
       }
       if (n_new && e->kind != LOOM_EXPR_VAR)
         all_bare = false;

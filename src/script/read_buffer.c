@@ -110,28 +110,27 @@ static loom_status expr_list(rd_ctx *c, const py_expr *e, bool define_names,
       k ? loom_arena_alloc(c->a, sizeof(loom_expr *) * (size_t)k) : NULL;
   if (k && !xs)
     return LOOM_NOMEM;
-  loom_dtype widest = LOOM_INT32;
   for (int i = 0; i < k; i++) {
     const py_expr *it = items ? items[i] : e;
     if (!it)
       return rd_error(c, e->loc, "missing %s entry", what);
     if (positive && is_new_typevar(c, it))
-      continue; /* defined below, once the shape's dtype is known */
+      continue; /* defined below, once the earlier entries are read */
     TRY(dim_expr(c, it, define_names, &xs[i]));
     int64_t v;
     if (positive && loom_ir_is_const_int(xs[i], &v) && v <= 0)
       return rd_error(c, it->loc,
                       "%s must be positive, got %lld (dimension %d)", what,
                       (long long)v, i);
-    if (xs[i]->dtype.bits > widest.bits)
-      widest = xs[i]->dtype;
   }
   for (int i = 0; i < k; i++) {
     if (xs[i])
       continue;
     const py_expr *it = items ? items[i] : e;
     if (is_new_typevar(c, it)) { /* a previous entry may have defined it */
-      loom_var *v = loom_ir_var(c->a, it->u.name, widest);
+      /* TVM reads a TypeVar as an int64 variable (and prints only those
+       * so; an int32 one is a string, "n"). */
+      loom_var *v = loom_ir_var(c->a, it->u.name, LOOM_INT64);
       if (!v)
         return LOOM_NOMEM;
       TRY(rd_define_var(c, v->name, v));

@@ -61,7 +61,8 @@ static bool is_small(const loom_func *f) {
 
 static bool is_refusal(const char *msg) {
   return msg && (strstr(msg, "does not support") || strstr(msg, "cannot call extern") ||
-                 strstr(msg, "not supported by the interpreter"));
+                 strstr(msg, "not supported by the interpreter") ||
+                 strstr(msg, "has a size known only at run time"));
 }
 
 static void add_source(const char *name, const char *text, int sm) {

@@ -771,8 +771,10 @@ static void test_func_level(void) {
       "@T.prim_func(private=True)\n"
       "def g(A: T.Buffer((\"n\", 4), \"float32\"), n: T.int32):\n"
       "    A[0, 0] = T.float32(0.0)\n");
-  /* Two shape variables: TVM declares them as TypeVars at the top. */
-  loom_buffer *c = buffer("C", LOOM_FLOAT32, 2, ref(n), ref(m));
+  /* Two int64 shape variables: TVM declares them as TypeVars at the top
+   * (and reads a TypeVar back as int64; int32 ones print as strings). */
+  loom_var *n64 = loom_ir_var(A, "n", LOOM_INT64), *m64 = loom_ir_var(A, "m", LOOM_INT64);
+  loom_buffer *c = buffer("C", LOOM_FLOAT32, 2, ref(n64), ref(m64));
   loom_func *h2 = func("main", 1, BUF(c));
   h2->body = store(c, f32(0), 2, i32(0), i32(0));
   loom_module *mod = loom_ir_module(A);
