@@ -365,9 +365,9 @@ loom_status sched_apply_cache_index(sched_call *c) {
     st = sched_fail(c, "\"%s\" is not a storage scope", scope);
     goto out;
   }
-  if (b->init || b->body->kind != LOOM_STMT_STORE) {
-    st = sched_fail(c, "block '%s' is not a single store without an init",
-                    b->name);
+  /* An init stays as it is: TVM caches the indices of the body alone. */
+  if (b->body->kind != LOOM_STMT_STORE) {
+    st = sched_fail(c, "the body of block '%s' is not a single store", b->name);
     goto out;
   }
   loom_stmt *store = b->body;

@@ -8,10 +8,13 @@
 
 #define MAX_ITERS 64
 
-static bool feeds_reduction(const loom_stmt *r, const loom_var *v) {
+/* Whether loop v feeds a spatial iter of r (the init nest keeps it, as
+ * TVM keeps a loop the init's bindings use) or, with is_spatial false, a
+ * reduction iter. */
+static bool feeds(const loom_stmt *r, const loom_var *v, bool is_spatial) {
   const loom_block *b = r->u.realize.block;
   for (int i = 0; i < b->n_iter_vars && i < r->u.realize.n_iter_values; i++)
-    if (b->iter_vars[i].kind != LOOM_ITER_SPATIAL &&
+    if ((b->iter_vars[i].kind == LOOM_ITER_SPATIAL) == is_spatial &&
         sched_expr_uses(r->u.realize.iter_values[i], v))
       return true;
   return false;
@@ -71,7 +74,7 @@ loom_status sched_apply_decompose_reduction(sched_call *c) {
   }
   for (int i = sched_scope_index(&p, ri) + 1; i < li; i++)
     if (p.stmts[i]->kind == LOOM_STMT_FOR &&
-        feeds_reduction(r, p.stmts[i]->u.loop.var)) {
+        feeds(r, p.stmts[i]->u.loop.var, false)) {
       st = sched_fail(c, "loop '%s' must be above every loop that feeds a "
                          "reduction iter of block '%s', but loop '%s' is "
                          "above it",
@@ -90,23 +93,19 @@ loom_status sched_apply_decompose_reduction(sched_call *c) {
       goto out;
     }
 
-  /* A loop left out of the init nest may feed nothing the init needs. */
+  /* The init nest keeps the loops that feed spatial iters (one that feeds
+   * a reduction iter too writes the same init more than once, all before
+   * the first update). A loop it leaves out may bound nothing the init
+   * needs. */
   for (int i = li; i < ri && st == LOOM_OK; i++) {
     if (p.stmts[i]->kind != LOOM_STMT_FOR)
       continue;
     const loom_var *v = p.stmts[i]->u.loop.var;
-    if (!feeds_reduction(r, v))
-      continue;
-    if (sched_expr_uses(r->u.realize.predicate, v))
+    if (!feeds(r, v, true) && feeds(r, v, false) &&
+        sched_expr_uses(r->u.realize.predicate, v))
       st = sched_fail(c, "the predicate of block '%s' uses loop '%s', which "
                          "feeds a reduction iter",
                       b->name, v->name);
-    for (int k = 0; st == LOOM_OK && k < b->n_iter_vars; k++)
-      if (b->iter_vars[k].kind == LOOM_ITER_SPATIAL &&
-          sched_expr_uses(r->u.realize.iter_values[k], v))
-        st = sched_fail(c, "loop '%s' feeds both spatial and reduction iters "
-                           "of block '%s'",
-                        v->name, b->name);
   }
   if (st != LOOM_OK)
     goto out;
@@ -119,7 +118,7 @@ loom_status sched_apply_decompose_reduction(sched_call *c) {
   int n_kept = 0;
   for (int i = li; i < ri && st == LOOM_OK; i++) {
     loom_stmt *l = p.stmts[i];
-    if (l->kind != LOOM_STMT_FOR || feeds_reduction(r, l->u.loop.var))
+    if (l->kind != LOOM_STMT_FOR || !feeds(r, l->u.loop.var, true))
       continue;
     if (n_kept == 64) {
       st = sched_fail(c, "too many loops");

@@ -1,0 +1,5 @@
+b0 = sch.get_sblock(name="B", func_name="main")
+l1, l2, l3 = sch.get_loops(block=b0)
+b4 = sch.get_sblock(name="B", func_name="main")
+l5, l6, l7 = sch.get_loops(block=b4)
+b8 = sch.decompose_reduction(block=b4, loop=l5)
