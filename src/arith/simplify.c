@@ -376,7 +376,7 @@ loom_expr *rule_floor_scaled(arith_simp *s, loom_expr *e) {
 /* g*X + r < c -> X < q + 1 when r stays below s, and X < q when r stays in
  * [s, g), for c = q*g + s and r in [0, g): every r then answers alike for
  * one X (i * 8 + j < 120 -> i < 15 for j in [0, 7], as TVM's simplifier
- * writes it). g is the gcd of c with one of the coefficients. */
+ * writes it). g is one of the coefficients, tried in turn. */
 loom_expr *rule_cmp_scaled(arith_simp *s, loom_expr *e) {
   int64_t c;
   loom_expr *x = e->u.bin.a;

@@ -73,6 +73,8 @@ static loom_expr *scaled_sum(loom_arena *a, const loom_stmt *loop, loom_var *con
       scale[i] = loom_ir_int(a, f->dtype, x * y);
     else
       scale[i] = loom_ir_binary(a, LOOM_EXPR_MUL, f, in);
+    if (!scale[i] && in)
+      return NULL;
   }
   for (int i = 0; i < n; i++) {
     loom_expr *term = loom_ir_ref(a, vars[i]);
