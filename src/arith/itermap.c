@@ -300,10 +300,6 @@ static bool single(detector *dt, const isum *x, loom_iter_split *out) {
     *out = s[0];
     return true;
   }
-  isum merged = *x;
-  merged.splits = s;
-  merged.n = n;
-  x = &merged;
   int64_t base_scale = s[0].scale, expect = s[0].scale, tail = 0;
   if (base_scale <= 0)
     return fail(dt, "an iterator runs backwards (scale %lld)", (long long)base_scale);

@@ -40,7 +40,7 @@ static int find_iter(const loom_arith_relax *iters, int n, const loom_expr *e) {
  * and TVM's form for an index that subtracts the lower bound is the one
  * without it, so those are left out). False when the conjunct is not a
  * comparison, which makes TVM detect without the conditions. */
-static bool narrow(loom_arith_relax *iters, int n, int64_t *lo, int64_t *hi,
+static bool narrow(const loom_arith_relax *iters, int n, int64_t *lo, int64_t *hi,
                    const loom_expr *e, int depth) {
   if (depth > 32)
     return false;
@@ -88,7 +88,7 @@ static loom_status detect_map(const access_simplifier *as, loom_expr **es, int n
   int64_t lo[MAX_DIMS], hi[MAX_DIMS];
   bool is_narrowed = as->n_conds > 0 && as->n_iters <= MAX_DIMS;
   for (int i = 0; is_narrowed && i < as->n_iters; i++) {
-    int64_t mn, ext;
+    int64_t mn = 0, ext = 0;
     narrowed[i] = as->iters[i];
     is_narrowed = loom_ir_is_const_int(as->iters[i].range.min, &mn) &&
                   loom_ir_is_const_int(as->iters[i].range.extent, &ext);
