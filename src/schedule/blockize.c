@@ -14,8 +14,13 @@
 
 typedef struct division {
   loom_expr *outer, *inner; /* over the outer and inner loops; NULL: 0 */
-  int64_t outer_ext, inner_ext;
+  loom_expr *outer_ext, *inner_ext; /* symbolic only in a trivial division */
 } division;
+
+static bool is_one(const loom_expr *e) {
+  int64_t v;
+  return loom_ir_is_const_int(e, &v) && v == 1;
+}
 
 typedef struct loop_set {
   const loom_stmt *loops[MAX_LOOPS];
@@ -155,7 +160,6 @@ static bool divide(loom_arena *a, const loom_expr *bind, int64_t dom,
   for (int i = 0; i < in->n; i++)
     if (cin[i] && !used[i])
       return false;
-  d->inner_ext = next;
   for (int i = 0; i < out->n; i++)
     if (cout[i] % next)
       return false;
@@ -178,8 +182,13 @@ static bool divide(loom_arena *a, const loom_expr *bind, int64_t dom,
   }
   if (!is_plain && dom % next)
     return false;
-  d->outer_ext = is_plain ? reach : dom / next;
   loom_dtype t = bind->dtype;
+  d->inner_ext = loom_ir_int(a, t, next);
+  d->outer_ext = loom_ir_int(a, t, is_plain ? reach : dom / next);
+  if (!d->inner_ext || !d->outer_ext) {
+    *oom = true;
+    return false;
+  }
   d->inner = rebuild(a, in, cin, 1, t, oom);
   d->outer = rebuild(a, out, cout, next, t, oom);
   for (int i = 0; i < l.n_opaque && !*oom; i++) {
@@ -236,7 +245,7 @@ typedef struct inner_block {
   loom_expr *outer_pred; /* the bounds of the predicate on outer loops; NULL: none */
   loom_stmt *regions;  /* the realize whose regions the outer block relaxes */
   loom_var *inner_vars[MAX_ITERS];
-  int64_t inner_ext[MAX_ITERS];
+  loom_expr *inner_ext[MAX_ITERS];
   int n_inner;
 } inner_block;
 
@@ -255,6 +264,15 @@ static int find_outer(const outer_iters *o, const char *name) {
 
 static loom_status split_init(sched_call *c, inner_block *ib,
                               const outer_iters *o);
+
+/* Bounds v by [0, extent) when the extent is known; a symbolic one leaves
+ * v unbounded, which only keeps the simplifier from using its range. */
+static void bind_iter(loom_arith_ctx *ctx, const loom_var *v,
+                      const loom_expr *extent, loom_diag *d) {
+  int64_t e;
+  if (loom_ir_is_const_int(extent, &e))
+    loom_arith_bind(ctx, v, 0, e - 1, d);
+}
 
 typedef struct flip_ctx {
   loom_arena *a;
@@ -324,8 +342,10 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
     int64_t dom, mn;
     division dv;
     bool oom = false;
-    bool ok = loom_ir_is_const_int(iv->dom.extent, &dom) &&
-              loom_ir_is_const_int(iv->dom.min, &mn) && mn == 0;
+    bool starts_at_0 = loom_ir_is_const_int(iv->dom.min, &mn) && mn == 0;
+    /* Divisions that split a binding need a constant domain; a symbolic
+     * one goes whole to one side or not at all. */
+    bool ok = starts_at_0 && loom_ir_is_const_int(iv->dom.extent, &dom);
     /* TVM gives the inner iter the domain [0, extent) whatever the iter's
      * start, and so binds it outside its domain. */
     if (loom_ir_is_const_int(iv->dom.min, &mn) && mn != 0) {
@@ -341,22 +361,25 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
         maps = divide_by_maps(a, r, &ib->in, out, NULL, NULL);
       maps_tried = true;
       if (maps) {
-        dv = (division){maps[i].outer, maps[i].inner, maps[i].outer_extent,
-                        maps[i].inner_extent};
-        divided = true;
+        dv = (division){maps[i].outer, maps[i].inner,
+                        loom_ir_int(a, iv->var->dtype, maps[i].outer_extent),
+                        loom_ir_int(a, iv->var->dtype, maps[i].inner_extent)};
+        oom = !dv.outer_ext || !dv.inner_ext;
+        divided = !oom;
       }
     }
-    if (ok && !divided && !oom && !maps) {
+    if (starts_at_0 && !divided && !oom && !maps) {
       /* TVM's trivial division: a binding over inner loops alone (or outer
        * ones alone) goes inside (outside) whole, whatever its form */
       loom_expr *e = r->u.realize.iter_values[i];
       bool in = uses_loop_of(e, &ib->in), outside = uses_loop_of(e, out);
+      loom_expr *one = loom_ir_int(a, iv->var->dtype, 1);
       if (!(in && outside)) {
-        dv = (division){outside ? e : NULL, in ? e : NULL, in ? 1 : dom,
-                        in ? dom : 1};
-        if (!in && !outside)
-          dv = (division){NULL, NULL, 1, 1};
-        divided = true;
+        dv = (division){outside ? e : NULL, in ? e : NULL,
+                        in || !outside ? one : iv->dom.extent,
+                        in ? iv->dom.extent : one};
+        divided = one != NULL;
+        oom = !one;
       }
     }
     if (!divided) {
@@ -370,7 +393,7 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
     loom_dtype dt = iv->var->dtype;
     char name[256];
     loom_expr *outer_val = NULL, *inner_val = NULL;
-    bool unit_outer = dv.outer_ext == 1;
+    bool unit_outer = is_one(dv.outer_ext);
     { /* the outer iter, made once for blocks that share its name */
       snprintf(name, sizeof name, "%s_o", iv->var->name);
       int k = find_outer(o, name);
@@ -382,8 +405,7 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
         k = o->n++;
         loom_var *v = loom_ir_var(a, name, dt);
         o->iters[k] = (loom_iter_var){v,
-                                      {loom_ir_int(a, dt, 0),
-                                       loom_ir_int(a, dt, dv.outer_ext)},
+                                      {loom_ir_int(a, dt, 0), dv.outer_ext},
                                       iv->kind};
         o->vals[k] = dv.outer && (preserve || !unit_outer) ? dv.outer
                                                            : loom_ir_int(a, dt, 0);
@@ -393,34 +415,31 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
           break;
         }
       } else {
-        int64_t e;
-        if (!loom_ir_is_const_int(o->iters[k].dom.extent, &e) ||
-            e != dv.outer_ext) {
+        if (!loom_ir_same_expr(o->iters[k].dom.extent, dv.outer_ext)) {
           st = sched_fail(c, "iter '%s' has different outer extents in the "
                              "blocks given",
                           iv->var->name);
           break;
         }
       }
-      loom_arith_bind(ctx, o->iters[k].var, 0, dv.outer_ext - 1, c->d);
+      bind_iter(ctx, o->iters[k].var, dv.outer_ext, c->d);
       /* TVM's substitution: a unit outer iter is left out beside an inner
        * one, and is 0 alone unless unit iters are preserved. */
-      if (!unit_outer || (dv.inner_ext == 1 && preserve))
+      if (!unit_outer || (is_one(dv.inner_ext) && preserve))
         outer_val = loom_ir_ref(a, o->iters[k].var);
     }
-    if (dv.inner_ext != 1) {
+    if (!is_one(dv.inner_ext)) {
       snprintf(name, sizeof name, "%s_i", iv->var->name);
       loom_var *v = loom_ir_var(a, name, dt);
       iters[ni] = (loom_iter_var){v,
-                                  {loom_ir_int(a, dt, 0),
-                                   loom_ir_int(a, dt, dv.inner_ext)},
+                                  {loom_ir_int(a, dt, 0), dv.inner_ext},
                                   iv->kind};
       vals[ni] = dv.inner;
       if (!v || !iters[ni].dom.min || !iters[ni].dom.extent) {
         st = sched_nomem(c);
         break;
       }
-      loom_arith_bind(ctx, v, 0, dv.inner_ext - 1, c->d);
+      bind_iter(ctx, v, dv.inner_ext, c->d);
       ib->inner_vars[ni] = v;
       ib->inner_ext[ni] = dv.inner_ext;
       ni++;
@@ -428,10 +447,9 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
     }
     loom_expr *e = NULL;
     if (outer_val)
-      e = dv.inner_ext == 1
+      e = is_one(dv.inner_ext)
               ? outer_val
-              : loom_ir_binary(a, LOOM_EXPR_MUL, outer_val,
-                               loom_ir_int(a, dt, dv.inner_ext));
+              : loom_ir_binary(a, LOOM_EXPR_MUL, outer_val, dv.inner_ext);
     if (inner_val)
       e = e ? loom_ir_binary(a, LOOM_EXPR_ADD, e, inner_val) : inner_val;
     if (!e)
@@ -630,8 +648,7 @@ static loom_status outer_regions(sched_call *c, inner_block *ibs, int n,
     for (int i = 0; i < ibs[k].n_inner; i++, nx++) {
       relax[nx].var = ibs[k].inner_vars[i];
       relax[nx].range.min = loom_ir_int(a, ibs[k].inner_vars[i]->dtype, 0);
-      relax[nx].range.extent =
-          loom_ir_int(a, ibs[k].inner_vars[i]->dtype, ibs[k].inner_ext[i]);
+      relax[nx].range.extent = ibs[k].inner_ext[i];
     }
     for (int i = 0; i < ibs[k].in.n; i++, nx++) {
       relax[nx].var = ibs[k].in.loops[i]->u.loop.var;

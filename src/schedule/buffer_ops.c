@@ -131,6 +131,7 @@ typedef struct replacement {
   loom_buffer *old[1 + MAX_VIEWS], *new_buf[1 + MAX_VIEWS];
   int n;
   bool cast_loads; /* loads read the new dtype; cast back to the old */
+  bool is_scoped;  /* set_scope: every new buffer is named <name>_<scope> */
   loom_arena *arena;
   bool has_failed;
 } replacement;
@@ -251,6 +252,17 @@ static loom_buffer *fresh_copy(loom_arena *a, const loom_buffer *b) {
   return n;
 }
 
+/* b named <name>_<scope>, as TVM names a buffer it gives a new scope. */
+static bool name_scoped(loom_arena *a, loom_buffer *b) {
+  size_t n = strlen(b->name) + strlen(b->scope) + 2;
+  char *name = loom_arena_alloc(a, n);
+  if (!name)
+    return false;
+  snprintf(name, n, "%s_%s", b->name, b->scope);
+  b->name = b->data->name = name;
+  return true;
+}
+
 /* Adds the match_buffer views of the replaced buffers under s, each with
  * the scope and dtype of the first replacement. */
 static loom_visit add_views(void *ctx, loom_stmt *s) {
@@ -269,6 +281,10 @@ static loom_visit add_views(void *ctx, loom_stmt *s) {
     }
     v->scope = v->data->scope = rp->new_buf[0]->scope;
     v->dtype = v->data->elem = rp->new_buf[0]->dtype;
+    if (rp->is_scoped && !name_scoped(rp->arena, v)) {
+      rp->has_failed = true;
+      return LOOM_VISIT_STOP;
+    }
     rp->old[rp->n] = mb->buffer;
     rp->new_buf[rp->n++] = v;
   }
@@ -282,6 +298,8 @@ static loom_status replace_buffer(sched_call *c, const sched_path *p,
   rp->arena = a;
   loom_ir_visitor views = {.stmt_pre = add_views, .ctx = rp};
   loom_ir_visit_stmt(&views, p->stmts[0]);
+  if (rp->has_failed && rp->n <= MAX_VIEWS)
+    return sched_nomem(c);
   if (rp->has_failed)
     return sched_fail(c, "buffer '%s' has more than %d match_buffer views",
                       rp->old[0]->name, MAX_VIEWS);
@@ -358,8 +376,8 @@ loom_status sched_apply_set_scope(sched_call *c) {
   if (st == LOOM_OK && !same) {
     n->scope = loom_arena_strdup(a, scope);
     n->data->scope = n->scope;
-    replacement rp = {.old = {old}, .new_buf = {n}, .n = 1};
-    st = n->scope ? replace_buffer(c, &p, &rp) : sched_nomem(c);
+    replacement rp = {.old = {old}, .new_buf = {n}, .n = 1, .is_scoped = true};
+    st = n->scope && name_scoped(a, n) ? replace_buffer(c, &p, &rp) : sched_nomem(c);
   }
   sched_path_free(&p);
   return st;

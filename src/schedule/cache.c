@@ -19,12 +19,21 @@ typedef struct swap {
   loom_arith_ctx *ctx;
 } swap;
 
-/* x - offset[i], simplified (`vi - 0` is vi, `o * 32 + i - o * 32` is i). */
+/* Whether reader reads a buffer writer writes. */
+static bool reads_written(const loom_block *reader, const loom_block *writer) {
+  for (int i = 0; i < writer->n_writes; i++)
+    if (sched_block_reads(reader, writer->writes[i].buffer))
+      return true;
+  return false;
+}
+
+/* x - offset[i], simplified (`o * 32 + i - o * 32` is i); TVM simplifies
+ * the index also when the offset is 0. */
 static loom_expr *offset_by(loom_arena *a, loom_expr *x, const swap *w,
                             int i) {
   int64_t z;
   if (loom_ir_is_const_int(w->offset[i], &z) && z == 0)
-    return x;
+    return loom_arith_simplify(a, w->ctx, x);
   loom_expr *d = loom_ir_binary(a, LOOM_EXPR_SUB, x, w->offset[i]);
   return d ? loom_arith_simplify(a, w->ctx, d) : NULL;
 }
@@ -355,8 +364,9 @@ static loom_status cache(sched_call *c, bool is_write) {
     }
     given[n_given++] = found;
   }
-  /* Related blocks: the given consumers, else every block that reads the
-   * buffer after its writer. */
+  /* Related blocks: the given consumers, else every block after the
+   * buffer's writer that reads what the writer writes, this buffer or
+   * another (TVM's read-after-write dependences of the writer). */
   loom_stmt **related = malloc((size_t)(blocks.n + 1) * sizeof *related);
   int n_related = 0;
   if (!related) {
@@ -377,7 +387,7 @@ static loom_status cache(sched_call *c, bool is_write) {
       if (blocks.items[i] == writer)
         after = true;
       else if (after && !is_given &&
-               sched_block_reads(blocks.items[i]->u.realize.block, buf))
+               reads_written(blocks.items[i]->u.realize.block, writer->u.realize.block))
         related[n_related++] = blocks.items[i];
     }
   }

@@ -280,6 +280,13 @@ static bool eval(evaluator *ev, const py_expr *e, ival *out, int depth) {
       return false;
     loom_dtype t = !x.is_literal ? x.e->dtype : !y.is_literal ? y.e->dtype
                                                               : ev->t;
+    /* Parameters of two widths meet at the wider, as TVM promotes. */
+    if (!x.is_literal && !y.is_literal && !loom_dtype_eq(x.e->dtype, y.e->dtype)) {
+      t = x.e->dtype.bits >= y.e->dtype.bits ? x.e->dtype : y.e->dtype;
+      if ((!loom_dtype_eq(x.e->dtype, t) && !(x.e = loom_ir_cast(ev->a, t, x.e))) ||
+          (!loom_dtype_eq(y.e->dtype, t) && !(y.e = loom_ir_cast(ev->a, t, y.e))))
+        return bad(ev, "out of memory");
+    }
     out->e = loom_ir_binary(ev->a, k, typed(ev, &x, t), typed(ev, &y, t));
     return out->e || bad(ev, "out of memory");
   }
@@ -290,6 +297,12 @@ static bool eval(evaluator *ev, const py_expr *e, ival *out, int depth) {
 
 bool sched_index_map_parse(loom_arena *a, const char *text, loom_dtype t,
                            sched_index_map *out, char *why, size_t n_why) {
+  return sched_index_map_parse_typed(a, text, t, NULL, 0, out, why, n_why);
+}
+
+bool sched_index_map_parse_typed(loom_arena *a, const char *text, loom_dtype t,
+                                 const loom_dtype *param_types, int n_types,
+                                 sched_index_map *out, char *why, size_t n_why) {
   memset(out, 0, sizeof *out);
   size_t n = strlen(text);
   char *src = loom_arena_alloc(a, n + 8);
@@ -324,7 +337,8 @@ bool sched_index_map_parse(loom_arena *a, const char *text, loom_dtype t,
     return false;
   }
   for (int i = 0; i < np; i++)
-    if (!(out->params[i] = loom_ir_var(a, lam->u.lambda.params[i], t))) {
+    if (!(out->params[i] = loom_ir_var(a, lam->u.lambda.params[i],
+                                       i < n_types ? param_types[i] : t))) {
       snprintf(why, n_why, "out of memory");
       return false;
     }

@@ -27,6 +27,11 @@ const char *sched_lambda_text(loom_arena *a, const py_expr *lambda,
  * friends give typed constants. Fails with a message in why. */
 bool sched_index_map_parse(loom_arena *a, const char *text, loom_dtype t,
                            sched_index_map *out, char *why, size_t n_why);
+/* The same with parameter i of dtype param_types[i] (i < n_types): a
+ * block's iters, each with its own width. */
+bool sched_index_map_parse_typed(loom_arena *a, const char *text, loom_dtype t,
+                                 const loom_dtype *param_types, int n_types,
+                                 sched_index_map *out, char *why, size_t n_why);
 
 /* The results with the parameters replaced by args (n_params of them). */
 bool sched_index_map_apply(loom_arena *a, const sched_index_map *m,

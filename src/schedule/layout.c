@@ -728,8 +728,11 @@ loom_status sched_apply_transform_block_layout(sched_call *c) {
       goto out;
     }
   }
-  if (!sched_index_map_parse(a, c->attrs[0].s, b->iter_vars[0].var->dtype,
-                             &map, why, sizeof why)) {
+  loom_dtype types[MAX_DIMS];
+  for (int i = 0; i < ni; i++)
+    types[i] = b->iter_vars[i].var->dtype;
+  if (!sched_index_map_parse_typed(a, c->attrs[0].s, types[0], types, ni, &map, why,
+                                   sizeof why)) {
     st = sched_fail(c, "%s", why);
     goto out;
   }

@@ -6,11 +6,12 @@
 #include <string.h>
 
 static loom_stmt *realize_pre(void *ctx, loom_stmt *s);
+static loom_stmt *realize_post(void *ctx, loom_stmt *s);
 
 /* r with the realizes in its block's init and body visited. */
 static loom_stmt *enter_block(realize_visitor *v, loom_stmt *r) {
   loom_block *b = r->u.realize.block;
-  loom_ir_mutator m = {.stmt_pre = realize_pre, .ctx = v};
+  loom_ir_mutator m = {.stmt_pre = realize_pre, .stmt_post = realize_post, .ctx = v};
   loom_stmt *body = loom_ir_mutate_stmt(v->a, &m, b->body);
   loom_stmt *init = b->init ? loom_ir_mutate_stmt(v->a, &m, b->init) : NULL;
   if (!body || (b->init && !init))
@@ -31,11 +32,14 @@ loom_stmt *sched_enter_realize(realize_visitor *v, loom_stmt *r) {
   return enter_block(v, r);
 }
 
+
 /* Loops bind their constant ranges in v->ctx (when set) on the way down;
  * a realize goes through fn, then (when v->descend_blocks) the realizes in
  * its block are visited. */
 static loom_stmt *realize_pre(void *ctx, loom_stmt *s) {
   realize_visitor *v = ctx;
+  if (s->kind == LOOM_STMT_FOR)
+    sched_loop_push(&v->around, s->u.loop.var, s->u.loop.min, s->u.loop.extent);
   if (s->kind == LOOM_STMT_FOR && v->ctx)
     sched_arith_bind_loop(v->ctx, s);
   if (s->kind != LOOM_STMT_BLOCK_REALIZE)
@@ -49,10 +53,48 @@ static loom_stmt *realize_pre(void *ctx, loom_stmt *s) {
   return r ? r : s;
 }
 
+static bool is_dependent(const sched_loop_stack *s, const loom_expr *min,
+                         const loom_expr *extent) {
+  for (int i = 0; i < s->n; i++)
+    if ((min && sched_expr_uses(min, s->loops[i])) ||
+        (extent && sched_expr_uses(extent, s->loops[i])))
+      return true;
+  return false;
+}
+
+bool sched_loop_push(sched_loop_stack *s, const loom_var *v, const loom_expr *min,
+                     const loom_expr *extent) {
+  if (s->n == SCHED_MAX_DEPTH)
+    return false;
+  s->n_dependent += is_dependent(s, min, extent);
+  s->loops[s->n++] = v;
+  return true;
+}
+
+void sched_loop_push_path(sched_loop_stack *s, const sched_path *p, int depth) {
+  int top = depth < p->n ? depth : p->n;
+  while (top > 0 && p->stmts[top - 1]->kind != LOOM_STMT_BLOCK_REALIZE)
+    top--;
+  for (int i = top; i < depth && i < p->n; i++)
+    if (p->stmts[i]->kind == LOOM_STMT_FOR)
+      sched_loop_push(s, p->stmts[i]->u.loop.var, p->stmts[i]->u.loop.min,
+                      p->stmts[i]->u.loop.extent);
+}
+
+static loom_stmt *realize_post(void *ctx, loom_stmt *s) {
+  realize_visitor *v = ctx;
+  sched_loop_stack *l = &v->around;
+  if (s->kind == LOOM_STMT_FOR && l->n > 0 && l->loops[l->n - 1] == s->u.loop.var) {
+    l->n--;
+    l->n_dependent -= is_dependent(l, s->u.loop.min, s->u.loop.extent);
+  }
+  return s;
+}
+
 /* Rebuilds s with every realize passed through fn. */
 loom_stmt *sched_visit_realizes(realize_visitor *v, loom_stmt *s) {
   v->has_failed = false;
-  loom_ir_mutator m = {.stmt_pre = realize_pre, .ctx = v};
+  loom_ir_mutator m = {.stmt_pre = realize_pre, .stmt_post = realize_post, .ctx = v};
   loom_stmt *r = loom_ir_mutate_stmt(v->a, &m, s);
   return v->has_failed ? NULL : r;
 }
@@ -165,6 +207,8 @@ static loom_status detect_loops(realize_visitor *v, const loom_stmt *r, const lo
  * Loom's maps cannot say (a loop of symbolic extent). */
 static bool is_iter_map(realize_visitor *v, const loom_stmt *r, loom_iter_map *map) {
   map->sums = NULL;
+  if (v->around.n_dependent)
+    return false;
   loop_vars l = {.v = v};
   int n = r->u.realize.n_iter_values;
   loom_ir_visitor vis = {.expr_pre = note_loop, .ctx = &l};
@@ -211,12 +255,14 @@ static loom_stmt *simplify_realize(realize_visitor *v, loom_stmt *r) {
 }
 
 loom_stmt *sched_simplify_bindings(loom_arena *a, loom_arith_ctx *ctx,
-                                   loom_stmt *s, loom_var *const *vars,
-                                   int n_vars, bool keep_units) {
+                                   const sched_loop_stack *around, loom_stmt *s,
+                                   loom_var *const *vars, int n_vars, bool keep_units) {
   /* Every binding: TVM's way, which stops at blocks with iters */
   realize_visitor v = {.fn = simplify_realize, .a = a, .ctx = ctx,
                        .descend_blocks = n_vars >= 0, .vars = vars,
                        .n_vars = n_vars, .keep_units = keep_units};
+  if (around)
+    v.around = *around;
   return sched_visit_realizes(&v, s);
 }
 

@@ -4,6 +4,7 @@
  * (`v_i = T.axis.spatial(1024, i_0 * 16 + i_1)`). */
 #include "schedule/rewrite.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static loom_stmt *new_loop(loom_arena *a, loom_var *v, loom_expr *min,
@@ -48,6 +49,12 @@ static loom_expr *from_start(loom_arena *a, const loom_stmt *loop, loom_expr *e)
  * the old loop becomes the flat sum (v->whole); where it was the only loop
  * of the binding, the result reads flat. */
 static loom_expr *bind_guarded(realize_visitor *v, loom_expr *e) {
+  /* Under a loop of dependent range the maps give up: the old loop
+   * becomes the raw sum. Under an earlier guard, a binding without the old
+   * loop keeps its form: the map's normal form keeps the guarded sum in it
+   * whole, which normalizing would flatten. */
+  if (v->around.n_dependent || (v->is_guarded && !sched_expr_uses(e, v->vars[0])))
+    return e;
   const loom_var *old[1] = {v->vars[0]};
   loom_expr *flat[1] = {(loom_expr *)v->whole};
   sched_map m = {.vars = old, .values = flat, .n = 1};
@@ -92,6 +99,7 @@ static loom_expr *scaled_sum(loom_arena *a, const loom_stmt *loop, loom_var *con
 static loom_stmt *bind_guarded_realize(realize_visitor *v, loom_stmt *r) {
   if (r->u.realize.n_iter_values == 0)
     return sched_enter_realize(v, r);
+  v->is_guarded = sched_has_predicate(r);
   return sched_map_bindings(v, r, bind_guarded);
 }
 
@@ -223,20 +231,35 @@ loom_status sched_apply_split(sched_call *c) {
   loom_expr *value = from_start(a, loop, raw);
   loom_stmt *body = loop->u.loop.body;
   bool guarded = !no_pred && !is_divisible;
-  if (guarded && value) {
+  /* The loops around the body, before and after the split. */
+  sched_loop_stack *before = malloc(sizeof *before), *after = malloc(sizeof *after);
+  if (!before || !after)
+    body = NULL;
+  else {
+    before->n = before->n_dependent = 0;
+    sched_loop_push_path(before, &p, p.n - 1);
+    *after = *before;
+    sched_loop_push(before, loop->u.loop.var, loop->u.loop.min, loop->u.loop.extent);
+    for (int i = 0; i < n; i++)
+      sched_loop_push(after, vars[i], NULL, fx[i]);
+  }
+  if (guarded && value && body) {
     loom_var *old_var[1] = {loop->u.loop.var};
     sched_arith_bind_loop(ctx, loop);
     realize_visitor w = {.fn = bind_guarded_realize, .a = a, .ctx = ctx,
                          .vars = old_var, .n_vars = 1,
                          .whole = const_extent ? sched_normalize(a, ctx, value)
                                                : scaled_sum(a, loop, vars, fx, n)};
+    w.around = *before;
     body = w.whole ? sched_visit_realizes(&w, body) : NULL;
   }
   const loom_var *old[1] = {loop->u.loop.var};
   sched_map m = {.vars = old, .values = &value, .n = 1};
   body = value && body ? sched_subst_stmt(a, body, &m) : NULL;
   if (body && !guarded)
-    body = sched_simplify_bindings(a, ctx, body, NULL, -1, preserve);
+    body = sched_simplify_bindings(a, ctx, after, body, NULL, -1, preserve);
+  free(before);
+  free(after);
   if (body && !preserve)
     body = sched_drop_unit_iters(a, ctx, body);
   if (body && guarded) {
@@ -339,7 +362,7 @@ loom_status sched_apply_fuse(sched_call *c) {
     int64_t ic, ec;
     bool unit_inner = loom_ir_is_const_int(inner, &ic) && ic == 1;
     loom_expr *v;
-    if (!preserve && loom_ir_is_const_int(e, &ec) && ec == 1)
+    if (loom_ir_is_const_int(e, &ec) && ec == 1)
       v = loom_ir_int(a, t, 0);
     else if (i == 0)
       v = unit_inner ? fref : loom_ir_binary(a, LOOM_EXPR_FLOORDIV, fref, inner);
@@ -366,8 +389,15 @@ loom_status sched_apply_fuse(sched_call *c) {
   if (ok)
     body = sched_subst_stmt(a, loops[n - 1]->u.loop.body, &m);
   loom_var *fvs[1] = {fv};
-  if (body)
-    body = sched_simplify_bindings(a, ctx, body, fvs, 1, preserve);
+  sched_loop_stack *around = body ? malloc(sizeof *around) : NULL;
+  if (around) {
+    around->n = around->n_dependent = 0;
+    sched_loop_push_path(around, &p, top);
+    sched_loop_push(around, fv, NULL, inner);
+    body = sched_simplify_bindings(a, ctx, around, body, fvs, 1, preserve);
+  } else
+    body = NULL;
+  free(around);
   if (body && !preserve)
     body = sched_drop_unit_iters(a, ctx, body);
   loom_arith_ctx_free(ctx);

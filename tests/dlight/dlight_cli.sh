@@ -39,8 +39,8 @@ check "sum_all: unchanged" "$loom" equal "$cases/sum_all.py" "$tmp/sum.py"
 
 "$loom" build "$cases/softmax.py" --emit cuda >"$tmp/softmax.cu"
 check "softmax: one kernel" test "$(grep -c '__global__' "$tmp/softmax.cu")" = 1
-check "softmax: the row's maximum in shared memory" grep -q '__shared__ float mx\[1\]' "$tmp/softmax.cu"
-check "softmax: the row's sum in shared memory" grep -q '__shared__ float s\[1\]' "$tmp/softmax.cu"
+check "softmax: the row's maximum in shared memory" grep -q '__shared__ float mx_shared\[1\]' "$tmp/softmax.cu"
+check "softmax: the row's sum in shared memory" grep -q '__shared__ float s_shared\[1\]' "$tmp/softmax.cu"
 check "softmax: neither a kernel parameter" bash -c "! grep -Eq 'float \\*(mx|s),' '$tmp/softmax.cu'"
 
 "$loom" dlight "$cases/add.py" --dialect tirx >"$tmp/add.py"

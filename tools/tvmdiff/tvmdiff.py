@@ -474,16 +474,20 @@ def report(results, args, elapsed):
                 print("%s: %s (%s.*)" % (r["name"], r["why"], stem))
     groups, rows, rules = {}, {}, deliberate_rules()
     for r in results:
+        r["class"] = ""
         if r["same"] is False:
             row = deliberate(r, rules)
             if row:
                 rows[row] = rows.get(row, 0) + 1
+                r["class"] = "deliberate: " + row
             else:
                 g = group(r)
                 groups[g] = groups.get(g, 0) + 1
+                r["class"] = g
     with open(os.path.join(args.out, "results.jsonl"), "w") as f:
         for r in results:
-            f.write(json.dumps({k: r[k] for k in ("name", "kinds", "same", "why")}) + "\n")
+            keys = ("name", "kinds", "same", "why", "class", "script")
+            f.write(json.dumps({k: r[k] for k in keys}) + "\n")
     print("\ntvmdiff: source %s, seed %d, %d traces compared, %d agree (%.2f%%), %.0f s" %
           (args.source, args.seed, n_cmp, n_agree, 100.0 * n_agree / max(n_cmp, 1), elapsed))
     for kind in sorted(per_kind):

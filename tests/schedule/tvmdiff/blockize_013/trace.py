@@ -1,0 +1,7 @@
+b0 = sch.get_sblock(name="T_softmax_exp", func_name="main")
+l1, l2, l3, l4 = sch.get_loops(block=b0)
+b5 = sch.get_sblock(name="compute", func_name="main")
+l6, l7, l8, l9 = sch.get_loops(block=b5)
+b10 = sch.get_sblock(name="T_softmax_exp", func_name="main")
+l11, l12, l13, l14 = sch.get_loops(block=b10)
+b15 = sch.blockize(target=l11, preserve_unit_iters=True)

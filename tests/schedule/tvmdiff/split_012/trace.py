@@ -1,0 +1,6 @@
+b0 = sch.get_sblock(name="block", func_name="main")
+l1, l2, l3 = sch.get_loops(block=b0)
+l4, l5, l6 = sch.split(loop=l1, factors=[3, None, 3], preserve_unit_iters=True, disable_predication=False)
+b7 = sch.get_sblock(name="block", func_name="main")
+l8, l9, l10, l11, l12 = sch.get_loops(block=b7)
+l13, l14, l15 = sch.split(loop=l12, factors=[8, 2, None], preserve_unit_iters=True, disable_predication=False)
