@@ -255,6 +255,13 @@ LOOM_API loom_status loom_arith_iter_map_subspace_divide(
     const loom_arith_relax *iters, int n_iters, const loom_expr *predicate,
     const loom_var *const *inner_vars, int n_inner, loom_iter_division *out,
     loom_expr **outer_pred, loom_expr **inner_pred, loom_diag *d);
+/* The same with every loop of extent 1 a term of the map (TVM's division
+ * when unit iters are preserved). */
+LOOM_API loom_status loom_arith_iter_map_subspace_divide_units(
+    loom_arena *a, loom_expr *const *bindings, int n,
+    const loom_arith_relax *iters, int n_iters, const loom_expr *predicate,
+    const loom_var *const *inner_vars, int n_inner, loom_iter_division *out,
+    loom_expr **outer_pred, loom_expr **inner_pred, loom_diag *d);
 
 /* ---- dependence analysis (depend*.c) --------------------------------------
  * Exact memory dependences between the statement instances of a function:

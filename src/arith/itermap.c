@@ -1111,12 +1111,13 @@ static bool divide_one(detector *dt, const loom_iter_sum *s, loom_dtype t,
     qsort(l.items, (size_t)l.n, sizeof *l.items, cmp_leaf_scale);
   int64_t inner_extent = 1, outer_extent = 1;
   loom_expr *in = NULL, *outer = NULL;
-  int n_outer = 0;
+  int n_outer = 0, n_in = 0;
+  /* Each part is a sum of its digits, largest scale first, as TVM's
+   * normal form writes it: the digits are checked from the smallest and
+   * summed from the largest. */
   for (int k = 0; k < l.n && is_ok; k++) {
     const leaf *x = &l.items[k];
     const loom_iter_mark *m = &dt->var_marks[x->iter];
-    loom_iter_split digits = {m, x->lower_factor, x->extent, 1};
-    loom_expr *v = normal_split(dt->a, &digits, t);
     if (is_inner(m->var, inner, n_inner)) {
       if (n_outer > 0) {
         is_ok = fail(dt, "inner loop '%s' sits above an outer loop in the "
@@ -1124,13 +1125,22 @@ static bool divide_one(detector *dt, const loom_iter_sum *s, loom_dtype t,
                      m->var->name);
         break;
       }
-      in = add_term(dt->a, in, v, x->scale, t);
-      is_ok = in && mul_ok(dt, inner_extent, x->extent, &inner_extent);
+      n_in++;
+      is_ok = mul_ok(dt, inner_extent, x->extent, &inner_extent);
     } else {
       n_outer++;
-      outer = add_term(dt->a, outer, v, x->scale / inner_extent, t);
-      is_ok = outer && mul_ok(dt, outer_extent, x->extent, &outer_extent);
+      is_ok = mul_ok(dt, outer_extent, x->extent, &outer_extent);
     }
+  }
+  for (int k = l.n - 1; k >= 0 && is_ok; k--) {
+    const leaf *x = &l.items[k];
+    const loom_iter_mark *m = &dt->var_marks[x->iter];
+    loom_iter_split digits = {m, x->lower_factor, x->extent, 1};
+    loom_expr *v = normal_split(dt->a, &digits, t);
+    if (k < n_in)
+      is_ok = (in = add_term(dt->a, in, v, x->scale, t)) != NULL;
+    else
+      is_ok = (outer = add_term(dt->a, outer, v, x->scale / inner_extent, t)) != NULL;
   }
   free(l.items);
   if (!is_ok)
@@ -1177,13 +1187,15 @@ static bool divide_one(detector *dt, const loom_iter_sum *s, loom_dtype t,
   return out->outer && out->inner ? true : nomem(dt);
 }
 
-loom_status loom_arith_iter_map_subspace_divide(
+static loom_status subspace_divide(
     loom_arena *a, loom_expr *const *bindings, int n,
     const loom_arith_relax *iters, int n_iters, const loom_expr *predicate,
-    const loom_var *const *inner_vars, int n_inner, loom_iter_division *out,
-    loom_expr **outer_pred, loom_expr **inner_pred, loom_diag *d) {
+    const loom_var *const *inner_vars, int n_inner, bool keep_units,
+    loom_iter_division *out, loom_expr **outer_pred, loom_expr **inner_pred,
+    loom_diag *d) {
   detector dt;
   TRY(setup(&dt, a, iters, n_iters, d));
+  dt.keep_units = keep_units;
   if (outer_pred)
     *outer_pred = *inner_pred = NULL;
   loom_iter_map map;
@@ -1195,4 +1207,22 @@ loom_status loom_arith_iter_map_subspace_divide(
                        n_inner, &out[k], outer_pred, inner_pred);
   }
   return finish(&dt, is_ok);
+}
+
+loom_status loom_arith_iter_map_subspace_divide(
+    loom_arena *a, loom_expr *const *bindings, int n,
+    const loom_arith_relax *iters, int n_iters, const loom_expr *predicate,
+    const loom_var *const *inner_vars, int n_inner, loom_iter_division *out,
+    loom_expr **outer_pred, loom_expr **inner_pred, loom_diag *d) {
+  return subspace_divide(a, bindings, n, iters, n_iters, predicate, inner_vars, n_inner,
+                         false, out, outer_pred, inner_pred, d);
+}
+
+loom_status loom_arith_iter_map_subspace_divide_units(
+    loom_arena *a, loom_expr *const *bindings, int n,
+    const loom_arith_relax *iters, int n_iters, const loom_expr *predicate,
+    const loom_var *const *inner_vars, int n_inner, loom_iter_division *out,
+    loom_expr **outer_pred, loom_expr **inner_pred, loom_diag *d) {
+  return subspace_divide(a, bindings, n, iters, n_iters, predicate, inner_vars, n_inner,
+                         true, out, outer_pred, inner_pred, d);
 }

@@ -56,6 +56,19 @@ static bool uses_loop_of(const loom_expr *e, const loop_set *s) {
   }
 }
 
+/* Whether e uses a variable that is not a loop of s (an outer block's
+ * iter), or something else that is not arithmetic on loops. */
+static bool uses_other_than(const loom_expr *e, const loop_set *s) {
+  switch (e->kind) {
+  case LOOM_EXPR_VAR: return loop_index(s, e->u.var) < 0;
+  case LOOM_EXPR_INT: return false;
+  case LOOM_EXPR_ADD: case LOOM_EXPR_SUB: case LOOM_EXPR_MUL:
+  case LOOM_EXPR_FLOORDIV: case LOOM_EXPR_FLOORMOD:
+    return uses_other_than(e->u.bin.a, s) || uses_other_than(e->u.bin.b, s);
+  default: return true;
+  }
+}
+
 static bool terms(const loom_expr *e, const loop_set *in, const loop_set *out,
                   int64_t scale, linear *l) {
   int64_t k;
@@ -207,7 +220,7 @@ static bool divide(loom_arena *a, const loom_expr *bind, int64_t dom,
  * *outer_pred and *inner_pred. NULL when the maps fail or memory runs out. */
 static loom_iter_division *divide_by_maps(loom_arena *a, const loom_stmt *r,
                                           const loop_set *in,
-                                          const loop_set *out,
+                                          const loop_set *out, bool preserve,
                                           loom_expr **outer_pred,
                                           loom_expr **inner_pred) {
   int n = r->u.realize.n_iter_values;
@@ -227,9 +240,12 @@ static loom_iter_division *divide_by_maps(loom_arena *a, const loom_stmt *r,
   loom_iter_division *div = loom_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *div);
   loom_diag d;
   loom_diag_init(&d);
-  bool ok = div && loom_arith_iter_map_subspace_divide(
-                       a, r->u.realize.iter_values, n, iters, k, r->u.realize.predicate,
-                       inner, in->n, div, outer_pred, inner_pred, &d) == LOOM_OK;
+  loom_status (*subdivide)(loom_arena *, loom_expr *const *, int, const loom_arith_relax *, int,
+                           const loom_expr *, const loom_var *const *, int,
+                           loom_iter_division *, loom_expr **, loom_expr **, loom_diag *) =
+      preserve ? loom_arith_iter_map_subspace_divide_units : loom_arith_iter_map_subspace_divide;
+  bool ok = div && subdivide(a, r->u.realize.iter_values, n, iters, k, r->u.realize.predicate,
+                             inner, in->n, div, outer_pred, inner_pred, &d) == LOOM_OK;
   loom_diag_free(&d);
   return ok ? div : NULL;
 }
@@ -319,7 +335,7 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
   loom_expr *inner_pred = NULL;
   loom_iter_division *maps = NULL;
   bool has_pred = sched_has_predicate(r);
-  if (has_pred && !(maps = divide_by_maps(a, r, &ib->in, out, &ib->outer_pred, &inner_pred)))
+  if (has_pred && !(maps = divide_by_maps(a, r, &ib->in, out, preserve, &ib->outer_pred, &inner_pred)))
     return sched_fail(c, "block '%s' has a predicate that does not divide into the loops "
                          "outside and inside the new block",
                       b->name);
@@ -358,12 +374,17 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
                                              &ib->in, out, preserve, &dv, &oom);
     if (ok && !divided && !oom) {
       if (!maps_tried)
-        maps = divide_by_maps(a, r, &ib->in, out, NULL, NULL);
+        maps = divide_by_maps(a, r, &ib->in, out, preserve, NULL, NULL);
       maps_tried = true;
-      if (maps) {
-        dv = (division){maps[i].outer, maps[i].inner,
-                        loom_ir_int(a, iv->var->dtype, maps[i].outer_extent),
-                        loom_ir_int(a, iv->var->dtype, maps[i].inner_extent)};
+      /* An outer part that holds an outer block's iter reaches what the
+       * domain says, as in the linear division: the loops alone would
+       * give it too small an extent. */
+      int64_t oext = maps ? maps[i].outer_extent : 0, iext = maps ? maps[i].inner_extent : 1;
+      if (maps && maps[i].outer && uses_other_than(maps[i].outer, out))
+        oext = dom % iext ? 0 : dom / iext;
+      if (maps && oext > 0) {
+        dv = (division){maps[i].outer, maps[i].inner, loom_ir_int(a, iv->var->dtype, oext),
+                        loom_ir_int(a, iv->var->dtype, iext)};
         oom = !dv.outer_ext || !dv.inner_ext;
         divided = !oom;
       }
@@ -422,7 +443,6 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
           break;
         }
       }
-      bind_iter(ctx, o->iters[k].var, dv.outer_ext, c->d);
       /* TVM's substitution: a unit outer iter is left out beside an inner
        * one, and is 0 alone unless unit iters are preserved. */
       if (!unit_outer || (is_one(dv.inner_ext) && preserve))
@@ -576,9 +596,26 @@ static loom_status split_init(sched_call *c, inner_block *ib,
   for (int i = 0; i < ni; i++)
     if (!(vals[i] = sched_subst_expr(a, vals[i], &sm)))
       return sched_nomem(c);
+  /* The inner block's predicate, as TVM gives it to the init, less the
+   * conjuncts over inner loops the init nest leaves out (TVM's result then
+   * uses loops it does not define). */
+  const loom_var *dropped[MAX_LOOPS];
+  int nd = 0;
+  for (int k = 0; k < ib->in.n; k++) {
+    bool kept = false;
+    for (int j = 0; j < nl; j++)
+      kept |= olds[ni + j] == ib->in.loops[k]->u.loop.var;
+    if (!kept)
+      dropped[nd++] = ib->in.loops[k]->u.loop.var;
+  }
+  bool oom = false;
+  loom_expr *pred = sched_conjuncts_without(a, r->u.realize.predicate, dropped, nd, &oom);
+  if (oom || (pred && !(pred = sched_subst_expr(a, pred, &sm))))
+    return sched_nomem(c);
   ir->u.realize.block = ib_block;
   ir->u.realize.iter_values = vals;
   ir->u.realize.n_iter_values = ni;
+  ir->u.realize.predicate = pred;
   loom_stmt *cur = ir;
   for (int k = nl - 1; k >= 0; k--) {
     loops[k]->u.loop.body = cur;
@@ -727,15 +764,11 @@ static loom_stmt *outer_realize(sched_call *c, const char *name,
   if (outer_regions(c, ibs, n, false, &ob->reads, &ob->n_reads) != LOOM_OK ||
       outer_regions(c, ibs, n, true, &ob->writes, &ob->n_writes) != LOOM_OK)
     return NULL;
-  /* Region bounds simplified under the outer iters' ranges. */
+  /* Region bounds simplified, as TVM's relaxation leaves them: without
+   * the outer iters' ranges (`co_o // 64 * 3` stays). */
   loom_arith_ctx *ctx = loom_arith_ctx_new();
   if (!ctx)
     return NULL;
-  for (int i = 0; i < o->n; i++) {
-    int64_t e;
-    if (loom_ir_is_const_int(o->iters[i].dom.extent, &e) && e > 0)
-      loom_arith_bind(ctx, o->iters[i].var, 0, e - 1, c->d);
-  }
   for (int pass = 0; pass < 2; pass++) {
     loom_buffer_region *rs = pass ? ob->writes : ob->reads;
     int nr = pass ? ob->n_writes : ob->n_reads;

@@ -274,6 +274,26 @@ bool sched_has_predicate(const loom_stmt *r) {
   return r->u.realize.predicate && !(loom_ir_is_const_int(r->u.realize.predicate, &t) && t);
 }
 
+loom_expr *sched_conjuncts_without(loom_arena *a, loom_expr *pred,
+                                   const loom_var *const *vars, int n, bool *oom) {
+  if (!pred)
+    return NULL;
+  if (pred->kind == LOOM_EXPR_AND) {
+    loom_expr *x = sched_conjuncts_without(a, pred->u.bin.a, vars, n, oom);
+    loom_expr *y = sched_conjuncts_without(a, pred->u.bin.b, vars, n, oom);
+    if (!x || !y)
+      return x ? x : y;
+    loom_expr *e = loom_ir_binary(a, LOOM_EXPR_AND, x, y);
+    *oom |= !e;
+    return e;
+  }
+  for (int k = 0; k < n; k++)
+    if (sched_expr_uses(pred, vars[k]))
+      return NULL;
+  int64_t t;
+  return loom_ir_is_const_int(pred, &t) && t ? NULL : pred;
+}
+
 void sched_arith_bind_loop(loom_arith_ctx *ctx, const loom_stmt *loop) {
   sched_arith_bind_range(ctx, loop->u.loop.var, loop->u.loop.min,
                          loop->u.loop.extent);

@@ -576,23 +576,12 @@ static bool is_reduction_loop(const rf_state *s, int bp_index);
  * the iteration space of a split that does not divide; keeping the bounds
  * on the loops it keeps is what the original program computes. */
 static loom_expr *kept_conjuncts(rf_state *s, loom_expr *pred, bool *oom) {
-  if (!pred)
-    return NULL;
-  if (pred->kind == LOOM_EXPR_AND) {
-    loom_expr *x = kept_conjuncts(s, pred->u.bin.a, oom);
-    loom_expr *y = kept_conjuncts(s, pred->u.bin.b, oom);
-    if (!x || !y)
-      return x ? x : y;
-    loom_expr *e = loom_ir_binary(s->a, LOOM_EXPR_AND, x, y);
-    *oom |= !e;
-    return e;
-  }
+  const loom_var *dropped[MAX_LOOPS];
+  int n = 0;
   for (int k = 0; k < s->nl; k++)
-    if (s->loops[k] != s->rf && is_reduction_loop(s, s->loops[k]) &&
-        sched_expr_uses(pred, loop_var(s, k)))
-      return NULL;
-  int64_t t;
-  return loom_ir_is_const_int(pred, &t) && t ? NULL : pred;
+    if (s->loops[k] != s->rf && is_reduction_loop(s, s->loops[k]))
+      dropped[n++] = loop_var(s, k);
+  return sched_conjuncts_without(s->a, pred, dropped, n, oom);
 }
 
 /* The write-back block: a reduction over the rfactor loop of the partial

@@ -192,6 +192,10 @@ loom_arith_ctx *sched_arith_for_path(const sched_path *p, int depth);
 
 /* Whether realize r has a predicate other than a constant true. */
 bool sched_has_predicate(const loom_stmt *r);
+/* The conjuncts of pred that use none of vars; NULL when none is left (or
+ * memory runs out: *oom). */
+loom_expr *sched_conjuncts_without(loom_arena *a, loom_expr *pred,
+                                   const loom_var *const *vars, int n, bool *oom);
 
 /* The largest value sched_arith_bind_range gives a loop of symbolic
  * extent: a bound it reaches says the loop's extent is not a constant. */

@@ -111,14 +111,75 @@ def parse(text, check=True):
     return mod if isinstance(mod, tvm.IRModule) else tvm.IRModule({"main": mod})
 
 
+def bindings_in_domains(mod):
+    """Whether every block without a predicate binds each iter inside its
+    constant domain, over the constant ranges of the loops and iters around
+    it: TVM's IR requires it, and its verifiers do not check it."""
+    import tvm
+    from tvm import s_tir, tirx
+    big = 1 << 62
+
+    def fits(value, dom, scope):
+        # Only where every variable of the binding ranges over constants:
+        # bounds through symbolic or dependent ranges lose precision.
+        def is_const(rng):
+            return isinstance(rng.min, tirx.IntImm) and isinstance(rng.extent, tirx.IntImm)
+        ranges = []
+        for v in tirx.analysis.undefined_vars(value, []):
+            found = [rng for var, rng in scope if var.same_as(v)]
+            if not found or not is_const(found[-1]):
+                return True
+            ranges.append((v, found[-1]))
+        if not is_const(dom):
+            return True
+        ana = tvm.sym.Analyzer()
+        for var, rng in ranges:
+            ana.bind(var, rng)
+        b = ana.const_int_bound(value)
+        if b.min_value <= -big or b.max_value >= big:
+            return True
+        lo, hi = dom.min.value, dom.min.value + dom.extent.value - 1
+        return lo <= b.min_value and b.max_value <= hi
+
+    def walk(stmt, scope):
+        if stmt is None:
+            return True
+        if isinstance(stmt, tirx.For):
+            rng = tvm.ir.Range.from_min_extent(stmt.min, stmt.extent)
+            return walk(stmt.body, scope + [(stmt.loop_var, rng)])
+        if isinstance(stmt, tirx.SeqStmt):
+            return all(walk(x, scope) for x in stmt.seq)
+        if isinstance(stmt, tirx.IfThenElse):
+            return walk(stmt.then_case, scope) and walk(stmt.else_case, scope)
+        if isinstance(stmt, (tirx.LetStmt, tirx.AttrStmt)):
+            return walk(stmt.body, scope)
+        if isinstance(stmt, s_tir.SBlockRealize):
+            block = stmt.block
+            pred = stmt.predicate
+            if isinstance(pred, tirx.IntImm) and pred.value:
+                for iv, value in zip(block.iter_vars, stmt.iter_values):
+                    if not fits(value, iv.dom, scope):
+                        return False
+            inner = scope + [(iv.var, iv.dom) for iv in block.iter_vars]
+            return walk(block.init, inner) and walk(block.body, inner)
+        return True
+
+    try:
+        return all(walk(f.body, []) for f in mod.functions.values()
+                   if isinstance(f, tirx.PrimFunc))
+    except Exception:  # noqa: BLE001
+        return True  # a form this check does not know: not its to judge
+
+
 def well_formed(mod):
     """Whether TVM's parser takes mod's own printing with its well-formedness
-    check on (TVM's analysis verifier does not know s_tir blocks)."""
+    check on (TVM's analysis verifier does not know s_tir blocks), and its
+    blocks bind their iters inside their domains."""
     try:
         parse(mod.script(), check=True)
-        return True
     except Exception:  # noqa: BLE001
         return False
+    return bindings_in_domains(mod)
 
 
 def tvm_schedule(mod, script):
