@@ -277,6 +277,46 @@ static bool combine(loom_iter_split *lo, const loom_iter_split *hi) {
   return true;
 }
 
+/* Replaces the terms of s[0..n) that make a fusion the predicate cut short,
+ * all times one factor, by one term of that fusion: TVM finds such a
+ * bounded sum inside a larger one (`(i_0 * 8 + i_1 * 2 + i_2) * 32 + k`
+ * under `(i_0 * 4 + i_1) * 2 + i_2 < 4`). Gives the new count. */
+static int take_limited(const detector *dt, loom_iter_split *s, int n) {
+  for (int i = 0; i < dt->n_limited; i++) {
+    const loom_iter_sum *f = dt->limited[i]->fused;
+    if (f->n_splits < 2 || f->n_splits > n)
+      continue;
+    bool used[MAX_FUSED] = {false};
+    int64_t c = 0;
+    int found = 0;
+    for (int t = 0; t < f->n_splits && found == t; t++) {
+      const loom_iter_split *u = &f->splits[t];
+      for (int k = 0; k < n && found == t; k++)
+        if (!used[k] && s[k].source == u->source && s[k].lower_factor == u->lower_factor &&
+            s[k].extent == u->extent && u->scale > 0 && s[k].scale % u->scale == 0 &&
+            (c == 0 || s[k].scale == u->scale * c)) {
+          c = s[k].scale / u->scale;
+          used[k] = true;
+          found++;
+        }
+    }
+    if (found < f->n_splits)
+      continue;
+    /* The rest keep their order; the new term goes in by its scale. */
+    int m = 0;
+    for (int k = 0; k < n; k++)
+      if (!used[k])
+        s[m++] = s[k];
+    int at = m;
+    while (at > 0 && s[at - 1].scale > c)
+      at--;
+    memmove(&s[at + 1], &s[at], (size_t)(m - at) * sizeof *s);
+    s[at] = (loom_iter_split){dt->limited[i], 1, dt->limited[i]->extent, c};
+    n = m + 1;
+  }
+  return n;
+}
+
 /* x as a single split (plus x->base): the split itself, or a fused mark
  * when the scales form a mixed radix (i*8 + j with j over [0, 8)). */
 static bool single(detector *dt, const isum *x, loom_iter_split *out) {
@@ -296,6 +336,7 @@ static bool single(detector *dt, const isum *x, loom_iter_split *out) {
   for (int i = 1; i < x->n; i++)
     if (!combine(&s[n - 1], &s[i]))
       s[n++] = s[i];
+  n = take_limited(dt, s, n);
   if (n == 1) {
     *out = s[0];
     return true;

@@ -233,6 +233,11 @@ static bool is_iter_map(realize_visitor *v, const loom_stmt *r, loom_iter_map *m
   return is_map;
 }
 
+bool sched_is_iter_map(realize_visitor *v, const loom_stmt *r) {
+  loom_iter_map map;
+  return is_iter_map(v, r, &map);
+}
+
 static loom_stmt *simplify_realize(realize_visitor *v, loom_stmt *r) {
   if (r->u.realize.n_iter_values == 0 && !v->descend_blocks)
     return enter_block(v, r);
@@ -307,9 +312,12 @@ static loom_expr *drop_units(realize_visitor *v, loom_expr *e) {
 }
 
 static loom_stmt *drop_unit_iters(realize_visitor *v, loom_stmt *r) {
-  /* TVM simplifies through opaque blocks, not into blocks with iters */
+  /* TVM simplifies through opaque blocks, not into blocks with iters, and
+   * drops unit loops only from bindings that form an iterator map */
   if (r->u.realize.n_iter_values == 0)
     return enter_block(v, r);
+  if (!sched_is_iter_map(v, r))
+    return r;
   return sched_map_bindings(v, r, drop_units);
 }
 

@@ -56,6 +56,10 @@ loom_stmt *sched_map_bindings(realize_visitor *v, loom_stmt *r,
 loom_stmt *sched_simplify_bindings(loom_arena *a, loom_arith_ctx *ctx,
                                    const sched_loop_stack *around, loom_stmt *s,
                                    loom_var *const *vars, int n_vars, bool keep_units);
+/* Whether the bindings of r form an iterator map over the loops v has
+ * bound (true where Loom's maps cannot say: a loop of symbolic extent);
+ * TVM rewrites bindings only then. */
+bool sched_is_iter_map(realize_visitor *v, const loom_stmt *r);
 /* Replaces, in the bindings of the realizes in s (through opaque blocks,
  * not into blocks with iters), every loop of extent one (under ctx plus the
  * loops inside s) by its value: what TVM's split and fuse do to every block

@@ -99,6 +99,8 @@ static loom_expr *scaled_sum(loom_arena *a, const loom_stmt *loop, loom_var *con
 static loom_stmt *bind_guarded_realize(realize_visitor *v, loom_stmt *r) {
   if (r->u.realize.n_iter_values == 0)
     return sched_enter_realize(v, r);
+  if (!sched_is_iter_map(v, r))
+    return r; /* left as substituted */
   v->is_guarded = sched_has_predicate(r);
   return sched_map_bindings(v, r, bind_guarded);
 }

@@ -1,0 +1,8 @@
+b0 = sch.get_sblock(name="block", func_name="main")
+l1, l2, l3 = sch.get_loops(block=b0)
+b4 = sch.get_sblock(name="block", func_name="main")
+b5 = sch.get_sblock(name="block", func_name="main")
+l6, l7, l8 = sch.get_loops(block=b5)
+b9 = sch.get_sblock(name="block", func_name="main")
+l10, l11, l12 = sch.get_loops(block=b9)
+l13, l14, l15 = sch.split(loop=l11, factors=[None, 6, 4], preserve_unit_iters=False, disable_predication=False)

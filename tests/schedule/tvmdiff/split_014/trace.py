@@ -1,0 +1,7 @@
+b0 = sch.get_sblock(name="update", func_name="main")
+l1, l2, l3, l4, l5 = sch.get_loops(block=b0)
+l6, l7, l8 = sch.split(loop=l3, factors=[None, 4, 2], preserve_unit_iters=True, disable_predication=False)
+b9 = sch.get_sblock(name="update", func_name="main")
+l10, l11, l12, l13, l14, l15, l16 = sch.get_loops(block=b9)
+v17, v18, v19, v20 = sch.sample_perfect_tile(loop=l15, n=4, max_innermost_factor=16, decision=[2, 4, 1, 1])
+l21, l22, l23, l24 = sch.split(loop=l15, factors=[v17, v18, v19, v20], preserve_unit_iters=True, disable_predication=False)
