@@ -240,12 +240,16 @@ static loom_iter_division *divide_by_maps(loom_arena *a, const loom_stmt *r,
   loom_iter_division *div = loom_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *div);
   loom_diag d;
   loom_diag_init(&d);
-  loom_status (*subdivide)(loom_arena *, loom_expr *const *, int, const loom_arith_relax *, int,
-                           const loom_expr *, const loom_var *const *, int,
-                           loom_iter_division *, loom_expr **, loom_expr **, loom_diag *) =
-      preserve ? loom_arith_iter_map_subspace_divide_units : loom_arith_iter_map_subspace_divide;
-  bool ok = div && subdivide(a, r->u.realize.iter_values, n, iters, k, r->u.realize.predicate,
-                             inner, in->n, div, outer_pred, inner_pred, &d) == LOOM_OK;
+  loom_expr *const *b = r->u.realize.iter_values;
+  const loom_expr *p = r->u.realize.predicate;
+  loom_status st = LOOM_ERROR;
+  if (div && preserve) /* unit loops stay terms, as TVM's division keeps them */
+    st = loom_arith_iter_map_subspace_divide_units(a, b, n, iters, k, p, inner, in->n, div,
+                                                   outer_pred, inner_pred, &d);
+  else if (div)
+    st = loom_arith_iter_map_subspace_divide(a, b, n, iters, k, p, inner, in->n, div,
+                                             outer_pred, inner_pred, &d);
+  bool ok = st == LOOM_OK;
   loom_diag_free(&d);
   return ok ? div : NULL;
 }
@@ -335,7 +339,8 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
   loom_expr *inner_pred = NULL;
   loom_iter_division *maps = NULL;
   bool has_pred = sched_has_predicate(r);
-  if (has_pred && !(maps = divide_by_maps(a, r, &ib->in, out, preserve, &ib->outer_pred, &inner_pred)))
+  if (has_pred &&
+      !(maps = divide_by_maps(a, r, &ib->in, out, preserve, &ib->outer_pred, &inner_pred)))
     return sched_fail(c, "block '%s' has a predicate that does not divide into the loops "
                          "outside and inside the new block",
                       b->name);

@@ -32,7 +32,6 @@ loom_stmt *sched_enter_realize(realize_visitor *v, loom_stmt *r) {
   return enter_block(v, r);
 }
 
-
 /* Loops bind their constant ranges in v->ctx (when set) on the way down;
  * a realize goes through fn, then (when v->descend_blocks) the realizes in
  * its block are visited. */

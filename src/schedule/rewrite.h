@@ -45,9 +45,9 @@ loom_stmt *sched_enter_realize(realize_visitor *v, loom_stmt *r);
  * NULL when out of memory); r itself when nothing changed. */
 loom_stmt *sched_map_bindings(realize_visitor *v, loom_stmt *r,
                               loom_expr *(*f)(realize_visitor *, loom_expr *));
-/* Simplifies, under ctx plus the loops inside s (around them, the loops
- * of around), the bindings of every
- * block realize in s as TVM's iterator maps do: to the normal form of
+/* Simplifies, under ctx plus the loops inside s (and around them, those of
+ * around), the bindings of every block realize in s as TVM's iterator
+ * maps do: to the normal form of
  * their map where they are one together (unit loops kept in it when
  * keep_units), as substituted where they are not. Where Loom's maps cannot
  * say (a loop of symbolic extent), each binding that mentions one of vars

@@ -207,7 +207,7 @@ loom_status sched_apply_split(sched_call *c) {
     if (i != none_at || const_extent)
       fx[i] = loom_ir_int(a, t, f[i]);
 
-  loom_var *vars[MAX_FACTORS];
+  loom_var *vars[MAX_FACTORS] = {NULL};
   loom_expr *raw = NULL;
   for (int i = 0; i < n; i++) {
     char buf[128];
@@ -354,7 +354,8 @@ loom_status sched_apply_fuse(sched_call *c) {
   }
   /* The fused extent and, for each loop, its value recovered from the fused
    * variable: fused // inner for the outermost, fused % (e * inner) // inner
-   * below it (no division by a unit inner product). */
+   * below it (no division by a unit inner product); a loop of extent one is
+   * 0, as TVM makes it whatever preserve_unit_iters says. */
   loom_expr *inner = loom_ir_int(a, t, 1);
   const loom_var *old[MAX_FACTORS];
   loom_expr *vals[MAX_FACTORS];
