@@ -540,6 +540,8 @@ static loom_status cache(sched_call *c, bool is_write) {
       nb->strides = NULL;
       nb->n_strides = 0;
     }
+    if (nb && !sched_keep_offset_type(a, buf, nb))
+      nb = NULL;
   }
   if (!nb) {
     st = sched_nomem(c);

@@ -269,6 +269,19 @@ loom_arith_ctx *sched_arith_for_path(const sched_path *p, int depth) {
   return ctx;
 }
 
+/* The type of a buffer's default offset: its shape's; a scalar buffer's
+ * is int64 in TVM. */
+static loom_dtype offset_type(const loom_buffer *b) {
+  return b->ndim ? b->shape[0]->dtype : LOOM_INT64;
+}
+
+bool sched_keep_offset_type(loom_arena *a, const loom_buffer *old, loom_buffer *nb) {
+  loom_dtype old_index = offset_type(old), new_index = offset_type(nb);
+  if (old->elem_offset || loom_dtype_eq(old_index, new_index))
+    return true;
+  return (nb->elem_offset = loom_ir_int(a, old_index, 0)) != NULL;
+}
+
 bool sched_has_predicate(const loom_stmt *r) {
   int64_t t;
   return r->u.realize.predicate && !(loom_ir_is_const_int(r->u.realize.predicate, &t) && t);

@@ -191,12 +191,7 @@ loom_buffer *sched_reshaped_copy(loom_arena *a, const loom_buffer *buf,
     nb->axis_separators = NULL;
     nb->n_axis_separators = 0;
   }
-  /* The offset keeps its type: a default zero of the old index type is
-   * written out when the new shape has another. */
-  loom_dtype old_index = buf->ndim ? buf->shape[0]->dtype : LOOM_INT32;
-  loom_dtype new_index = ndim ? shape[0]->dtype : LOOM_INT32;
-  if (!buf->elem_offset && !loom_dtype_eq(old_index, new_index) &&
-      !(nb->elem_offset = loom_ir_int(a, old_index, 0)))
+  if (!sched_keep_offset_type(a, buf, nb))
     return NULL;
   return nb->name ? nb : NULL;
 }

@@ -381,7 +381,7 @@ static loom_buffer *rf_buffer(rf_state *s, loom_buffer *buf) {
     return NULL;
   if (buf->data)
     *nb->data = *buf->data, nb->data->name = nb->name;
-  return nb;
+  return sched_keep_offset_type(a, buf, nb) ? nb : NULL;
 }
 
 static loom_buffer_region point_region(loom_arena *a, const loom_expr *load,

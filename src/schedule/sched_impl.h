@@ -190,6 +190,12 @@ loom_stmt *sched_simplify_accesses_by_map(loom_arena *a, loom_arith_ctx *ctx, lo
  * when min and extent are constants. NULL when out of memory. */
 loom_arith_ctx *sched_arith_for_path(const sched_path *p, int depth);
 
+/* Gives nb, a buffer made from old with another shape, the default offset
+ * of old's index type written out when the shapes' types differ: TVM keeps
+ * the offset's type, and prints `elem_offset=0` then. False when out of
+ * memory. */
+bool sched_keep_offset_type(loom_arena *a, const loom_buffer *old, loom_buffer *nb);
+
 /* Whether realize r has a predicate other than a constant true. */
 bool sched_has_predicate(const loom_stmt *r);
 /* The conjuncts of pred that use none of vars; NULL when none is left (or

@@ -1,0 +1,8 @@
+b0 = sch.get_sblock(name="D", func_name="main")
+l1, l2, l3 = sch.get_loops(block=b0)
+b4 = sch.get_sblock(name="B", func_name="main")
+l5, l6, l7, l8 = sch.get_loops(block=b4)
+b9 = sch.reindex(block=b4, buffer=("read", 0))
+b10 = sch.get_sblock(name="D", func_name="main")
+l11, l12, l13 = sch.get_loops(block=b10)
+b14 = sch.cache_write(block=b10, write_buffer_index=0, storage_scope="shared")
