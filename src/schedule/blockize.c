@@ -45,28 +45,22 @@ typedef struct linear {
   int n_opaque;
 } linear;
 
-static bool uses_loop_of(const loom_expr *e, const loop_set *s) {
+/* Whether e uses a variable that is a loop of s (is_in), or one that is
+ * not (an outer block's iter); anything but arithmetic on variables and
+ * constants counts as a use either way, so it is not divided. */
+static bool uses_var(const loom_expr *e, const loop_set *s, bool is_in) {
   switch (e->kind) {
-  case LOOM_EXPR_VAR: return loop_index(s, e->u.var) >= 0;
+  case LOOM_EXPR_VAR: return (loop_index(s, e->u.var) >= 0) == is_in;
   case LOOM_EXPR_INT: return false;
   case LOOM_EXPR_ADD: case LOOM_EXPR_SUB: case LOOM_EXPR_MUL:
   case LOOM_EXPR_FLOORDIV: case LOOM_EXPR_FLOORMOD:
-    return uses_loop_of(e->u.bin.a, s) || uses_loop_of(e->u.bin.b, s);
-  default: return true; /* unknown: counted as inner, so not divided */
+    return uses_var(e->u.bin.a, s, is_in) || uses_var(e->u.bin.b, s, is_in);
+  default: return true;
   }
 }
 
-/* Whether e uses a variable that is not a loop of s (an outer block's
- * iter), or something else that is not arithmetic on loops. */
-static bool uses_other_than(const loom_expr *e, const loop_set *s) {
-  switch (e->kind) {
-  case LOOM_EXPR_VAR: return loop_index(s, e->u.var) < 0;
-  case LOOM_EXPR_INT: return false;
-  case LOOM_EXPR_ADD: case LOOM_EXPR_SUB: case LOOM_EXPR_MUL:
-  case LOOM_EXPR_FLOORDIV: case LOOM_EXPR_FLOORMOD:
-    return uses_other_than(e->u.bin.a, s) || uses_other_than(e->u.bin.b, s);
-  default: return true;
-  }
+static bool uses_loop_of(const loom_expr *e, const loop_set *s) {
+  return uses_var(e, s, true);
 }
 
 static bool terms(const loom_expr *e, const loop_set *in, const loop_set *out,
@@ -385,7 +379,7 @@ static loom_status make_inner(sched_call *c, inner_block *ib,
        * domain says, as in the linear division: the loops alone would
        * give it too small an extent. */
       int64_t oext = maps ? maps[i].outer_extent : 0, iext = maps ? maps[i].inner_extent : 1;
-      if (maps && maps[i].outer && uses_other_than(maps[i].outer, out))
+      if (maps && maps[i].outer && uses_var(maps[i].outer, out, false))
         oext = dom % iext ? 0 : dom / iext;
       if (maps && oext > 0) {
         dv = (division){maps[i].outer, maps[i].inner, loom_ir_int(a, iv->var->dtype, oext),

@@ -4,7 +4,6 @@
  * (`v_i = T.axis.spatial(1024, i_0 * 16 + i_1)`). */
 #include "schedule/rewrite.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static loom_stmt *new_loop(loom_arena *a, loom_var *v, loom_expr *min,
@@ -234,34 +233,27 @@ loom_status sched_apply_split(sched_call *c) {
   loom_stmt *body = loop->u.loop.body;
   bool guarded = !no_pred && !is_divisible;
   /* The loops around the body, before and after the split. */
-  sched_loop_stack *before = malloc(sizeof *before), *after = malloc(sizeof *after);
-  if (!before || !after)
-    body = NULL;
-  else {
-    before->n = before->n_dependent = 0;
-    sched_loop_push_path(before, &p, p.n - 1);
-    *after = *before;
-    sched_loop_push(before, loop->u.loop.var, loop->u.loop.min, loop->u.loop.extent);
-    for (int i = 0; i < n; i++)
-      sched_loop_push(after, vars[i], NULL, fx[i]);
-  }
-  if (guarded && value && body) {
+  sched_loop_stack before = {.n = 0}, after;
+  sched_loop_push_path(&before, &p, p.n - 1);
+  after = before;
+  sched_loop_push(&before, loop->u.loop.var, loop->u.loop.min, loop->u.loop.extent);
+  for (int i = 0; i < n; i++)
+    sched_loop_push(&after, vars[i], NULL, fx[i]);
+  if (guarded && value) {
     loom_var *old_var[1] = {loop->u.loop.var};
     sched_arith_bind_loop(ctx, loop);
     realize_visitor w = {.fn = bind_guarded_realize, .a = a, .ctx = ctx,
                          .vars = old_var, .n_vars = 1,
                          .whole = const_extent ? sched_normalize(a, ctx, value)
                                                : scaled_sum(a, loop, vars, fx, n)};
-    w.around = *before;
+    w.around = before;
     body = w.whole ? sched_visit_realizes(&w, body) : NULL;
   }
   const loom_var *old[1] = {loop->u.loop.var};
   sched_map m = {.vars = old, .values = &value, .n = 1};
   body = value && body ? sched_subst_stmt(a, body, &m) : NULL;
   if (body && !guarded)
-    body = sched_simplify_bindings(a, ctx, after, body, NULL, -1, preserve);
-  free(before);
-  free(after);
+    body = sched_simplify_bindings(a, ctx, &after, body, NULL, -1, preserve);
   if (body && !preserve)
     body = sched_drop_unit_iters(a, ctx, body);
   if (body && guarded) {
@@ -392,15 +384,11 @@ loom_status sched_apply_fuse(sched_call *c) {
   if (ok)
     body = sched_subst_stmt(a, loops[n - 1]->u.loop.body, &m);
   loom_var *fvs[1] = {fv};
-  sched_loop_stack *around = body ? malloc(sizeof *around) : NULL;
-  if (around) {
-    around->n = around->n_dependent = 0;
-    sched_loop_push_path(around, &p, top);
-    sched_loop_push(around, fv, NULL, inner);
-    body = sched_simplify_bindings(a, ctx, around, body, fvs, 1, preserve);
-  } else
-    body = NULL;
-  free(around);
+  sched_loop_stack around = {.n = 0};
+  sched_loop_push_path(&around, &p, top);
+  sched_loop_push(&around, fv, NULL, inner);
+  if (body)
+    body = sched_simplify_bindings(a, ctx, &around, body, fvs, 1, preserve);
   if (body && !preserve)
     body = sched_drop_unit_iters(a, ctx, body);
   loom_arith_ctx_free(ctx);
